@@ -1,0 +1,89 @@
+//! Decide when an LLM agent's loop is done.
+//!
+//! doneseq reads *done sequences*, short patterns over the messages of an agent task
+//! such as `"T[calculator], A"` ("the LLM called the calculator, then the agent
+//! answered"), in a DSL compatible with Langroid's `done_sequences`, and turns them
+//! into typed values.
+//!
+//! # Overview
+//!
+//! - [`DoneSequence`]: a parsed sequence; `FromStr` and a canonical `Display` that
+//!   parses back to an equal value. It is made of [`Element`]s, each a conjunction of
+//!   [`Literal`]s, each a possibly negated [`AgentEvent`].
+//! - [`AgentEvent`]: one atom (`T`, `T[name]`, `A`, `L`, `U`, `N`, `C[regex]`, `F`,
+//!   `E`, `_`), optionally narrowed to a responder (`A@Database`); its kind is an
+//!   [`EventKind`].
+//! - [`ParseError`]: what went wrong, with a byte span; `{:#}` draws a caret.
+//! - [`DoneSequences`]: a task's list of sequences, whose errors name the bad entry.
+//! - [`SequenceObject`]: the object form with Langroid's field names (`event_type`,
+//!   `tool_name`, `content_pattern`, `responder`).
+//!
+//! # Example: parse a sequence
+//!
+//! ```
+//! use doneseq::{DoneSequence, EventKind};
+//!
+//! let seq: DoneSequence = "TOOL[calculator], agent".parse()?;
+//! assert_eq!(seq.len(), 2);
+//! assert_eq!(
+//!     seq.elements()[0].literals()[0].event().kind(),
+//!     &EventKind::SpecificTool("calculator".into()),
+//! );
+//! // Display is canonical: letters, not words.
+//! assert_eq!(seq.to_string(), "T[calculator], A");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Example: an error with its position
+//!
+//! ```
+//! use doneseq::{DoneSequence, ParseErrorKind};
+//!
+//! let err = DoneSequence::parse("T[calculator], C[(]").unwrap_err();
+//! assert!(matches!(err.kind(), ParseErrorKind::InvalidRegex { .. }));
+//! assert_eq!(&err.input()[err.span()], "(");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Syntax
+//!
+//! The grammar, every extension and every difference from Langroid are in the
+//! [`dsl`] module's documentation (the crate's `grammar.md`).
+//!
+//! # Crate features
+//!
+//! - `serde` (default): `Serialize`/`Deserialize` for sequences (as DSL text, or from
+//!   Langroid-style objects), events, [`DoneSequences`] and the object form.
+//! - `cli` (default): the `doneseq` binary; it pulls in clap and serde_json. Library
+//!   users can turn it off with `default-features = false, features = ["serde"]`.
+#![cfg_attr(docsrs, feature(doc_cfg))]
+// The crate parses text from outside (configs, model output): no unsafe code, so a bug
+// is at worst a wrong answer or an error, never memory corruption.
+#![forbid(unsafe_code)]
+#![deny(missing_docs, rustdoc::broken_intra_doc_links)]
+
+pub mod dsl;
+mod event;
+mod list;
+pub mod object;
+mod pattern;
+#[cfg(feature = "serde")]
+mod serde_impl;
+
+pub use crate::dsl::{DoneSequence, Element, Literal, ParseError, ParseErrorKind};
+pub use crate::event::{AgentEvent, BaseKind, EventKind};
+pub use crate::list::{DoneSequences, ListError};
+pub use crate::object::{EventType, ObjectError, SequenceObject};
+pub use crate::pattern::{ContentPattern, MAX_REGEX_SIZE};
+
+/// Any error doneseq reports while building values, by phase.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// DSL text did not parse.
+    #[error(transparent)]
+    Parse(#[from] ParseError),
+    /// An object-form sequence was invalid.
+    #[error(transparent)]
+    Object(#[from] ObjectError),
+}

@@ -1,0 +1,164 @@
+//! Content patterns: the regex of a `C[...]` event, compiled once at parse time.
+
+use std::fmt;
+use std::hash::{Hash, Hasher};
+
+use regex::{Regex, RegexBuilder};
+
+use crate::dsl::{ParseError, ParseErrorKind};
+
+/// The largest compiled size, in bytes, that one content regex may take.
+///
+/// A regex such as `\w{1000}{1000}` is tiny to write and enormous to compile; this
+/// bound (passed to the regex crate's size limit) turns it into a
+/// [`ParseErrorKind::RegexTooBig`] instead of a memory spike. 1 MiB leaves room for
+/// any realistic stop-word pattern, including large Unicode classes.
+pub const MAX_REGEX_SIZE: usize = 1 << 20;
+
+/// The regex of a `C[...]` event, compiled once when the DSL is parsed.
+///
+/// The search is unanchored and case-insensitive (Unicode simple case folding), as
+/// Langroid's `re.search(pattern, content, re.IGNORECASE)`: `C[done]` matches
+/// "We are DONE." Inline flags such as `(?m)` or `(?-i)` work. The syntax is the
+/// [regex crate's](https://docs.rs/regex/latest/regex/#syntax): it has no
+/// look-around and no backreferences, which Python's `re` has; such a pattern is a
+/// parse error, not a surprise at run time.
+///
+/// Two patterns are equal when their source text is equal.
+///
+/// # Example
+///
+/// ```
+/// use doneseq::ContentPattern;
+///
+/// let pattern = ContentPattern::new(r"quit|bye")?;
+/// assert!(pattern.is_match("OK, Bye now"));
+/// assert!(!pattern.is_match("see you"));
+/// assert_eq!(pattern.as_str(), "quit|bye");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone)]
+pub struct ContentPattern {
+    source: Box<str>,
+    // `Regex` is a cheap-to-clone handle (its program is shared), `Send + Sync`, and
+    // kept private so that the regex crate stays out of our public API.
+    regex: Regex,
+}
+
+impl ContentPattern {
+    /// Compiles `pattern` as a content regex.
+    ///
+    /// # Errors
+    ///
+    /// A [`ParseError`] whose input is `pattern` and whose span points into it:
+    /// - [`ParseErrorKind::EmptyBracket`]: the pattern is empty (it would match
+    ///   every message, which is what `_` is for);
+    /// - [`ParseErrorKind::InvalidRegex`]: the regex does not parse, e.g. `(` or
+    ///   `(?<=a)b` (look-behind is not supported);
+    /// - [`ParseErrorKind::StrayBracket`]: an unescaped `]` outside a class, e.g.
+    ///   `a]b`, which would end `C[...]` early (write `a\]b`);
+    /// - [`ParseErrorKind::RegexTooBig`]: it compiles to more than
+    ///   [`MAX_REGEX_SIZE`] bytes, e.g. `\w{1000}{1000}`.
+    pub fn new(pattern: &str) -> Result<ContentPattern, ParseError> {
+        // A pattern with a `]` that would close `C[...]` could not be printed as DSL
+        // text that parses back to it: refuse it (`\]` is the regex's own escape).
+        if let Some(at) = crate::dsl::regex_body_end(pattern) {
+            return Err(ParseError::new(
+                ParseErrorKind::StrayBracket,
+                at..at + 1,
+                pattern,
+            ));
+        }
+        compile(pattern, 0).map_err(|(kind, span)| ParseError::new(kind, span, pattern))
+    }
+
+    /// The pattern as written, without the surrounding `C[` and `]`.
+    #[must_use]
+    pub fn as_str(&self) -> &str {
+        &self.source
+    }
+
+    /// Whether the pattern occurs anywhere in `content` (case-insensitive).
+    #[must_use]
+    pub fn is_match(&self, content: &str) -> bool {
+        self.regex.is_match(content)
+    }
+}
+
+/// Compiles `pattern`, reporting an error span shifted by `offset` (where the pattern
+/// starts in the enclosing DSL text).
+pub(crate) fn compile(
+    pattern: &str,
+    offset: usize,
+) -> Result<ContentPattern, (ParseErrorKind, std::ops::Range<usize>)> {
+    if pattern.is_empty() {
+        return Err((ParseErrorKind::EmptyBracket, offset..offset));
+    }
+    // regex-syntax first: it reports *where* the pattern is wrong, which the regex
+    // crate's error does not. Its configuration mirrors `RegexBuilder` below so that
+    // both accept the same language.
+    let mut parser = regex_syntax::ParserBuilder::new()
+        .case_insensitive(true)
+        .build();
+    if let Err(err) = parser.parse(pattern) {
+        let (message, span) = match &err {
+            regex_syntax::Error::Parse(e) => (e.kind().to_string(), Some(*e.span())),
+            regex_syntax::Error::Translate(e) => (e.kind().to_string(), Some(*e.span())),
+            // `regex_syntax::Error` is non-exhaustive; a future variant still gets a
+            // message, pointing at the whole pattern.
+            other => (other.to_string(), None),
+        };
+        let (start, end) = span.map_or((0, pattern.len()), |s| (s.start.offset, s.end.offset));
+        return Err((
+            ParseErrorKind::InvalidRegex { message },
+            offset + start..offset + end,
+        ));
+    }
+    let whole = offset..offset + pattern.len();
+    match RegexBuilder::new(pattern)
+        .case_insensitive(true)
+        .size_limit(MAX_REGEX_SIZE)
+        .build()
+    {
+        Ok(regex) => Ok(ContentPattern {
+            source: pattern.into(),
+            regex,
+        }),
+        Err(regex::Error::CompiledTooBig(limit)) => {
+            Err((ParseErrorKind::RegexTooBig { limit }, whole))
+        }
+        Err(other) => Err((
+            ParseErrorKind::InvalidRegex {
+                message: other.to_string(),
+            },
+            whole,
+        )),
+    }
+}
+
+impl PartialEq for ContentPattern {
+    fn eq(&self, other: &ContentPattern) -> bool {
+        self.source == other.source
+    }
+}
+
+impl Eq for ContentPattern {}
+
+impl Hash for ContentPattern {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.source.hash(state);
+    }
+}
+
+impl fmt::Debug for ContentPattern {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // The compiled program is noise in `Debug` output (and in snapshots).
+        f.debug_tuple("ContentPattern").field(&self.source).finish()
+    }
+}
+
+impl fmt::Display for ContentPattern {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.source)
+    }
+}
