@@ -1,1 +1,11 @@
+//! doneseq's integration tests: one binary, one module per theme.
 
+mod util;
+
+mod autotraits;
+mod cli;
+mod errors;
+mod langroid;
+mod object;
+mod roundtrip;
+mod serde;

@@ -193,7 +193,8 @@ impl fmt::Display for ParseError {
         // Escaped so that the message stays on one line; cut around the span so that a
         // 64 KiB input does not end up in a log line.
         let from = floor_boundary(&self.input, start.saturating_sub(CONTEXT_CHARS));
-        let to = ceil_char_boundary(&self.input, end.saturating_add(CONTEXT_CHARS));
+        // A long span (the excess of a too-long input) is cut too.
+        let to = ceil_char_boundary(&self.input, end.min(start + CONTEXT_CHARS) + CONTEXT_CHARS);
         if from > 0 {
             f.write_str("...")?;
         }

@@ -1,0 +1,111 @@
+//! The exact text of every error, locked with inline snapshots: the one-line form
+//! (what logs and serde show) and the caret form (`{:#}`, what the CLI shows).
+
+use doneseq::DoneSequence;
+use insta::assert_snapshot;
+
+fn p(text: &str) -> String {
+    DoneSequence::parse(text).unwrap_err().to_string()
+}
+
+fn caret(text: &str) -> String {
+    format!("{:#}", DoneSequence::parse(text).unwrap_err())
+}
+
+#[test]
+fn err_parse_separators() {
+    assert_snapshot!(p("T A"), @r#"error parsing done sequence "T A" at 2..3: expected ',' or '&' after an event, found 'A' (separate events with ',')"#);
+    assert_snapshot!(p("T;A"), @r#"error parsing done sequence "T;A" at 1..2: expected ',' or '&' after an event, found ';'"#);
+    assert_snapshot!(p("T [calc]"), @r#"error parsing done sequence "T [calc]" at 2..3: expected ',' or '&' after an event, found '[' (no space is allowed before '[')"#);
+    assert_snapshot!(p("T\\,A"), @r#"error parsing done sequence "T\\,A" at 1..2: expected ',' or '&' after an event, found '\' (a backslash escapes only inside brackets or quotes)"#);
+    assert_snapshot!(p("T{2} & L"), @r#"error parsing done sequence "T{2} & L" at 5..6: expected ',' or '&' after an event, found '&' (a repeat '{n}' ends its element)"#);
+    assert_snapshot!(p("T &"), @r#"error parsing done sequence "T &" at 3..3: expected an event, found end of input"#);
+    assert_snapshot!(p("!"), @r#"error parsing done sequence "!" at 1..1: expected an event, found end of input"#);
+    assert_snapshot!(p("(T"), @r#"error parsing done sequence "(T" at 0..1: expected an event, found '('"#);
+}
+
+#[test]
+fn err_parse_codes() {
+    assert_snapshot!(p("X"), @r#"error parsing done sequence "X" at 0..1: unknown event 'X' (valid events: T, T[name], A, L, U, N, C[regex], F, E, _ or the words TOOL, AGENT, LLM, USER, NO_RESPONSE, CONTENT[regex], FINAL, ERROR, ANY)"#);
+    assert_snapshot!(p("t"), @r#"error parsing done sequence "t" at 0..1: unknown event 't' (event letters are case-sensitive: did you mean 'T'?)"#);
+    assert_snapshot!(p("TOOLS"), @r#"error parsing done sequence "TOOLS" at 0..5: unknown event 'TOOLS' (valid events: T, T[name], A, L, U, N, C[regex], F, E, _ or the words TOOL, AGENT, LLM, USER, NO_RESPONSE, CONTENT[regex], FINAL, ERROR, ANY)"#);
+    assert_snapshot!(p("\u{ff34}"), @r#"error parsing done sequence "Ｔ" at 0..3: unknown event 'Ｔ' (valid events: T, T[name], A, L, U, N, C[regex], F, E, _ or the words TOOL, AGENT, LLM, USER, NO_RESPONSE, CONTENT[regex], FINAL, ERROR, ANY)"#);
+    assert_snapshot!(p("T,\u{200b}A"), @r#"error parsing done sequence "T,\u{200b}A" at 2..5: expected an event, found '\u{200b}'"#);
+}
+
+#[test]
+fn err_parse_brackets() {
+    assert_snapshot!(p("C"), @r#"error parsing done sequence "C" at 0..1: expected '[' after 'C', found no pattern (write the regex as C[quit|bye]; a bare 'C' can never match)"#);
+    assert_snapshot!(p("A[x]"), @r#"error parsing done sequence "A[x]" at 1..4: 'A' takes no brackets (only T[name] and C[regex] do)"#);
+    assert_snapshot!(p("T[]"), @r#"error parsing done sequence "T[]" at 1..3: expected a name or pattern, found '[]'"#);
+    assert_snapshot!(p("T[calc"), @r#"error parsing done sequence "T[calc" at 1..2: unclosed '[' (expected ']' before the end of input)"#);
+    assert_snapshot!(p("T[calc]]"), @r#"error parsing done sequence "T[calc]]" at 7..8: unexpected ']' after a complete element (inside brackets, write it as '\]')"#);
+    assert_snapshot!(p("C[x]y]"), @r#"error parsing done sequence "C[x]y]" at 4..5: expected ',' or '&' after an event, found 'y' (separate events with ',')"#);
+}
+
+#[test]
+fn err_parse_regex() {
+    assert_snapshot!(p("C[(]"), @r#"error parsing done sequence "C[(]" at 2..3: invalid content regex: unclosed group"#);
+    assert_snapshot!(p("C[*]"), @r#"error parsing done sequence "C[*]" at 2..2: invalid content regex: repetition operator missing expression"#);
+    assert_snapshot!(p("C[(?<=a)b]"), @r#"error parsing done sequence "C[(?<=a)b]" at 2..6: invalid content regex: look-around, including look-ahead and look-behind, is not supported"#);
+    assert_snapshot!(p("C[\\p{Nope}]"), @r#"error parsing done sequence "C[\\p{Nope}]" at 2..10: invalid content regex: Unicode property not found"#);
+    assert_snapshot!(p("C[\\w{1000}{1000}]"), @r#"error parsing done sequence "C[\\w{1000}{1000}]" at 2..16: content regex compiles to more than 1048576 bytes (simplify it)"#);
+}
+
+#[test]
+fn err_parse_structure() {
+    assert_snapshot!(p(""), @r#"error parsing done sequence "" at 0..0: expected at least one event, found none (e.g. 'T, A')"#);
+    assert_snapshot!(p(",,"), @r#"error parsing done sequence ",," at 0..2: expected at least one event, found none (e.g. 'T, A')"#);
+    assert_snapshot!(p("name:"), @r#"error parsing done sequence "name:" at 5..5: expected at least one event, found none (e.g. 'T, A')"#);
+    assert_snapshot!(p("\"name: T"), @r#"error parsing done sequence "\"name: T" at 0..1: unclosed '"' (expected '"' before the end of input)"#);
+    assert_snapshot!(p("T{0}"), @r#"error parsing done sequence "T{0}" at 1..4: expected a repeat count of at least 1, found 0"#);
+    assert_snapshot!(p("T{x}"), @r#"error parsing done sequence "T{x}" at 2..3: expected a repeat count, found 'x'"#);
+    assert_snapshot!(p("T{3"), @r#"error parsing done sequence "T{3" at 3..3: expected '}' after the repeat count, found end of input"#);
+    assert_snapshot!(p("A@"), @r#"error parsing done sequence "A@" at 2..2: expected a responder name after '@', found end of input"#);
+    assert_snapshot!(p("L & A"), @r#"error parsing done sequence "L & A" at 0..5: no message can satisfy this element: 'L' (LLM response) and 'A' (agent response) exclude each other: a message is only one kind"#);
+    assert_snapshot!(p("T & !T"), @r#"error parsing done sequence "T & !T" at 0..6: no message can satisfy this element: 'T' and '!T' contradict each other"#);
+    assert_snapshot!(p("!_"), @r#"error parsing done sequence "!_" at 0..2: no message can satisfy this element: '!_' matches no message"#);
+}
+
+#[test]
+fn err_parse_limits() {
+    assert_snapshot!(p("T{257}"), @r#"error parsing done sequence "T{257}" at 1..6: too many elements, the limit is 256 (counting each repeat)"#);
+    assert_snapshot!(p("T{99999999999999999999999}"), @r#"error parsing done sequence "T{99999999999999999999999}" at 1..26: too many elements, the limit is 256 (counting each repeat)"#);
+    assert_snapshot!(p(&vec!["T"; 17].join(" & ")), @r#"error parsing done sequence "...& T & T & T & T & T & T & T & T & T & T & T" at 62..63: too many events joined with '&', the limit is 16"#);
+    let long = "T, ".repeat(30_000);
+    assert_snapshot!(p(&long), @r#"error parsing done sequence "...T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, ..." at 65536..90000: done sequence text is 90000 bytes long, the limit is 65536"#);
+}
+
+#[test]
+fn err_render_caret() {
+    assert_snapshot!(caret("T, A, X"), @"
+    error: unknown event 'X' (valid events: T, T[name], A, L, U, N, C[regex], F, E, _ or the words TOOL, AGENT, LLM, USER, NO_RESPONSE, CONTENT[regex], FINAL, ERROR, ANY)
+      |
+    1 | T, A, X
+      |       ^
+    ");
+    assert_snapshot!(caret("T, C[done(]"), @"
+    error: invalid content regex: unclosed group
+      |
+    1 | T, C[done(]
+      |          ^
+    ");
+    assert_snapshot!(caret("T,\nL & A"), @"
+    error: no message can satisfy this element: 'L' (LLM response) and 'A' (agent response) exclude each other: a message is only one kind
+      |
+    2 | L & A
+      | ^^^^^
+    ");
+    assert_snapshot!(caret("\tT[calc]]"), @r"
+    error: unexpected ']' after a complete element (inside brackets, write it as '\]')
+      |
+    1 | \tT[calc]]
+      |          ^
+    ");
+    assert_snapshot!(caret("名前: T, X"), @"
+    error: unknown event 'X' (valid events: T, T[name], A, L, U, N, C[regex], F, E, _ or the words TOOL, AGENT, LLM, USER, NO_RESPONSE, CONTENT[regex], FINAL, ERROR, ANY)
+      |
+    1 | 名前: T, X
+      |        ^
+    ");
+}
