@@ -87,3 +87,8 @@ pub enum Error {
     #[error(transparent)]
     Object(#[from] ObjectError),
 }
+
+// The README's examples run as doctests, so that they cannot go stale.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -200,9 +200,9 @@ impl fmt::Display for ParseError {
         }
         for c in self.input[from..to].chars() {
             if c == '"' {
-                f.write_str("\\\"")?
+                f.write_str("\\\"")?;
             } else {
-                write!(f, "{}", c.escape_debug())?
+                write!(f, "{}", c.escape_debug())?;
             }
         }
         if to < self.input.len() {

@@ -496,7 +496,7 @@ pub(super) fn unsatisfiable(literals: &[Literal]) -> Option<ParseErrorKind> {
         }
         for other in &literals[n + 1..] {
             if other.event() == event && other.is_negated() != lit.is_negated() {
-                return reason(format!("'{}' and '{}' contradict each other", lit, other));
+                return reason(format!("'{lit}' and '{other}' contradict each other"));
             }
             if lit.is_negated() || other.is_negated() {
                 continue;
