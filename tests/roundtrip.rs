@@ -101,6 +101,15 @@ proptest! {
     }
 
     #[test]
+    fn sequences_survive_json_as_text_and_as_objects(seq in sequence()) {
+        let text = serde_json::to_string(&seq).unwrap();
+        prop_assert_eq!(serde_json::from_str::<DoneSequence>(&text).unwrap(), seq.clone());
+        let object = serde_json::to_string(&doneseq::SequenceObject::from(&seq)).unwrap();
+        let back = serde_json::from_str::<DoneSequence>(&object);
+        prop_assert_eq!(back.as_ref().ok(), Some(&seq), "object form: {}", object);
+    }
+
+    #[test]
     fn events_round_trip_alone(event in event()) {
         let text = event.to_string();
         prop_assert_eq!(text.parse::<AgentEvent>(), Ok(event), "text: {}", text);

@@ -514,3 +514,33 @@ pub(super) fn unsatisfiable(literals: &[Literal]) -> Option<ParseErrorKind> {
     }
     None
 }
+
+#[cfg(test)]
+mod tests {
+    use super::regex_body_end;
+
+    #[test]
+    fn regex_body_ends_at_the_first_bracket_outside_escapes_and_classes() {
+        // (body after `C[`, where the closing `]` is)
+        let cases: &[(&str, Option<usize>)] = &[
+            ("abc]", Some(3)),
+            ("a,b], A", Some(3)),
+            ("\\]]", Some(2)),
+            ("[a-z]+]", Some(6)),
+            ("[]a]]", Some(4)),
+            ("[^]a]]", Some(5)),
+            ("[a-z&&[^aeiou]]]", Some(15)),
+            ("[[:alpha:]]]", Some(11)),
+            ("[\\]]]", Some(4)),
+            ("é]", Some(2)),
+            ("abc", None),
+            ("[abc]", None),
+            ("\\]", None),
+            ("a\\", None),
+            ("", None),
+        ];
+        for &(body, end) in cases {
+            assert_eq!(regex_body_end(body), end, "{body:?}");
+        }
+    }
+}
