@@ -74,7 +74,7 @@ pub use crate::dsl::{DoneSequence, Element, Literal, ParseError, ParseErrorKind}
 pub use crate::event::{AgentEvent, BaseKind, EventKind};
 pub use crate::list::{DoneSequences, ListError};
 pub use crate::object::{EventType, ObjectError, SequenceObject};
-pub use crate::pattern::{ContentPattern, MAX_REGEX_SIZE};
+pub use crate::pattern::{ContentPattern, MAX_PATTERN_LEN, MAX_REGEX_SIZE};
 
 /// Any error doneseq reports while building values, by phase.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

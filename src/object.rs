@@ -44,7 +44,8 @@ use crate::pattern::ContentPattern;
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct SequenceObject {
-    /// The sequence's name; absent, `null` and `""` mean no name.
+    /// The sequence's name; absent, `null` and `""` mean no name (Langroid's default
+    /// name is `""`).
     #[cfg_attr(
         feature = "serde",
         serde(default, skip_serializing_if = "Option::is_none")
@@ -208,6 +209,14 @@ pub enum ObjectError {
         /// How to say it instead, in parentheses, or empty.
         hint: &'static str,
     },
+    /// An optional field given as `""` (`responder`): leave it out or `null` instead.
+    #[error("{path}: '{field}' is empty (leave it out for none)")]
+    EmptyField {
+        /// Which event.
+        path: String,
+        /// The field.
+        field: &'static str,
+    },
     /// A `content_pattern` that is not a valid regex.
     #[error("{path}: content_pattern: {error}")]
     Pattern {
@@ -290,17 +299,18 @@ fn to_event(object: EventObject, path: &str) -> Result<AgentEvent, ObjectError> 
         event_type,
         field,
     };
-    let tool_name = object.tool_name.filter(|n| !n.is_empty());
-    let pattern = object.content_pattern.filter(|p| !p.is_empty());
-    if tool_name.is_some() && event_type != EventType::SpecificTool {
+    // A misplaced field is refused even when empty; a required one must not be empty.
+    if object.tool_name.is_some() && event_type != EventType::SpecificTool {
         return Err(unexpected("tool_name", " (use event_type 'specific_tool')"));
     }
-    if pattern.is_some() && event_type != EventType::ContentMatch {
+    if object.content_pattern.is_some() && event_type != EventType::ContentMatch {
         return Err(unexpected(
             "content_pattern",
             " (use event_type 'content_match')",
         ));
     }
+    let tool_name = object.tool_name.filter(|n| !n.is_empty());
+    let pattern = object.content_pattern.filter(|p| !p.is_empty());
     let kind = match event_type {
         EventType::Tool => EventKind::Tool,
         EventType::SpecificTool => EventKind::SpecificTool(tool_name.ok_or(missing("tool_name"))?),
@@ -321,7 +331,13 @@ fn to_event(object: EventObject, path: &str) -> Result<AgentEvent, ObjectError> 
         EventType::Any => EventKind::Any,
     };
     let event = AgentEvent::new(kind);
-    Ok(match object.responder.filter(|r| !r.is_empty()) {
+    Ok(match object.responder {
+        Some(responder) if responder.is_empty() => {
+            return Err(ObjectError::EmptyField {
+                path: path.to_owned(),
+                field: "responder",
+            });
+        }
         Some(responder) => event.with_responder(responder),
         None => event,
     })

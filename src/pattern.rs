@@ -15,6 +15,13 @@ use crate::dsl::{ParseError, ParseErrorKind};
 /// any realistic stop-word pattern, including large Unicode classes.
 pub const MAX_REGEX_SIZE: usize = 1 << 20;
 
+/// The longest content regex, in bytes, as written.
+///
+/// The regex crate bounds the *compiled* size ([`MAX_REGEX_SIZE`]) but not the work of
+/// parsing: a few kilobytes of large Unicode classes (`\pL\pL...`) cost megabytes
+/// before the size check can refuse them. Stop-word patterns are far shorter.
+pub const MAX_PATTERN_LEN: usize = 1024;
+
 /// The regex of a `C[...]` event, compiled once when the DSL is parsed.
 ///
 /// The search is unanchored and case-insensitive (Unicode simple case folding), as
@@ -57,17 +64,28 @@ impl ContentPattern {
     ///   `(?<=a)b` (look-behind is not supported);
     /// - [`ParseErrorKind::StrayBracket`]: an unescaped `]` outside a class, e.g.
     ///   `a]b`, which would end `C[...]` early (write `a\]b`);
+    /// - [`ParseErrorKind::UnclosedBracket`]: an unbalanced `[` or a trailing `\\`
+    ///   that would swallow the closing `]` of `C[...]`, e.g. `(?x)a #[`;
+    /// - [`ParseErrorKind::PatternTooLong`]: longer than [`MAX_PATTERN_LEN`] bytes;
     /// - [`ParseErrorKind::RegexTooBig`]: it compiles to more than
     ///   [`MAX_REGEX_SIZE`] bytes, e.g. `\w{1000}{1000}`.
     pub fn new(pattern: &str) -> Result<ContentPattern, ParseError> {
-        // A pattern with a `]` that would close `C[...]` could not be printed as DSL
-        // text that parses back to it: refuse it (`\]` is the regex's own escape).
-        if let Some(at) = crate::dsl::regex_body_end(pattern) {
-            return Err(ParseError::new(
-                ParseErrorKind::StrayBracket,
-                at..at + 1,
-                pattern,
-            ));
+        // A pattern whose `C[...]` text would not parse back to it is refused. The check
+        // is on `pattern]`: the scanner must stop exactly at the added `]`. That refuses
+        // a `]` that would close the bracket early (`a]b`; `\]` is the regex's own
+        // escape), and an unbalanced `[` or trailing `\` that a regex accepts only
+        // inside an `(?x)` comment, which would swallow the closing bracket.
+        let closed = format!("{pattern}]");
+        match crate::dsl::regex_body_end(&closed) {
+            Some(at) if at == pattern.len() => {}
+            Some(at) => {
+                let kind = ParseErrorKind::StrayBracket;
+                return Err(ParseError::new(kind, at..at + 1, pattern));
+            }
+            None => {
+                let kind = ParseErrorKind::UnclosedBracket;
+                return Err(ParseError::new(kind, 0..pattern.len(), pattern));
+            }
         }
         compile(pattern, 0).map_err(|(kind, span)| ParseError::new(kind, span, pattern))
     }
@@ -91,35 +109,24 @@ pub(crate) fn compile(
     pattern: &str,
     offset: usize,
 ) -> Result<ContentPattern, (ParseErrorKind, std::ops::Range<usize>)> {
-    if pattern.is_empty() {
-        return Err((ParseErrorKind::EmptyBracket, offset..offset));
-    }
-    // regex-syntax first: it reports *where* the pattern is wrong, which the regex
-    // crate's error does not. Its configuration mirrors `RegexBuilder` below so that
-    // both accept the same language.
-    let mut parser = regex_syntax::ParserBuilder::new()
-        .case_insensitive(true)
-        .build();
-    if let Err(err) = parser.parse(pattern) {
-        let (message, span) = match &err {
-            regex_syntax::Error::Parse(e) => (e.kind().to_string(), Some(*e.span())),
-            regex_syntax::Error::Translate(e) => (e.kind().to_string(), Some(*e.span())),
-            // `regex_syntax::Error` is non-exhaustive; a future variant still gets a
-            // message, pointing at the whole pattern.
-            other => (other.to_string(), None),
-        };
-        let (start, end) = span.map_or((0, pattern.len()), |s| (s.start.offset, s.end.offset));
-        return Err((
-            ParseErrorKind::InvalidRegex { message },
-            offset + start..offset + end,
-        ));
-    }
     let whole = offset..offset + pattern.len();
-    match RegexBuilder::new(pattern)
+    if pattern.is_empty() {
+        return Err((ParseErrorKind::EmptyBracket, whole));
+    }
+    // Checked before any parsing: the regex parsers build their syntax tree without a
+    // size limit, and 64 KiB of `\pL` costs seconds and most of a gigabyte there.
+    if pattern.len() > MAX_PATTERN_LEN {
+        let kind = ParseErrorKind::PatternTooLong {
+            len: pattern.len(),
+            max: MAX_PATTERN_LEN,
+        };
+        return Err((kind, whole));
+    }
+    let built = RegexBuilder::new(pattern)
         .case_insensitive(true)
         .size_limit(MAX_REGEX_SIZE)
-        .build()
-    {
+        .build();
+    match built {
         Ok(regex) => Ok(ContentPattern {
             source: pattern.into(),
             regex,
@@ -127,12 +134,28 @@ pub(crate) fn compile(
         Err(regex::Error::CompiledTooBig(limit)) => {
             Err((ParseErrorKind::RegexTooBig { limit }, whole))
         }
-        Err(other) => Err((
-            ParseErrorKind::InvalidRegex {
-                message: other.to_string(),
-            },
-            whole,
-        )),
+        Err(other) => {
+            // Only on failure, ask regex-syntax *where*: `regex::Error` has a message but no
+            // span. Its configuration mirrors the builder's, so it rejects the same input.
+            let mut parser = regex_syntax::ParserBuilder::new()
+                .case_insensitive(true)
+                .build();
+            let located = match parser.parse(pattern) {
+                Err(regex_syntax::Error::Parse(e)) => Some((e.kind().to_string(), *e.span())),
+                Err(regex_syntax::Error::Translate(e)) => Some((e.kind().to_string(), *e.span())),
+                // `regex_syntax::Error` is non-exhaustive, and a pattern the builder
+                // rejected should not parse here; either way the whole pattern is blamed.
+                _ => None,
+            };
+            let (message, span) = match located {
+                Some((message, span)) => (
+                    message,
+                    offset + span.start.offset..offset + span.end.offset,
+                ),
+                None => (other.to_string(), whole),
+            };
+            Err((ParseErrorKind::InvalidRegex { message }, span))
+        }
     }
 }
 

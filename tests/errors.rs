@@ -64,6 +64,10 @@ fn err_parse_structure() {
     assert_snapshot!(p("A@"), @r#"error parsing done sequence "A@" at 2..2: expected a responder name after '@', found end of input"#);
     assert_snapshot!(p("L & A"), @r#"error parsing done sequence "L & A" at 0..5: no message can satisfy this element: 'L' (LLM response) and 'A' (agent response) exclude each other: a message is only one kind"#);
     assert_snapshot!(p("T & !T"), @r#"error parsing done sequence "T & !T" at 0..6: no message can satisfy this element: 'T' and '!T' contradict each other"#);
+    assert_snapshot!(p("\"\": T"), @r#"error parsing done sequence "\"\": T" at 0..2: expected a name, found '""' (leave the name out instead)"#);
+    assert_snapshot!(p("!T & T[x]"), @r#"error parsing done sequence "!T & T[x]" at 0..9: no message can satisfy this element: 'T[x]' and '!T' contradict each other"#);
+    assert_snapshot!(p("A@x & A@y"), @r#"error parsing done sequence "A@x & A@y" at 0..9: no message can satisfy this element: 'A@x' and 'A@y' name different responders: a message has one"#);
+    assert_snapshot!(p("!T & !L & !A & !U & !N"), @r#"error parsing done sequence "!T & !L & !A & !U & !N" at 0..22: no message can satisfy this element: every kind of message is negated"#);
     assert_snapshot!(p("!_"), @r#"error parsing done sequence "!_" at 0..2: no message can satisfy this element: '!_' matches no message"#);
 }
 
@@ -72,6 +76,9 @@ fn err_parse_limits() {
     assert_snapshot!(p("T{257}"), @r#"error parsing done sequence "T{257}" at 1..6: too many elements, the limit is 256 (counting each repeat)"#);
     assert_snapshot!(p("T{99999999999999999999999}"), @r#"error parsing done sequence "T{99999999999999999999999}" at 1..26: too many elements, the limit is 256 (counting each repeat)"#);
     assert_snapshot!(p(&vec!["T"; 17].join(" & ")), @r#"error parsing done sequence "...& T & T & T & T & T & T & T & T & T & T & T" at 62..63: too many events joined with '&', the limit is 16"#);
+    assert_snapshot!(p(&format!("C[{}]", "a".repeat(1025))).split(" at ").nth(1).unwrap(), @"2..1027: content regex is 1025 bytes long, the limit is 1024");
+    let many: Vec<String> = (0..33).map(|n| format!("C[w{n}]")).collect();
+    assert_snapshot!(p(&many.join(",")).split(" at ").nth(1).unwrap(), @"214..220: too many content regexes in one sequence, the limit is 32");
     let long = "T, ".repeat(30_000);
     assert_snapshot!(p(&long), @r#"error parsing done sequence "...T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, ..." at 65536..90000: done sequence text is 90000 bytes long, the limit is 65536"#);
 }

@@ -185,3 +185,111 @@ fn content_pattern_refuses_a_bracket_that_would_close_it() {
     assert!(doneseq::ContentPattern::new("a\\]b").is_ok());
     assert!(doneseq::ContentPattern::new("[]a]").is_ok());
 }
+
+#[test]
+fn unsatisfiable_conjunctions_are_errors() {
+    use crate::util::seq_err;
+    for text in [
+        "L & A",
+        "T & !T",
+        "!_",
+        "!T & T[x]",
+        "!A & A@db",
+        "!_@db & A@db",
+        "A@x & A@y",
+        "A & !_",
+        "!T & !L & !A & !U & !N",
+    ] {
+        let err = seq_err(text);
+        assert_eq!(err.kind().name(), "unsatisfiable", "{text}: {err}");
+    }
+    // ... and these can hold: the responder, the specific tool or a missing kind leaves
+    // room for a message.
+    for text in [
+        "!_@db",
+        "T & !T[x]",
+        "A@db & !A@other",
+        "!T & !L & !A & !U",
+        "!T[x] & !L & !A & !U & !N",
+        "!A@db & !L & !T & !U & !N",
+        "C[x] & !C[y] & F & !E",
+    ] {
+        seq(text);
+    }
+}
+
+#[test]
+fn content_patterns_that_would_not_print_back_are_refused() {
+    // In `(?x)` mode `#` starts a comment, so these are valid regexes, but their `[` or
+    // trailing `\` would swallow the `]` of `C[...]`.
+    for pattern in ["(?x)a #[", "(?x)a #\\"] {
+        let err = doneseq::ContentPattern::new(pattern).unwrap_err();
+        assert_eq!(err.kind(), &ParseErrorKind::UnclosedBracket, "{pattern}");
+    }
+    let ok = doneseq::ContentPattern::new("(?x)a #\\[").unwrap();
+    assert_eq!(seq(&format!("C[{ok}]")).to_string(), "C[(?x)a #\\[]");
+}
+
+#[test]
+fn empty_names_are_errors_in_text_and_objects() {
+    use crate::util::seq_err;
+    assert_eq!(seq_err("\"\": T").kind(), &ParseErrorKind::EmptyName);
+    assert_eq!(seq_err("A@\"\"").kind(), &ParseErrorKind::EmptyName);
+    let object = SequenceObject {
+        name: None,
+        events: vec![ElementObject::Event(EventObject {
+            responder: Some(String::new()),
+            ..event(EventType::AgentResponse)
+        })],
+    };
+    let err = DoneSequence::try_from(object).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "events[0]: 'responder' is empty (leave it out for none)"
+    );
+    // A misplaced field is refused even when empty.
+    let object = SequenceObject {
+        name: None,
+        events: vec![ElementObject::Event(EventObject {
+            tool_name: Some(String::new()),
+            ..event(EventType::Tool)
+        })],
+    };
+    let err = DoneSequence::try_from(object).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            ObjectError::UnexpectedField {
+                field: "tool_name",
+                ..
+            }
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn regex_limits_are_checked_before_the_work() {
+    use crate::util::seq_err;
+    // 64 KiB of large Unicode classes: refused by length before any regex parsing (it
+    // used to take seconds and most of a gigabyte in the regex parser).
+    let huge = format!("C[{}]", "\\pL".repeat(21_000));
+    let err = seq_err(&huge);
+    assert!(
+        matches!(err.kind(), ParseErrorKind::PatternTooLong { max: 1024, .. }),
+        "{err}"
+    );
+    assert_eq!(err.span(), 2..huge.len() - 1);
+    // Each `C[...]` compiles a regex: at most MAX_PATTERNS of them per sequence, while a
+    // repeat shares one.
+    let many: Vec<String> = (0..33).map(|n| format!("C[w{n}]")).collect();
+    let err = seq_err(&many.join(", "));
+    assert_eq!(
+        err.kind(),
+        &ParseErrorKind::TooManyPatterns {
+            max: doneseq::dsl::MAX_PATTERNS
+        }
+    );
+    assert_eq!(&err.input()[err.span()], "C[w32]");
+    assert_eq!(seq("C[w]{200}").len(), 200);
+}

@@ -106,6 +106,21 @@ pub enum ParseErrorKind {
         /// The limit in bytes.
         limit: usize,
     },
+    /// A content regex longer than [`MAX_PATTERN_LEN`](crate::MAX_PATTERN_LEN) bytes.
+    PatternTooLong {
+        /// The pattern's length in bytes.
+        len: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// More than [`MAX_PATTERNS`](crate::dsl::MAX_PATTERNS) content regexes in one
+    /// sequence (each `C[...]` written counts; a repeat `{n}` does not).
+    TooManyPatterns {
+        /// The limit.
+        max: usize,
+    },
+    /// An empty quoted name or responder: `"\"\": T"`, `"A@\"\""`.
+    EmptyName,
     /// A repeat count of zero: `"T{0}"`.
     ZeroRepeat,
     /// An element no message can satisfy: `"L & A"` (a message is one kind),
@@ -173,6 +188,9 @@ impl ParseErrorKind {
             ParseErrorKind::InvalidRegex { .. } => "invalid_regex",
             ParseErrorKind::RegexTooBig { .. } => "regex_too_big",
             ParseErrorKind::ZeroRepeat => "zero_repeat",
+            ParseErrorKind::PatternTooLong { .. } => "pattern_too_long",
+            ParseErrorKind::TooManyPatterns { .. } => "too_many_patterns",
+            ParseErrorKind::EmptyName => "empty_name",
             ParseErrorKind::Unsatisfiable { .. } => "unsatisfiable",
         }
     }
@@ -377,6 +395,18 @@ impl fmt::Display for ParseErrorKind {
                     f,
                     "content regex compiles to more than {limit} bytes (simplify it)"
                 )
+            }
+            ParseErrorKind::PatternTooLong { len, max } => {
+                write!(f, "content regex is {len} bytes long, the limit is {max}")
+            }
+            ParseErrorKind::TooManyPatterns { max } => {
+                write!(
+                    f,
+                    "too many content regexes in one sequence, the limit is {max}"
+                )
+            }
+            ParseErrorKind::EmptyName => {
+                f.write_str("expected a name, found '\"\"' (leave the name out instead)")
             }
             ParseErrorKind::ZeroRepeat => {
                 f.write_str("expected a repeat count of at least 1, found 0")

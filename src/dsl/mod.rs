@@ -31,6 +31,13 @@ pub const MAX_DSL_LEN: usize = 64 * 1024;
 /// past any sequence that makes sense, and it keeps `X{1000000}` from allocating.
 pub const MAX_ELEMENTS: usize = 256;
 
+/// The most content regexes (`C[...]`) one sequence may contain, as written (a repeat
+/// `X{n}` shares one compiled regex).
+///
+/// Each regex may compile to [`MAX_REGEX_SIZE`](crate::MAX_REGEX_SIZE); this bounds
+/// the total a single sequence can make the parser build.
+pub const MAX_PATTERNS: usize = 32;
+
 /// The most literals one element may join with `&`.
 pub const MAX_LITERALS: usize = 16;
 

@@ -15,10 +15,10 @@ use smallvec::SmallVec;
 
 use super::error::{EXPECTED_EVENT, EXPECTED_SEPARATOR};
 use super::{
-    DoneSequence, Element, Literal, MAX_DSL_LEN, MAX_ELEMENTS, MAX_LITERALS, ParseError,
-    ParseErrorKind,
+    DoneSequence, Element, Literal, MAX_DSL_LEN, MAX_ELEMENTS, MAX_LITERALS, MAX_PATTERNS,
+    ParseError, ParseErrorKind,
 };
-use crate::event::{AgentEvent, EventKind};
+use crate::event::{AgentEvent, BaseKind, EventKind};
 use crate::pattern;
 
 /// A parse failure: what, and the slice of the input where it starts and how long it
@@ -166,7 +166,13 @@ fn name_prefix(i: &str) -> PResult<'_, String> {
 /// `name := name-char+ | quoted`
 fn name(i: &str) -> PResult<'_, String> {
     if i.starts_with('"') {
-        return quoted(i);
+        let (rest, name) = quoted(i)?;
+        // An empty name would mean "no name" in the object form and in `with_name`; in
+        // text it is a mistake.
+        if name.is_empty() {
+            return failure(ParseErrorKind::EmptyName, i, i.offset(rest));
+        }
+        return Ok((rest, name));
     }
     let (rest, name) = take_while1(is_name_char).parse(i)?;
     Ok((rest, name.to_owned()))
@@ -194,6 +200,7 @@ fn quoted(i: &str) -> PResult<'_, String> {
 fn items(mut i: &str) -> PResult<'_, Vec<Element>> {
     let start = i;
     let mut elements = Vec::new();
+    let mut patterns = 0;
     loop {
         i = ws(i);
         match i.chars().next() {
@@ -209,6 +216,19 @@ fn items(mut i: &str) -> PResult<'_, Vec<Element>> {
             let len = i.offset(rest);
             return failure(
                 ParseErrorKind::TooManyElements { max: MAX_ELEMENTS },
+                i,
+                len,
+            );
+        }
+        patterns += element
+            .literals()
+            .iter()
+            .filter(|l| is_content(l.event()))
+            .count();
+        if patterns > MAX_PATTERNS {
+            let len = i.offset(rest);
+            return failure(
+                ParseErrorKind::TooManyPatterns { max: MAX_PATTERNS },
                 i,
                 len,
             );
@@ -484,35 +504,95 @@ pub(crate) fn regex_body_end(body: &str) -> Option<usize> {
     None
 }
 
-/// Why no message can satisfy all of `literals`, if none can. Classification makes the
-/// base kinds exclusive (a message is a tool call, an LLM text, an agent response, a
-/// user response or no response), which is what makes these checks sound.
+fn is_content(event: &AgentEvent) -> bool {
+    matches!(event.kind(), EventKind::Content(_))
+}
+
+/// Why no message can satisfy all of `literals`, if none can.
+///
+/// Sound under classification as DESIGN.md defines it: a message has exactly one base
+/// kind (a tool call, an LLM text, an agent response, a user response or no response)
+/// and one responder. Content, answer and error predicates are independent, so
+/// nothing is concluded from them but `X & !X`.
 pub(super) fn unsatisfiable(literals: &[Literal]) -> Option<ParseErrorKind> {
     let reason = |r: String| Some(ParseErrorKind::Unsatisfiable { reason: r });
-    for (n, lit) in literals.iter().enumerate() {
-        let event = lit.event();
-        if lit.is_negated() && event.responder().is_none() && event.kind() == &EventKind::Any {
-            return reason("'!_' matches no message".to_owned());
-        }
-        for other in &literals[n + 1..] {
-            if other.event() == event && other.is_negated() != lit.is_negated() {
-                return reason(format!("'{lit}' and '{other}' contradict each other"));
-            }
-            if lit.is_negated() || other.is_negated() {
-                continue;
-            }
-            let (a, b) = (event.kind().base(), other.event().kind().base());
+    let (positive, negative): (Vec<&Literal>, Vec<&Literal>) =
+        literals.iter().partition(|l| !l.is_negated());
+    for (n, p) in positive.iter().enumerate() {
+        for q in &positive[n + 1..] {
+            let (a, b) = (p.event().kind().base(), q.event().kind().base());
             if let (Some(a), Some(b)) = (a, b) {
                 if a != b {
                     return reason(format!(
-                        "'{lit}' ({a}) and '{other}' ({b}) exclude each other: \
+                        "'{p}' ({a}) and '{q}' ({b}) exclude each other: \
                          a message is only one kind"
                     ));
                 }
             }
+            if let (Some(r), Some(s)) = (p.event().responder(), q.event().responder()) {
+                if r != s {
+                    return reason(format!(
+                        "'{p}' and '{q}' name different responders: a message has one"
+                    ));
+                }
+            }
+        }
+        for q in &negative {
+            if implies(p.event(), q.event(), &positive) {
+                return reason(format!("'{p}' and '{q}' contradict each other"));
+            }
         }
     }
+    if positive.is_empty() {
+        if let Some(q) = negative.iter().find(|q| implies_any(q.event())) {
+            return reason(format!("'{q}' matches no message"));
+        }
+    }
+    // With every base kind negated (from any responder), no kind is left.
+    let negated_base = |base| {
+        negative
+            .iter()
+            .any(|q| q.event().responder().is_none() && bare_base(q.event()) == Some(base))
+    };
+    let all = [
+        BaseKind::Tool,
+        BaseKind::Llm,
+        BaseKind::Agent,
+        BaseKind::User,
+        BaseKind::NoResponse,
+    ];
+    if all.into_iter().all(negated_base) {
+        return reason("every kind of message is negated".to_owned());
+    }
     None
+}
+
+/// Whether every message satisfying `p` (and the other positive literals) satisfies
+/// `q`: same kind or a more specific one (`T[x]` implies `T`; everything implies `_`),
+/// and `q`'s responder, if any, is one that the positive literals fix.
+fn implies(p: &AgentEvent, q: &AgentEvent, positive: &[&Literal]) -> bool {
+    let kind_implied = p.kind() == q.kind()
+        || *q.kind() == EventKind::Any
+        || (*q.kind() == EventKind::Tool && matches!(p.kind(), EventKind::SpecificTool(_)));
+    let responder_implied = match q.responder() {
+        None => true,
+        Some(r) => positive.iter().any(|l| l.event().responder() == Some(r)),
+    };
+    kind_implied && responder_implied
+}
+
+/// Whether `!q` alone rules out every message: `!_` without a responder.
+fn implies_any(q: &AgentEvent) -> bool {
+    *q.kind() == EventKind::Any && q.responder().is_none()
+}
+
+/// The base kind an event stands for *entirely*: `T` is every tool call, but `T[x]` is
+/// only some, so only the former, negated, rules out the kind.
+fn bare_base(event: &AgentEvent) -> Option<BaseKind> {
+    match event.kind() {
+        EventKind::SpecificTool(_) => None,
+        kind => kind.base(),
+    }
 }
 
 #[cfg(test)]
