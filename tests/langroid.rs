@@ -111,6 +111,18 @@ const LANGROID_PARSER: &[(&str, Expect)] = &[
     ("C[(]", Error("invalid_regex")),
     ("C[*]", Error("invalid_regex")),
     ("C[a\\]", Error("unclosed_bracket")),
+    // Documented: Python-only regex syntax is an error here, with its position.
+    ("C[(?<=a)b]", Error("invalid_regex")),
+    ("C[(a)\\1]", Error("invalid_regex")),
+    ("C[{done}]", Error("invalid_regex")),
+    ("C[a{,3}]", Error("invalid_regex")),
+    ("C[\\Z]", Error("invalid_regex")),
+    ("C[(?#x)a]", Error("invalid_regex")),
+    // In Python `[[]` is a class holding `[`; in the regex crate it opens a nested one.
+    ("C[[[]], A", Error("unclosed_bracket")),
+    // Langroid lets an unclosed bracket swallow the rest: the tool `a[b`.
+    ("T[a[b]", Error("unclosed_bracket")),
+    ("T[a\\[b]", Canonical("T[a\\[b]")),
 ];
 
 /// LANGROID.md (a): inputs that the 0.65 parser rejected and PR #1135 made valid,
