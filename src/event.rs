@@ -8,7 +8,83 @@
 
 use std::fmt;
 
+use crate::dsl::{ParseError, ParseErrorKind};
 use crate::pattern::ContentPattern;
+
+/// The name in `T[name]`: never empty, compared exactly (case-sensitive).
+///
+/// Any other string is a valid name; `Display` of a `T[...]` event escapes what the
+/// parser would otherwise read differently.
+///
+/// ```
+/// use doneseq::ToolName;
+///
+/// let name = ToolName::new("calculator")?;
+/// assert_eq!(name.as_str(), "calculator");
+/// assert!(ToolName::new("").is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ToolName(Box<str>);
+
+impl ToolName {
+    /// A tool name.
+    ///
+    /// # Errors
+    ///
+    /// [`ParseErrorKind::EmptyBracket`] if `name` is empty: `T[]` names no tool.
+    pub fn new(name: &str) -> Result<ToolName, ParseError> {
+        if name.is_empty() {
+            return Err(ParseError::new(ParseErrorKind::EmptyBracket, 0..0, name));
+        }
+        Ok(ToolName(name.into()))
+    }
+
+    /// For the parser, which never produces an empty name.
+    pub(crate) fn from_parsed(name: String) -> ToolName {
+        debug_assert!(!name.is_empty());
+        ToolName(name.into_boxed_str())
+    }
+
+    /// The name.
+    #[must_use]
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl TryFrom<&str> for ToolName {
+    type Error = ParseError;
+
+    fn try_from(name: &str) -> Result<ToolName, ParseError> {
+        ToolName::new(name)
+    }
+}
+
+impl PartialEq<str> for ToolName {
+    fn eq(&self, other: &str) -> bool {
+        &*self.0 == other
+    }
+}
+
+impl PartialEq<&str> for ToolName {
+    fn eq(&self, other: &&str) -> bool {
+        &*self.0 == *other
+    }
+}
+
+impl fmt::Debug for ToolName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.0, f)
+    }
+}
+
+impl fmt::Display for ToolName {
+    /// The name as is, unescaped (it is not DSL text).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
 
 /// What kind of message an [`AgentEvent`] stands for.
 ///
@@ -24,10 +100,10 @@ use crate::pattern::ContentPattern;
 /// # Example
 ///
 /// ```
-/// use doneseq::{AgentEvent, EventKind};
+/// use doneseq::{AgentEvent, EventKind, ToolName};
 ///
 /// let event: AgentEvent = "T[calculator]".parse()?;
-/// assert_eq!(event.kind(), &EventKind::SpecificTool("calculator".into()));
+/// assert_eq!(event.kind(), &EventKind::SpecificTool(ToolName::new("calculator")?));
 /// assert_eq!(event.kind().letter(), 'T');
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -37,8 +113,8 @@ pub enum EventKind {
     /// `T` / `TOOL`: an LLM message that calls any tool (Langroid `TOOL`).
     Tool,
     /// `T[name]`: an LLM message with a tool call named exactly `name`, case-sensitive
-    /// (Langroid `SPECIFIC_TOOL`). The name is never empty.
-    SpecificTool(String),
+    /// (Langroid `SPECIFIC_TOOL`).
+    SpecificTool(ToolName),
     /// `L` / `LLM`: an LLM message without tool calls (Langroid `LLM_RESPONSE`).
     Llm,
     /// `A` / `AGENT`: an agent's response, e.g. a tool result (Langroid `AGENT_RESPONSE`).
@@ -130,10 +206,11 @@ impl EventKind {
 /// exactly one of these.
 ///
 /// ```
-/// use doneseq::{BaseKind, EventKind};
+/// use doneseq::{BaseKind, EventKind, ToolName};
 ///
-/// assert_eq!(EventKind::SpecificTool("search".into()).base(), Some(BaseKind::Tool));
+/// assert_eq!(EventKind::SpecificTool(ToolName::new("search")?).base(), Some(BaseKind::Tool));
 /// assert_eq!(EventKind::Final.base(), None);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[non_exhaustive]

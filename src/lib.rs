@@ -21,13 +21,13 @@
 //! # Example: parse a sequence
 //!
 //! ```
-//! use doneseq::{DoneSequence, EventKind};
+//! use doneseq::{DoneSequence, EventKind, ToolName};
 //!
 //! let seq: DoneSequence = "TOOL[calculator], agent".parse()?;
 //! assert_eq!(seq.len(), 2);
 //! assert_eq!(
 //!     seq.elements()[0].literals()[0].event().kind(),
-//!     &EventKind::SpecificTool("calculator".into()),
+//!     &EventKind::SpecificTool(ToolName::new("calculator")?),
 //! );
 //! // Display is canonical: letters, not words.
 //! assert_eq!(seq.to_string(), "T[calculator], A");
@@ -71,7 +71,7 @@ mod pattern;
 mod serde_impl;
 
 pub use crate::dsl::{DoneSequence, Element, Literal, ParseError, ParseErrorKind};
-pub use crate::event::{AgentEvent, BaseKind, EventKind};
+pub use crate::event::{AgentEvent, BaseKind, EventKind, ToolName};
 pub use crate::list::{DoneSequences, ListError};
 pub use crate::object::{EventType, ObjectError, SequenceObject};
 pub use crate::pattern::{ContentPattern, MAX_PATTERN_LEN, MAX_REGEX_SIZE};

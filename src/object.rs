@@ -14,7 +14,7 @@
 use std::fmt;
 
 use crate::dsl::{DoneSequence, Element, Literal, ParseError};
-use crate::event::{AgentEvent, EventKind};
+use crate::event::{AgentEvent, EventKind, ToolName};
 use crate::pattern::ContentPattern;
 
 /// A done sequence in object form: `{"name": ..., "events": [...]}`.
@@ -313,7 +313,9 @@ fn to_event(object: EventObject, path: &str) -> Result<AgentEvent, ObjectError> 
     let pattern = object.content_pattern.filter(|p| !p.is_empty());
     let kind = match event_type {
         EventType::Tool => EventKind::Tool,
-        EventType::SpecificTool => EventKind::SpecificTool(tool_name.ok_or(missing("tool_name"))?),
+        EventType::SpecificTool => EventKind::SpecificTool(ToolName::from_parsed(
+            tool_name.ok_or(missing("tool_name"))?,
+        )),
         EventType::LlmResponse => EventKind::Llm,
         EventType::AgentResponse => EventKind::Agent,
         EventType::UserResponse => EventKind::User,
@@ -365,7 +367,11 @@ impl From<&Literal> for EventObject {
         let event = literal.event();
         let (event_type, tool_name, content_pattern) = match event.kind() {
             EventKind::Tool => (EventType::Tool, None, None),
-            EventKind::SpecificTool(name) => (EventType::SpecificTool, Some(name.clone()), None),
+            EventKind::SpecificTool(name) => (
+                EventType::SpecificTool,
+                Some(name.as_str().to_owned()),
+                None,
+            ),
             EventKind::Llm => (EventType::LlmResponse, None, None),
             EventKind::Agent => (EventType::AgentResponse, None, None),
             EventKind::User => (EventType::UserResponse, None, None),

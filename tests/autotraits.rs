@@ -15,6 +15,7 @@ fn public_types_are_send_sync() {
     assert_auto::<doneseq::EventKind>();
     assert_auto::<doneseq::BaseKind>();
     assert_auto::<doneseq::ContentPattern>();
+    assert_auto::<doneseq::ToolName>();
     assert_auto::<doneseq::ParseError>();
     assert_auto::<doneseq::ParseErrorKind>();
     assert_auto::<doneseq::ListError>();

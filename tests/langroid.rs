@@ -4,7 +4,7 @@
 
 use doneseq::{DoneSequence, EventKind};
 
-use crate::util::{kinds, seq, seq_err};
+use crate::util::{kinds, seq, seq_err, tool};
 
 /// What an input must give: its canonical text, or the name of the error kind.
 enum Expect {
@@ -178,8 +178,7 @@ fn langroid_pr_1135_commas_and_classes() {
 
 #[test]
 fn meanings_of_the_seed_examples() {
-    use EventKind::{Agent, Llm, SpecificTool, Tool, User};
-    let tool = |name: &str| SpecificTool(name.into());
+    use EventKind::{Agent, Llm, Tool, User};
     assert_eq!(kinds(&seq("T, A")), [Tool, Agent]);
     assert_eq!(kinds(&seq("T[calculator], A")), [tool("calculator"), Agent]);
     assert_eq!(kinds(&seq("L, T, A, L")), [Llm, Tool, Agent, Llm]);
@@ -216,29 +215,14 @@ fn content_patterns_search_case_insensitively_and_unanchored() {
 
 #[test]
 fn tool_names_are_kept_exactly_but_trimmed() {
-    assert_eq!(
-        kinds(&seq("T[ calc ]")),
-        [EventKind::SpecificTool("calc".into())]
-    );
-    assert_eq!(
-        kinds(&seq("T[a,b]")),
-        [EventKind::SpecificTool("a,b".into())]
-    );
+    assert_eq!(kinds(&seq("T[ calc ]")), [tool("calc")]);
+    assert_eq!(kinds(&seq("T[a,b]")), [tool("a,b")]);
     // Escapes are the one difference: `\]` is a literal `]` (Langroid keeps the `\`).
-    assert_eq!(
-        kinds(&seq("T[a\\]b]")),
-        [EventKind::SpecificTool("a]b".into())]
-    );
+    assert_eq!(kinds(&seq("T[a\\]b]")), [tool("a]b")]);
     // Balanced brackets are part of the name, as in Langroid.
-    assert_eq!(
-        kinds(&seq("T[a[b]c]")),
-        [EventKind::SpecificTool("a[b]c".into())]
-    );
+    assert_eq!(kinds(&seq("T[a[b]c]")), [tool("a[b]c")]);
     // An escaped space is kept even at the edge.
-    assert_eq!(
-        kinds(&seq("T[\\ x]")),
-        [EventKind::SpecificTool(" x".into())]
-    );
+    assert_eq!(kinds(&seq("T[\\ x]")), [tool(" x")]);
 }
 
 #[test]

@@ -3,7 +3,7 @@
 use doneseq::object::{ElementObject, EventObject};
 use doneseq::{DoneSequence, EventKind, EventType, ObjectError, ParseErrorKind, SequenceObject};
 
-use crate::util::{kinds, seq};
+use crate::util::{kinds, seq, tool};
 
 #[test]
 fn extensions_parse_to_their_meaning() {
@@ -19,10 +19,7 @@ fn extensions_parse_to_their_meaning() {
     let second = s.elements()[1].literals();
     assert!(!second[0].is_negated());
     assert!(second[1].is_negated());
-    assert_eq!(
-        second[1].event().kind(),
-        &EventKind::SpecificTool("search".into())
-    );
+    assert_eq!(second[1].event().kind(), &tool("search"));
 
     let s = seq("A@Database, T[query]@\"sub task\"");
     assert_eq!(

@@ -1,7 +1,7 @@
 //! Properties: `parse(x.to_string()) == x` for generated values, and no input, however
 //! odd, makes the parser panic; whatever parses is canonical after one round.
 
-use doneseq::{AgentEvent, ContentPattern, DoneSequence, Element, EventKind, Literal};
+use doneseq::{AgentEvent, ContentPattern, DoneSequence, Element, EventKind, Literal, ToolName};
 use proptest::prelude::*;
 
 /// Regexes with the constructs that stress bracket scanning: commas, classes (nested,
@@ -38,7 +38,7 @@ fn responder() -> impl Strategy<Value = Option<String>> {
 fn kind() -> impl Strategy<Value = EventKind> {
     prop_oneof![
         Just(EventKind::Tool),
-        tool_name().prop_map(EventKind::SpecificTool),
+        tool_name().prop_map(|n| EventKind::SpecificTool(ToolName::new(&n).unwrap())),
         Just(EventKind::Llm),
         Just(EventKind::Agent),
         Just(EventKind::User),

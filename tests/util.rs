@@ -1,6 +1,6 @@
 //! Helpers that make tests read as tables.
 
-use doneseq::{DoneSequence, EventKind, ParseError};
+use doneseq::{DoneSequence, EventKind, ParseError, ToolName};
 
 /// Parses `text`, failing the test with the rendered error if it does not parse.
 #[track_caller]
@@ -30,4 +30,10 @@ pub(crate) fn kinds(seq: &DoneSequence) -> Vec<EventKind> {
             element.literals()[0].event().kind().clone()
         })
         .collect()
+}
+
+/// `T[name]` as a kind.
+#[track_caller]
+pub(crate) fn tool(name: &str) -> EventKind {
+    EventKind::SpecificTool(ToolName::new(name).unwrap())
 }

@@ -62,7 +62,7 @@ impl fmt::Display for AgentEvent {
         match self.kind() {
             EventKind::SpecificTool(name) => {
                 f.write_char('[')?;
-                write_tool_name(f, name)?;
+                write_tool_name(f, name.as_str())?;
                 f.write_char(']')?;
             }
             EventKind::Content(pattern) => write!(f, "[{pattern}]")?,

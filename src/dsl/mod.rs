@@ -76,11 +76,11 @@ pub struct DoneSequence {
 /// # Example
 ///
 /// ```
-/// use doneseq::{AgentEvent, Element, EventKind, Literal};
+/// use doneseq::{AgentEvent, Element, EventKind, Literal, ToolName};
 ///
 /// let element = Element::all([
 ///     Literal::new(EventKind::Tool.into()),
-///     Literal::not(AgentEvent::new(EventKind::SpecificTool("search".into()))),
+///     Literal::not(AgentEvent::new(EventKind::SpecificTool(ToolName::new("search")?))),
 /// ])?;
 /// assert_eq!(element.to_string(), "T & !T[search]");
 /// # Ok::<(), Box<dyn std::error::Error>>(())

@@ -18,7 +18,7 @@ use super::{
     DoneSequence, Element, Literal, MAX_DSL_LEN, MAX_ELEMENTS, MAX_LITERALS, MAX_PATTERNS,
     ParseError, ParseErrorKind,
 };
-use crate::event::{AgentEvent, BaseKind, EventKind};
+use crate::event::{AgentEvent, BaseKind, EventKind, ToolName};
 use crate::pattern;
 
 /// A parse failure: what, and the slice of the input where it starts and how long it
@@ -346,7 +346,7 @@ fn atom(i: &str) -> PResult<'_, AgentEvent> {
         (Code::Tool, false) => (rest, EventKind::Tool),
         (Code::Tool, true) => {
             let (after, name) = tool_bracket(rest)?;
-            (after, EventKind::SpecificTool(name))
+            (after, EventKind::SpecificTool(ToolName::from_parsed(name)))
         }
         (Code::Content, true) => {
             let (after, pattern) = content_bracket(rest)?;
