@@ -8,7 +8,7 @@
 
 use std::fmt;
 
-use crate::dsl::{ParseError, ParseErrorKind};
+use crate::dsl::{ParseError, ParseErrorKind, Subject};
 use crate::pattern::ContentPattern;
 
 /// The name in `T[name]`: never empty, compared exactly (case-sensitive).
@@ -35,7 +35,8 @@ impl ToolName {
     /// [`ParseErrorKind::EmptyBracket`] if `name` is empty: `T[]` names no tool.
     pub fn new(name: &str) -> Result<ToolName, ParseError> {
         if name.is_empty() {
-            return Err(ParseError::new(ParseErrorKind::EmptyBracket, 0..0, name));
+            let err = ParseError::new(ParseErrorKind::EmptyBracket, 0..0, name);
+            return Err(err.about(Subject::ToolName));
         }
         Ok(ToolName(name.into()))
     }

@@ -5,7 +5,7 @@ use std::hash::{Hash, Hasher};
 
 use regex::{Regex, RegexBuilder};
 
-use crate::dsl::{ParseError, ParseErrorKind};
+use crate::dsl::{ParseError, ParseErrorKind, Subject};
 
 /// The largest compiled size, in bytes, that one content regex may take.
 ///
@@ -80,14 +80,17 @@ impl ContentPattern {
             Some(at) if at == pattern.len() => {}
             Some(at) => {
                 let kind = ParseErrorKind::StrayBracket;
-                return Err(ParseError::new(kind, at..at + 1, pattern));
+                return Err(ParseError::new(kind, at..at + 1, pattern).about(Subject::Pattern));
             }
             None => {
                 let kind = ParseErrorKind::UnclosedBracket;
-                return Err(ParseError::new(kind, 0..pattern.len(), pattern));
+                return Err(
+                    ParseError::new(kind, 0..pattern.len(), pattern).about(Subject::Pattern)
+                );
             }
         }
-        compile(pattern, 0).map_err(|(kind, span)| ParseError::new(kind, span, pattern))
+        compile(pattern, 0)
+            .map_err(|(kind, span)| ParseError::new(kind, span, pattern).about(Subject::Pattern))
     }
 
     /// The pattern as written, without the surrounding `C[` and `]`.

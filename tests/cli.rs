@@ -35,7 +35,7 @@ fn parse_renders_errors_and_exits_1() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(text(&out.stdout), "T, A\n");
     insta::assert_snapshot!(text(&out.stderr), @r"
-    error: unexpected ']' after a complete element (inside brackets, write it as '\]')
+    error: unexpected ']' (inside brackets, write it as '\]')
       |
     1 | T[calc]]
       |        ^

@@ -37,10 +37,10 @@ fn err_parse_codes() {
 fn err_parse_brackets() {
     assert_snapshot!(p("C"), @r#"error parsing done sequence "C" at 0..1: expected '[' after 'C', found no pattern (write the regex as C[quit|bye]; a bare 'C' can never match)"#);
     assert_snapshot!(p("A[x]"), @r#"error parsing done sequence "A[x]" at 1..4: 'A' takes no brackets (only T[name] and C[regex] do)"#);
-    assert_snapshot!(p("T[]"), @r#"error parsing done sequence "T[]" at 1..3: expected a name or pattern, found '[]'"#);
+    assert_snapshot!(p("T[]"), @r#"error parsing done sequence "T[]" at 1..3: expected a name or pattern inside the brackets, found nothing"#);
     assert_snapshot!(p("T[calc"), @r#"error parsing done sequence "T[calc" at 1..2: unclosed '[' (expected ']' before the end of input)"#);
-    assert_snapshot!(p("T[calc]]"), @r#"error parsing done sequence "T[calc]]" at 7..8: unexpected ']' after a complete element (inside brackets, write it as '\]')"#);
-    assert_snapshot!(p("C[x]y]"), @r#"error parsing done sequence "C[x]y]" at 4..5: expected ',' or '&' after an event, found 'y' (separate events with ',')"#);
+    assert_snapshot!(p("T[calc]]"), @r#"error parsing done sequence "T[calc]]" at 7..8: unexpected ']' (inside brackets, write it as '\]')"#);
+    assert_snapshot!(p("C[x]y]"), @r#"error parsing done sequence "C[x]y]" at 4..5: expected ',' or '&' after a bracket, found 'y' (if the ']' before it belongs inside, write it as '\]')"#);
 }
 
 #[test]
@@ -104,7 +104,7 @@ fn err_render_caret() {
       | ^^^^^
     ");
     assert_snapshot!(caret("\tT[calc]]"), @r"
-    error: unexpected ']' after a complete element (inside brackets, write it as '\]')
+    error: unexpected ']' (inside brackets, write it as '\]')
       |
     1 | \tT[calc]]
       |          ^
@@ -115,4 +115,16 @@ fn err_render_caret() {
     1 | 名前: T, X
       |        ^
     ");
+}
+
+#[test]
+fn err_names_what_was_being_parsed() {
+    assert_snapshot!(doneseq::ContentPattern::new("a]b").unwrap_err(), @r#"error parsing content pattern "a]b" at 1..2: unexpected ']' (inside brackets, write it as '\]')"#);
+    assert_snapshot!(doneseq::ToolName::new("").unwrap_err(), @r#"error parsing tool name "" at 0..0: expected a name or pattern inside the brackets, found nothing"#);
+    assert_snapshot!("T, A".parse::<doneseq::AgentEvent>().unwrap_err(), @r#"error parsing event "T, A" at 1..2: expected end of input after an event, found ','"#);
+    let element = doneseq::Element::all([
+        doneseq::Literal::new(doneseq::EventKind::Llm.into()),
+        doneseq::Literal::new(doneseq::EventKind::Agent.into()),
+    ]);
+    assert_snapshot!(element.unwrap_err(), @r#"error parsing element "L & A" at 0..5: no message can satisfy this element: 'L' (LLM response) and 'A' (agent response) exclude each other: a message is only one kind"#);
 }

@@ -28,6 +28,29 @@ pub struct ParseError {
     kind: ParseErrorKind,
     span: Range<usize>,
     input: Box<str>,
+    subject: Subject,
+}
+
+/// What the input of a [`ParseError`] was meant to be, for its message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Subject {
+    Sequence,
+    Event,
+    Element,
+    Pattern,
+    ToolName,
+}
+
+impl fmt::Display for Subject {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Subject::Sequence => "done sequence",
+            Subject::Event => "event",
+            Subject::Element => "element",
+            Subject::Pattern => "content pattern",
+            Subject::ToolName => "tool name",
+        })
+    }
 }
 
 /// What went wrong while parsing. Each variant names an input that triggers it.
@@ -137,7 +160,14 @@ impl ParseError {
             kind,
             span,
             input: input.into(),
+            subject: Subject::Sequence,
         }
+    }
+
+    /// The same error, about an input that was meant to be `subject`.
+    pub(crate) fn about(mut self, subject: Subject) -> ParseError {
+        self.subject = subject;
+        self
     }
 
     /// What went wrong.
@@ -207,7 +237,7 @@ impl fmt::Display for ParseError {
             return self.render(f);
         }
         let Range { start, end } = self.span;
-        f.write_str("error parsing done sequence \"")?;
+        write!(f, "error parsing {} \"", self.subject)?;
         // Escaped so that the message stays on one line; cut around the span so that a
         // 64 KiB input does not end up in a log line.
         let from = floor_boundary(&self.input, start.saturating_sub(CONTEXT_CHARS));
@@ -351,6 +381,9 @@ impl fmt::Display for ParseErrorKind {
                     (EXPECTED_SEPARATOR, Some('[')) => {
                         f.write_str(" (no space is allowed before '[')")
                     }
+                    (EXPECTED_AFTER_BRACKET, _) => {
+                        f.write_str(" (if the ']' before it belongs inside, write it as '\\]')")
+                    }
                     (EXPECTED_SEPARATOR, Some('&')) => {
                         f.write_str(" (a repeat '{n}' ends its element)")
                     }
@@ -377,13 +410,15 @@ impl fmt::Display for ParseErrorKind {
                 f,
                 "'{event}' takes no brackets (only T[name] and C[regex] do)"
             ),
-            ParseErrorKind::EmptyBracket => f.write_str("expected a name or pattern, found '[]'"),
+            ParseErrorKind::EmptyBracket => {
+                f.write_str("expected a name or pattern inside the brackets, found nothing")
+            }
             ParseErrorKind::UnclosedBracket => {
                 f.write_str("unclosed '[' (expected ']' before the end of input)")
             }
-            ParseErrorKind::StrayBracket => f.write_str(
-                "unexpected ']' after a complete element (inside brackets, write it as '\\]')",
-            ),
+            ParseErrorKind::StrayBracket => {
+                f.write_str("unexpected ']' (inside brackets, write it as '\\]')")
+            }
             ParseErrorKind::UnclosedQuote => {
                 f.write_str("unclosed '\"' (expected '\"' before the end of input)")
             }
@@ -420,5 +455,7 @@ impl fmt::Display for ParseErrorKind {
 
 /// What may follow an element; hints key on it.
 pub(crate) const EXPECTED_SEPARATOR: &str = "',' or '&' after an event";
+/// What may follow an element that ends in `]`; hints key on it.
+pub(crate) const EXPECTED_AFTER_BRACKET: &str = "',' or '&' after a bracket";
 /// What may start an element; hints key on it.
 pub(crate) const EXPECTED_EVENT: &str = "an event";

@@ -15,6 +15,7 @@ mod parse;
 
 use smallvec::SmallVec;
 
+pub(crate) use self::error::Subject;
 pub use self::error::{ParseError, ParseErrorKind};
 pub(crate) use self::parse::regex_body_end;
 use crate::event::AgentEvent;
@@ -235,7 +236,7 @@ impl Element {
             None => Ok(element),
             Some(kind) => {
                 let text = element.to_string();
-                Err(ParseError::new(kind, 0..text.len(), &text))
+                Err(ParseError::new(kind, 0..text.len(), &text).about(Subject::Element))
             }
         }
     }

@@ -13,7 +13,7 @@ use nom::error::ErrorKind;
 use nom::{IResult, Offset, Parser};
 use smallvec::SmallVec;
 
-use super::error::{EXPECTED_EVENT, EXPECTED_SEPARATOR};
+use super::error::{EXPECTED_AFTER_BRACKET, EXPECTED_EVENT, EXPECTED_SEPARATOR, Subject};
 use super::{
     DoneSequence, Element, Literal, MAX_DSL_LEN, MAX_ELEMENTS, MAX_LITERALS, MAX_PATTERNS,
     ParseError, ParseErrorKind,
@@ -133,7 +133,7 @@ pub(super) fn sequence(input: &str) -> Result<DoneSequence, ParseError> {
 
 /// One event with an optional responder: the `FromStr` of [`AgentEvent`].
 pub(super) fn event(input: &str) -> Result<AgentEvent, ParseError> {
-    check_len(input)?;
+    check_len(input).map_err(|e| e.about(Subject::Event))?;
     let run = |i| -> PResult<'_, AgentEvent> {
         let start = ws(i);
         if start.is_empty() {
@@ -151,7 +151,7 @@ pub(super) fn event(input: &str) -> Result<AgentEvent, ParseError> {
     };
     run(input)
         .map(|(_, event)| event)
-        .map_err(|e| to_parse_error(input, e))
+        .map_err(|e| to_parse_error(input, e).about(Subject::Event))
 }
 
 /// `name ws ':'`, backtracking (an `Error`) when there is no `:`: then the word was
@@ -211,6 +211,7 @@ fn items(mut i: &str) -> PResult<'_, Vec<Element>> {
             }
             Some(_) => {}
         }
+        let item_start = i;
         let (rest, (element, count)) = item(i)?;
         if elements.len() + count > MAX_ELEMENTS {
             let len = i.offset(rest);
@@ -239,7 +240,15 @@ fn items(mut i: &str) -> PResult<'_, Vec<Element>> {
             None => break,
             Some(',') => i = &i[1..],
             Some(']') => return failure(ParseErrorKind::StrayBracket, i, 1),
-            Some(_) => return Err(nom::Err::Failure(unexpected(i, EXPECTED_SEPARATOR))),
+            Some(_) => {
+                // After `C[x]y]` the likely mistake is the first `]`, not a missing comma.
+                let expected = if item_start[..item_start.offset(rest)].ends_with(']') {
+                    EXPECTED_AFTER_BRACKET
+                } else {
+                    EXPECTED_SEPARATOR
+                };
+                return Err(nom::Err::Failure(unexpected(i, expected)));
+            }
         }
     }
     if elements.is_empty() {

@@ -69,7 +69,10 @@ fn read_stdin() -> Result<Vec<String>, String> {
         let line =
             String::from_utf8(line).map_err(|e| format!("line {}: not UTF-8 ({e})", n + 1))?;
         let line = line.strip_suffix('\r').unwrap_or(&line);
-        let trimmed = line.trim();
+        // The DSL's whitespace (Python's `str.strip()`: Unicode plus U+001C..U+001F), so
+        // that a line the parser would see as blank is skipped, not reported.
+        let trimmed =
+            line.trim_matches(|c: char| c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c));
         if trimmed.is_empty() || trimmed.starts_with('#') {
             continue;
         }
