@@ -89,7 +89,7 @@ impl ContentPattern {
                 );
             }
         }
-        compile(pattern, 0)
+        compile(pattern)
             .map_err(|(kind, span)| ParseError::new(kind, span, pattern).about(Subject::Pattern))
     }
 
@@ -106,13 +106,11 @@ impl ContentPattern {
     }
 }
 
-/// Compiles `pattern`, reporting an error span shifted by `offset` (where the pattern
-/// starts in the enclosing DSL text).
+/// Compiles `pattern`; an error's span is relative to `pattern`.
 pub(crate) fn compile(
     pattern: &str,
-    offset: usize,
 ) -> Result<ContentPattern, (ParseErrorKind, std::ops::Range<usize>)> {
-    let whole = offset..offset + pattern.len();
+    let whole = 0..pattern.len();
     if pattern.is_empty() {
         return Err((ParseErrorKind::EmptyBracket, whole));
     }
@@ -151,10 +149,7 @@ pub(crate) fn compile(
                 _ => None,
             };
             let (message, span) = match located {
-                Some((message, span)) => (
-                    message,
-                    offset + span.start.offset..offset + span.end.offset,
-                ),
+                Some((message, span)) => (message, span.start.offset..span.end.offset),
                 None => (other.to_string(), whole),
             };
             Err((ParseErrorKind::InvalidRegex { message }, span))

@@ -465,7 +465,7 @@ fn content_bracket(i: &str) -> PResult<'_, pattern::ContentPattern> {
         return failure(ParseErrorKind::UnclosedBracket, i, 1);
     };
     let source = &body[..end];
-    match pattern::compile(source, 0) {
+    match pattern::compile(source) {
         Ok(pattern) => Ok((&body[end + 1..], pattern)),
         Err((kind, span)) => {
             let len = span.end.saturating_sub(span.start);
