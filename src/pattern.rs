@@ -75,22 +75,13 @@ impl ContentPattern {
         // a `]` that would close the bracket early (`a]b`; `\]` is the regex's own
         // escape), and an unbalanced `[` or trailing `\` that a regex accepts only
         // inside an `(?x)` comment, which would swallow the closing bracket.
+        let error = |kind, span| ParseError::new(kind, span, pattern).about(Subject::Pattern);
         let closed = format!("{pattern}]");
         match crate::dsl::regex_body_end(&closed) {
-            Some(at) if at == pattern.len() => {}
-            Some(at) => {
-                let kind = ParseErrorKind::StrayBracket;
-                return Err(ParseError::new(kind, at..at + 1, pattern).about(Subject::Pattern));
-            }
-            None => {
-                let kind = ParseErrorKind::UnclosedBracket;
-                return Err(
-                    ParseError::new(kind, 0..pattern.len(), pattern).about(Subject::Pattern)
-                );
-            }
+            Some(at) if at == pattern.len() => compile(pattern).map_err(|(k, s)| error(k, s)),
+            Some(at) => Err(error(ParseErrorKind::StrayBracket, at..at + 1)),
+            None => Err(error(ParseErrorKind::UnclosedBracket, 0..pattern.len())),
         }
-        compile(pattern)
-            .map_err(|(kind, span)| ParseError::new(kind, span, pattern).about(Subject::Pattern))
     }
 
     /// The pattern as written, without the surrounding `C[` and `]`.

@@ -552,10 +552,10 @@ pub(super) fn unsatisfiable(literals: &[Literal]) -> Option<ParseErrorKind> {
             }
         }
     }
-    if positive.is_empty() {
-        if let Some(q) = negative.iter().find(|q| implies_any(q.event())) {
-            return reason(format!("'{q}' matches no message"));
-        }
+    // `!_` rules out every message (with a positive literal, `implies` said so above).
+    let any = AgentEvent::new(EventKind::Any);
+    if let Some(q) = negative.iter().find(|q| *q.event() == any) {
+        return reason(format!("'{q}' matches no message"));
     }
     // With every base kind negated (from any responder), no kind is left.
     let negated_base = |base| {
@@ -588,11 +588,6 @@ fn implies(p: &AgentEvent, q: &AgentEvent, positive: &[&Literal]) -> bool {
         Some(r) => positive.iter().any(|l| l.event().responder() == Some(r)),
     };
     kind_implied && responder_implied
-}
-
-/// Whether `!q` alone rules out every message: `!_` without a responder.
-fn implies_any(q: &AgentEvent) -> bool {
-    *q.kind() == EventKind::Any && q.responder().is_none()
 }
 
 /// The base kind an event stands for *entirely*: `T` is every tool call, but `T[x]` is
