@@ -77,6 +77,15 @@ pub use crate::object::{EventType, ObjectError, SequenceObject};
 pub use crate::pattern::{ContentPattern, MAX_PATTERN_LEN, MAX_REGEX_SIZE};
 
 /// Any error doneseq reports while building values, by phase.
+///
+/// ```
+/// use doneseq::{DoneSequence, Error};
+///
+/// fn load(text: &str) -> Result<DoneSequence, Error> {
+///     Ok(DoneSequence::parse(text)?)
+/// }
+/// assert!(matches!(load("T A"), Err(Error::Parse(_))));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {

@@ -26,6 +26,14 @@ use crate::{DoneSequence, Error};
 pub struct DoneSequences(Vec<DoneSequence>);
 
 /// A bad entry in a list of done sequences: its index and what is wrong with it.
+///
+/// ```
+/// use doneseq::{DoneSequences, Error};
+///
+/// let err = DoneSequences::parse_all(["T, A", "L", "T[calc"]).unwrap_err();
+/// assert_eq!(err.index(), 2);
+/// assert!(matches!(err.error(), Error::Parse(e) if e.span() == (1..2)));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("done sequence {index}: {error}")]
 pub struct ListError {

@@ -112,6 +112,13 @@ fn is_false(b: &bool) -> bool {
 }
 
 /// The `event_type` values: Langroid's `EventType` names, plus doneseq's own.
+///
+/// ```
+/// use doneseq::EventType;
+///
+/// assert_eq!(EventType::AgentResponse.as_str(), "agent_response");
+/// assert_eq!(EventType::Final.to_string(), "final");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
@@ -182,6 +189,19 @@ impl EventObject {
 
 /// Why an object could not become a [`DoneSequence`]. The `path` says which event
 /// (`events[2]`, or `events[2][1]` inside a conjunction).
+///
+/// ```
+/// use doneseq::object::{ElementObject, EventObject};
+/// use doneseq::{DoneSequence, EventType, ObjectError, SequenceObject};
+///
+/// let object = SequenceObject {
+///     name: None,
+///     events: vec![ElementObject::Event(EventObject::new(EventType::SpecificTool))],
+/// };
+/// let err = DoneSequence::try_from(object).unwrap_err();
+/// assert!(matches!(err, ObjectError::MissingField { field: "tool_name", .. }));
+/// assert_eq!(err.to_string(), "events[0]: event_type 'specific_tool' needs 'tool_name'");
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ObjectError {

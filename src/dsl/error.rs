@@ -57,6 +57,14 @@ impl fmt::Display for Subject {
 ///
 /// Messages are lowercase, say what was expected and what was found, and add a hint
 /// in parentheses where one helps.
+///
+/// ```
+/// use doneseq::{DoneSequence, ParseErrorKind};
+///
+/// let err = DoneSequence::parse("T, t").unwrap_err();
+/// assert_eq!(err.kind(), &ParseErrorKind::LowercaseLetter { found: 't' });
+/// assert_eq!(err.kind().name(), "lowercase_letter");
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ParseErrorKind {
