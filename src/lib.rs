@@ -63,16 +63,28 @@
 #![deny(missing_docs, rustdoc::broken_intra_doc_links)]
 
 pub mod dsl;
+mod engine;
 mod event;
 mod list;
+mod message;
+mod monitor;
+pub mod naive;
 pub mod object;
 mod pattern;
 #[cfg(feature = "serde")]
 mod serde_impl;
 
 pub use crate::dsl::{DoneSequence, Element, Literal, ParseError, ParseErrorKind};
+pub use crate::engine::limits::{
+    CompileError, MAX_POSITIONS, MAX_REGEX_SET_SIZE, MAX_SEQUENCES, MAX_TASK_PATTERNS,
+};
 pub use crate::event::{AgentEvent, BaseKind, EventKind, ToolName};
 pub use crate::list::{DoneSequences, ListError};
+pub use crate::message::{Message, Role, RoleError, ToolCall, Usage};
+pub use crate::monitor::{
+    Answer, AnswerSource, Classification, Failure, Monitor, Outcome, RunState, SequenceMatch,
+    SequenceProgress, StateError, StopReason, TaskConfig, Verdict, VerdictKind,
+};
 pub use crate::object::{EventType, ObjectError, SequenceObject};
 pub use crate::pattern::{ContentPattern, MAX_PATTERN_LEN, MAX_REGEX_SIZE};
 

@@ -14,7 +14,7 @@ use serde::{Serialize, Serializer};
 
 use crate::list::{DoneSequences, ListError};
 use crate::object::{ElementObject, EventObject, SequenceObject};
-use crate::{AgentEvent, DoneSequence, Error};
+use crate::{AgentEvent, DoneSequence, Error, Role, RunState};
 
 impl Serialize for DoneSequence {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -146,5 +146,79 @@ impl<'de> Deserialize<'de> for DoneSequences {
             }
         }
         deserializer.deserialize_seq(ListVisitor)
+    }
+}
+
+// ---- the monitor's values -------------------------------------------------------
+
+/// A role is its canonical name; any accepted name deserializes (`"assistant"`,
+/// `"LLM"`, `"tool"`, ...).
+impl Serialize for Role {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for Role {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Role, D::Error> {
+        struct RoleVisitor;
+        impl Visitor<'_> for RoleVisitor {
+            type Value = Role;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a role: user, llm, agent or system")
+            }
+            fn visit_str<E: de::Error>(self, text: &str) -> Result<Role, E> {
+                text.parse().map_err(E::custom)
+            }
+        }
+        deserializer.deserialize_str(RoleVisitor)
+    }
+}
+
+/// `max_turns`: a count, or `null` / a negative number (Langroid's `-1`) for none.
+pub(crate) fn max_turns<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<u64>, D::Error> {
+    let turns: Option<i64> = Option::deserialize(deserializer)?;
+    Ok(turns.and_then(|t| u64::try_from(t).ok()))
+}
+
+/// The wire form of a run state: what it means, without its scratch buffers.
+#[derive(Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RunStateWire {
+    fingerprint: u64,
+    steps: u64,
+    bits: Vec<u64>,
+    prev: Vec<u64>,
+    stopped_at: Option<u64>,
+}
+
+impl Serialize for RunState {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        RunStateWire {
+            fingerprint: self.fingerprint,
+            steps: self.steps,
+            bits: self.bits.to_vec(),
+            prev: self.prev.to_vec(),
+            stopped_at: self.stopped_at,
+        }
+        .serialize(serializer)
+    }
+}
+
+/// A deserialized state must go through [`crate::Monitor::resume`], which checks
+/// that it belongs to the monitor.
+impl<'de> Deserialize<'de> for RunState {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<RunState, D::Error> {
+        let wire = RunStateWire::deserialize(deserializer)?;
+        Ok(RunState {
+            fingerprint: wire.fingerprint,
+            steps: wire.steps,
+            bits: wire.bits.into(),
+            prev: wire.prev.into(),
+            stopped_at: wire.stopped_at,
+            scratch: crate::monitor::Scratch::default(),
+        })
     }
 }

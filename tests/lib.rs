@@ -7,5 +7,6 @@ mod cli;
 mod errors;
 mod langroid;
 mod object;
+mod oracle;
 mod roundtrip;
 mod serde;

@@ -1,0 +1,144 @@
+//! Classification: a message becomes its base kind, its responder and the atoms it
+//! has, once, whatever the number of sequences.
+
+use std::collections::HashMap;
+
+use regex_automata::{Input, PatternSet, meta};
+use smallvec::SmallVec;
+
+use super::final_shim::FinalDetector;
+use crate::{BaseKind, Message, Role};
+
+/// The base kind of a message, as Langroid decides it (LANGROID.md (b)), with the
+/// fix that a step without a valid response really is `N`: no response first, then
+/// LLM with tool calls `T`, LLM without `L`, agent `A`, user `U`. System messages are
+/// not steps and never reach here; if one does, it counts as a user message (input
+/// from outside the agent).
+#[must_use]
+pub(crate) fn base_kind(message: &Message) -> BaseKind {
+    if message.is_no_response() {
+        return BaseKind::NoResponse;
+    }
+    match message.role() {
+        Role::Llm if message.tool_calls().is_empty() => BaseKind::Llm,
+        Role::Llm => BaseKind::Tool,
+        Role::Agent => BaseKind::Agent,
+        Role::User | Role::System => BaseKind::User,
+    }
+}
+
+/// Whether the content carries a usable `FINAL(...)`/`FINAL_VAR(...)`/`SUBMIT(...)`
+/// answer: detected, and not ambiguous (two conflicting signals hold no answer).
+pub(crate) fn has_final(detector: &FinalDetector, content: &str) -> bool {
+    detector.find(content).is_some_and(|m| !m.ambiguous)
+}
+
+/// A message, classified: borrowed from the scratch that holds its atoms.
+#[derive(Debug)]
+pub(crate) struct Classified<'s> {
+    pub(crate) base: BaseKind,
+    pub(crate) responder: Option<u32>,
+    /// The non-exclusive atoms the message has (tool names, regexes, `F`, `E`,
+    /// compounds), each once.
+    pub(crate) atoms: &'s [u32],
+}
+
+/// A conjunction the rows cannot express alone: a negated event with several parts
+/// (`!A@db`), or an element that needs two non-exclusive atoms (`C[a] & C[b]`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Compound {
+    pub(crate) base: Option<BaseKind>,
+    pub(crate) responder: Option<u32>,
+    pub(crate) atoms: SmallVec<[u32; 2]>,
+}
+
+/// What a task's sequences need to know of a message, compiled.
+#[derive(Clone, Debug)]
+pub(crate) struct Classifier {
+    pub(crate) tools: HashMap<Box<str>, u32>,
+    pub(crate) responders: HashMap<Box<str>, u32>,
+    /// The distinct content regexes, as written; atom ids `pattern_base..`.
+    pub(crate) pattern_sources: Vec<Box<str>>,
+    pub(crate) pattern_base: u32,
+    pub(crate) patterns: Option<meta::Regex>,
+    pub(crate) final_atom: Option<u32>,
+    pub(crate) error_atom: Option<u32>,
+    pub(crate) compounds: Vec<Compound>,
+    pub(crate) compound_base: u32,
+    pub(crate) detector: FinalDetector,
+}
+
+/// Reusable buffers for classification, kept in the run state.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ClassifyScratch {
+    atoms: Vec<u32>,
+    patset: Option<PatternSet>,
+}
+
+impl Classifier {
+    /// Classifies `message` into `scratch` (no allocation once the scratch is warm).
+    pub(crate) fn classify<'s>(
+        &self,
+        message: &Message,
+        scratch: &'s mut ClassifyScratch,
+    ) -> Classified<'s> {
+        let base = base_kind(message);
+        let responder = message
+            .responder()
+            .and_then(|r| self.responders.get(r).copied());
+        let atoms = &mut scratch.atoms;
+        atoms.clear();
+        if base == BaseKind::Tool {
+            for call in message.tool_calls() {
+                if let Some(&id) = self.tools.get(call.name()) {
+                    if !atoms.contains(&id) {
+                        atoms.push(id);
+                    }
+                }
+            }
+        }
+        if let Some(set) = &self.patterns {
+            let patset = scratch
+                .patset
+                .get_or_insert_with(|| PatternSet::new(set.pattern_len()));
+            patset.clear();
+            set.which_overlapping_matches(&Input::new(message.content()), patset);
+            atoms.extend(patset.iter().map(|p| self.pattern_base + p.as_u32()));
+        }
+        if let Some(id) = self.final_atom {
+            if has_final(&self.detector, message.content()) {
+                atoms.push(id);
+            }
+        }
+        if let Some(id) = self.error_atom {
+            if message.error().is_some() {
+                atoms.push(id);
+            }
+        }
+        let primitive = atoms.len();
+        for (i, c) in self.compounds.iter().enumerate() {
+            let holds = c.base.is_none_or(|b| b == base)
+                && c.responder.is_none_or(|r| responder == Some(r))
+                && c.atoms.iter().all(|a| atoms[..primitive].contains(a));
+            if holds {
+                #[allow(clippy::cast_possible_truncation)] // bounded by MAX_POSITIONS
+                atoms.push(self.compound_base + i as u32);
+            }
+        }
+        Classified {
+            base,
+            responder,
+            atoms: &scratch.atoms,
+        }
+    }
+
+    /// The indices of the content regexes that match `content`.
+    pub(crate) fn matching_patterns(&self, content: &str) -> Vec<usize> {
+        let Some(set) = &self.patterns else {
+            return Vec::new();
+        };
+        let mut patset = PatternSet::new(set.pattern_len());
+        set.which_overlapping_matches(&Input::new(content), &mut patset);
+        patset.iter().map(|p| p.as_usize()).collect()
+    }
+}

@@ -1,0 +1,14 @@
+//! The compiled side: classification and the Shift-And automaton. Read-only once
+//! built, `Send + Sync`; per-run values live in [`crate::RunState`].
+
+mod automaton;
+mod bits;
+mod classify;
+mod compile;
+mod final_shim;
+pub(crate) mod limits;
+
+pub(crate) use automaton::{Automaton, StepScratch};
+pub(crate) use classify::{Classifier, ClassifyScratch, base_kind};
+pub(crate) use compile::compile;
+pub(crate) use final_shim::final_answer;

@@ -1,0 +1,321 @@
+//! The message model: one step of an agent task, as the monitor sees it.
+//!
+//! A [`Message`] is what one responder produced in one step: who spoke ([`Role`]), the
+//! responder's name, the text, the tool calls, token usage, an error, and the optional
+//! confidence and reward some loops report. A step that produced nothing valid is a
+//! message too ([`Message::no_response`]): it is what the DSL's `N` matches.
+//!
+//! Transcripts of these are read by [`crate::transcript`] (feature `json`).
+
+use std::fmt;
+
+/// Who produced a message.
+///
+/// ```
+/// use doneseq::Role;
+///
+/// assert_eq!("assistant".parse::<Role>()?, Role::Llm);
+/// assert_eq!(Role::Agent.to_string(), "agent");
+/// # Ok::<(), doneseq::RoleError>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Role {
+    /// The user (Langroid `Entity.USER`, OpenAI `user`).
+    User,
+    /// The language model (Langroid `Entity.LLM`, OpenAI `assistant`).
+    Llm,
+    /// The agent's own code, e.g. a tool's result (Langroid `Entity.AGENT`, OpenAI
+    /// `tool`).
+    Agent,
+    /// The system prompt or other set-up text. Not a step of the task: the monitor
+    /// records it and moves on (see [`crate::Monitor::observe`]).
+    System,
+}
+
+impl Role {
+    /// The canonical lowercase name: `user`, `llm`, `agent` or `system`.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Role::User => "user",
+            Role::Llm => "llm",
+            Role::Agent => "agent",
+            Role::System => "system",
+        }
+    }
+}
+
+impl fmt::Display for Role {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A role name that is none of the accepted ones.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "unknown role '{0}' (expected user, llm, agent or system; also assistant, tool, developer)"
+)]
+pub struct RoleError(pub String);
+
+impl std::str::FromStr for Role {
+    type Err = RoleError;
+
+    /// Accepts the canonical names, Langroid's entity names and OpenAI's roles, in any
+    /// case: `user`; `llm`, `assistant`; `agent`, `tool`, `function`; `system`,
+    /// `developer`.
+    fn from_str(s: &str) -> Result<Role, RoleError> {
+        match s.to_ascii_lowercase().as_str() {
+            "user" => Ok(Role::User),
+            "llm" | "assistant" => Ok(Role::Llm),
+            "agent" | "tool" | "function" => Ok(Role::Agent),
+            "system" | "developer" => Ok(Role::System),
+            _ => Err(RoleError(s.to_owned())),
+        }
+    }
+}
+
+/// One tool call of an LLM message.
+///
+/// ```
+/// use doneseq::ToolCall;
+///
+/// let call = ToolCall::new("calculator", r#"{"expression": "6*7"}"#);
+/// assert_eq!(call.name(), "calculator");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ToolCall {
+    name: String,
+    arguments: String,
+    id: Option<String>,
+}
+
+impl ToolCall {
+    /// A call of `name` with `arguments`, the JSON text of its arguments (kept as
+    /// text: the monitor never needs them parsed, and the text is what a log holds).
+    #[must_use]
+    pub fn new(name: impl Into<String>, arguments: impl Into<String>) -> ToolCall {
+        ToolCall {
+            name: name.into(),
+            arguments: arguments.into(),
+            id: None,
+        }
+    }
+
+    /// The same call with the provider's call id (OpenAI `tool_calls[].id`).
+    #[must_use]
+    pub fn with_id(mut self, id: impl Into<String>) -> ToolCall {
+        self.id = Some(id.into());
+        self
+    }
+
+    /// The tool's name, which `T[name]` compares exactly.
+    #[must_use]
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The arguments as JSON text (empty when the log had none).
+    #[must_use]
+    pub fn arguments(&self) -> &str {
+        &self.arguments
+    }
+
+    /// The provider's call id, if the log had one.
+    #[must_use]
+    pub fn id(&self) -> Option<&str> {
+        self.id.as_deref()
+    }
+}
+
+/// Tokens a step consumed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Usage {
+    /// Prompt tokens.
+    pub input_tokens: u64,
+    /// Completion tokens.
+    pub output_tokens: u64,
+}
+
+/// One step of an agent task.
+///
+/// Build one with a constructor per role and the `with_*` methods:
+///
+/// ```
+/// use doneseq::{Message, Role, ToolCall};
+///
+/// let call = Message::llm("").with_tool_call(ToolCall::new("calculator", "{}"));
+/// assert_eq!(call.role(), Role::Llm);
+/// assert_eq!(call.tool_calls().len(), 1);
+///
+/// let result = Message::agent("42").with_responder("Calc");
+/// assert_eq!(result.responder(), Some("Calc"));
+///
+/// let nothing = Message::no_response(Role::Llm);
+/// assert!(nothing.is_no_response());
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct Message {
+    role: Role,
+    responder: Option<String>,
+    content: String,
+    tool_calls: Vec<ToolCall>,
+    usage: Option<Usage>,
+    error: Option<String>,
+    confidence: Option<f64>,
+    reward: Option<f64>,
+    no_response: bool,
+}
+
+impl Message {
+    /// A message from `role` with `content`.
+    #[must_use]
+    pub fn new(role: Role, content: impl Into<String>) -> Message {
+        Message {
+            role,
+            responder: None,
+            content: content.into(),
+            tool_calls: Vec::new(),
+            usage: None,
+            error: None,
+            confidence: None,
+            reward: None,
+            no_response: false,
+        }
+    }
+
+    /// A user message.
+    #[must_use]
+    pub fn user(content: impl Into<String>) -> Message {
+        Message::new(Role::User, content)
+    }
+
+    /// An LLM message (add tool calls with [`Message::with_tool_call`]).
+    #[must_use]
+    pub fn llm(content: impl Into<String>) -> Message {
+        Message::new(Role::Llm, content)
+    }
+
+    /// An agent message, e.g. a tool's result.
+    #[must_use]
+    pub fn agent(content: impl Into<String>) -> Message {
+        Message::new(Role::Agent, content)
+    }
+
+    /// A system message (not a step of the task).
+    #[must_use]
+    pub fn system(content: impl Into<String>) -> Message {
+        Message::new(Role::System, content)
+    }
+
+    /// A step in which `role` was asked and produced no valid response. It satisfies
+    /// `N`, whatever the role.
+    #[must_use]
+    pub fn no_response(role: Role) -> Message {
+        let mut message = Message::new(role, "");
+        message.no_response = true;
+        message
+    }
+
+    /// The same message, from the named responder (an agent, entity or sub-task
+    /// name), which `X@name` compares exactly.
+    #[must_use]
+    pub fn with_responder(mut self, responder: impl Into<String>) -> Message {
+        self.responder = Some(responder.into());
+        self
+    }
+
+    /// The same message with one more tool call.
+    #[must_use]
+    pub fn with_tool_call(mut self, call: ToolCall) -> Message {
+        self.tool_calls.push(call);
+        self
+    }
+
+    /// The same message with its token usage.
+    #[must_use]
+    pub fn with_usage(mut self, usage: Usage) -> Message {
+        self.usage = Some(usage);
+        self
+    }
+
+    /// The same message, reporting an error (it satisfies `E`).
+    #[must_use]
+    pub fn with_error(mut self, error: impl Into<String>) -> Message {
+        self.error = Some(error.into());
+        self
+    }
+
+    /// The same message with the model's self-reported confidence.
+    #[must_use]
+    pub fn with_confidence(mut self, confidence: f64) -> Message {
+        self.confidence = Some(confidence);
+        self
+    }
+
+    /// The same message with a reward signal.
+    #[must_use]
+    pub fn with_reward(mut self, reward: f64) -> Message {
+        self.reward = Some(reward);
+        self
+    }
+
+    /// Who produced it.
+    #[must_use]
+    pub const fn role(&self) -> Role {
+        self.role
+    }
+
+    /// The responder's name, if known.
+    #[must_use]
+    pub fn responder(&self) -> Option<&str> {
+        self.responder.as_deref()
+    }
+
+    /// The text.
+    #[must_use]
+    pub fn content(&self) -> &str {
+        &self.content
+    }
+
+    /// The tool calls, in order.
+    #[must_use]
+    pub fn tool_calls(&self) -> &[ToolCall] {
+        &self.tool_calls
+    }
+
+    /// Token usage, if reported.
+    #[must_use]
+    pub const fn usage(&self) -> Option<Usage> {
+        self.usage
+    }
+
+    /// The error the step reported, if any.
+    #[must_use]
+    pub fn error(&self) -> Option<&str> {
+        self.error.as_deref()
+    }
+
+    /// The model's confidence, if reported.
+    #[must_use]
+    pub const fn confidence(&self) -> Option<f64> {
+        self.confidence
+    }
+
+    /// The reward, if reported.
+    #[must_use]
+    pub const fn reward(&self) -> Option<f64> {
+        self.reward
+    }
+
+    /// Whether the step produced no valid response: it was built by
+    /// [`Message::no_response`], or it is empty (blank content or Langroid's `PASS`,
+    /// no tool calls, no error), which is Langroid's `_is_empty_message`.
+    #[must_use]
+    pub fn is_no_response(&self) -> bool {
+        self.no_response
+            || (self.tool_calls.is_empty()
+                && self.error.is_none()
+                && matches!(self.content.trim(), "" | "PASS"))
+    }
+}

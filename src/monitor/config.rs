@@ -1,0 +1,87 @@
+//! `TaskConfig`: Langroid's termination options, as one serde-configurable value.
+
+use crate::{DoneSequences, ListError, Role};
+
+/// A task's termination options, named and defaulted as Langroid's `TaskConfig` and
+/// `Task` parameters (see the README's "Task options").
+///
+/// With the `serde` feature it deserializes from an object with these field names;
+/// every field is optional and an unknown field is an error (Langroid silently drops
+/// `TaskConfig(max_turns=...)`, LANGROID.md (d)9):
+///
+/// ```
+/// # #[cfg(feature = "json")] {
+/// use doneseq::{Role, TaskConfig};
+///
+/// let config: TaskConfig = serde_json::from_str(r#"{
+///     "done_sequences": ["T[calculator], A"],
+///     "done_if_response": ["llm"],
+///     "max_turns": 10
+/// }"#)?;
+/// assert_eq!(config.done_if_response, [Role::Llm]);
+/// assert!(config.recognize_string_signals); // Langroid's default
+///
+/// let err = serde_json::from_str::<TaskConfig>(r#"{"max_turn": 10}"#).unwrap_err();
+/// assert!(err.to_string().contains("unknown field `max_turn`"));
+/// # }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(default, deny_unknown_fields))]
+#[non_exhaustive]
+pub struct TaskConfig {
+    /// The done sequences, tried in order; the first that matches ends the task.
+    pub done_sequences: DoneSequences,
+    /// Done as soon as the LLM emits any tool call (checked before the sequences).
+    pub done_if_tool: bool,
+    /// Done when one of these roles gives a valid (non-empty) response.
+    pub done_if_response: Vec<Role>,
+    /// Done when one of these roles is asked and gives no valid response.
+    pub done_if_no_response: Vec<Role>,
+    /// Done after the first step.
+    pub single_round: bool,
+    /// The task is exhausted after this many steps, unless something else ended it
+    /// on that step (Langroid checks turns after `done()`). `None` (or a negative
+    /// number in serde, Langroid's `-1`) is no limit.
+    #[cfg_attr(
+        feature = "serde",
+        serde(deserialize_with = "crate::serde_impl::max_turns")
+    )]
+    pub max_turns: Option<u64>,
+    /// Done when a non-empty message contains the word `DONE` (case-sensitive).
+    /// Langroid's default, `true`.
+    pub recognize_string_signals: bool,
+}
+
+impl Default for TaskConfig {
+    fn default() -> TaskConfig {
+        TaskConfig {
+            done_sequences: DoneSequences::default(),
+            done_if_tool: false,
+            done_if_response: Vec::new(),
+            done_if_no_response: Vec::new(),
+            single_round: false,
+            max_turns: None,
+            recognize_string_signals: true,
+        }
+    }
+}
+
+impl TaskConfig {
+    /// A configuration with these done sequences and Langroid's defaults otherwise.
+    ///
+    /// # Errors
+    ///
+    /// The first sequence that does not parse, with its index.
+    pub fn from_dsl<I>(texts: I) -> Result<TaskConfig, ListError>
+    where
+        I: IntoIterator,
+        I::Item: AsRef<str>,
+    {
+        Ok(TaskConfig {
+            done_sequences: DoneSequences::parse_all(texts)?,
+            ..TaskConfig::default()
+        })
+    }
+}

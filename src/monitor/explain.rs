@@ -1,0 +1,62 @@
+//! Explanations: for every sequence, how close the run is to it.
+
+use super::state::RunState;
+use crate::engine::Automaton;
+
+/// How close one done sequence is, after the run's latest step.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct SequenceProgress {
+    /// The sequence's index in the task's list.
+    pub sequence: usize,
+    /// How many of its leading elements the latest steps satisfy, in order and
+    /// consecutively (`len` when it fired).
+    pub satisfied: usize,
+    /// Its number of elements.
+    pub len: usize,
+    /// Whether it fired at the latest step.
+    pub fired: bool,
+    /// The furthest attempt that the latest step ended, if one did.
+    pub failure: Option<Failure>,
+}
+
+/// An element that a step did not satisfy, ending an attempt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Failure {
+    /// The element's index in its sequence (0 is the first).
+    pub element: usize,
+    /// The step index of the message that did not satisfy it.
+    pub at: u64,
+}
+
+pub(crate) fn explain(automaton: &Automaton, state: &RunState) -> Vec<SequenceProgress> {
+    let at = state.steps.checked_sub(1);
+    let bit = |bits: &[u64], p: usize| bits[p / 64] >> (p % 64) & 1 == 1;
+    (0..automaton.spans.len())
+        .map(|s| {
+            let (start, len) = automaton.spans[s];
+            let (start, len) = (start as usize, len as usize);
+            let satisfied = automaton.progress(&state.bits, s);
+            // An attempt reached element `e` at the latest step if `e` is the first
+            // (always tried) or element `e - 1` held on the step before; it ended if
+            // `e` does not hold now. Report the furthest one.
+            let failure = at.and_then(|at| {
+                (0..len)
+                    .rev()
+                    .find(|&e| {
+                        let p = start + e;
+                        let tried = e == 0 || bit(&state.prev, p - 1);
+                        tried && !bit(&state.bits, p)
+                    })
+                    .map(|element| Failure { element, at })
+            });
+            SequenceProgress {
+                sequence: s,
+                satisfied,
+                len,
+                fired: satisfied == len,
+                failure,
+            }
+        })
+        .collect()
+}

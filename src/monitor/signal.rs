@@ -1,0 +1,84 @@
+//! Text signals: Langroid's `DONE`, and the answer a stop carries.
+
+use super::verdict::{Answer, AnswerSource, StopReason};
+use crate::Message;
+
+/// Whether `content` contains the word `DONE` (case-sensitive, not inside a longer
+/// word). Langroid tests `"DONE" in content`, so "ABANDONED" ends its task; the
+/// word boundary keeps `DONE`, `DONE: 42` and `... DONE.` and drops that.
+pub(crate) fn says_done(content: &str) -> bool {
+    done_at(content).is_some()
+}
+
+/// The byte offset of the first `DONE` word.
+fn done_at(content: &str) -> Option<usize> {
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    content.match_indices("DONE").map(|(i, _)| i).find(|&i| {
+        let before = content[..i].chars().next_back();
+        let after = content[i + 4..].chars().next();
+        !before.is_some_and(word) && !after.is_some_and(word)
+    })
+}
+
+/// Whether the content carries a usable `FINAL` answer.
+pub(crate) fn has_final(content: &str) -> bool {
+    final_answer(content).is_some()
+}
+
+/// The `FINAL` answer in `content`, as text.
+pub(crate) fn final_answer(content: &str) -> Option<String> {
+    crate::engine::final_answer(content)
+}
+
+/// The answer a stop at `message` carries: a `FINAL` answer if there is one, the
+/// content without its `DONE` for a string signal, else the content; none for a step
+/// without a response.
+pub(crate) fn answer(message: &Message, reason: &StopReason) -> Option<Answer> {
+    if message.is_no_response() {
+        return None;
+    }
+    let content = message.content();
+    if let Some(text) = final_answer(content) {
+        return Some(Answer {
+            text,
+            source: AnswerSource::Final,
+        });
+    }
+    if *reason == StopReason::StringSignal {
+        if let Some(i) = done_at(content) {
+            let rest = content[i + 4..].trim_start_matches(|c: char| c == ':' || c.is_whitespace());
+            let text = format!("{}{}", &content[..i], rest).trim().to_owned();
+            return Some(Answer {
+                text,
+                source: AnswerSource::DoneSignal,
+            });
+        }
+    }
+    Some(Answer {
+        text: content.to_owned(),
+        source: AnswerSource::Message,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn done_is_a_word() {
+        for yes in ["DONE", "DONE: 42", "all DONE.", "(DONE)", "x\nDONE"] {
+            assert!(says_done(yes), "{yes}");
+        }
+        for no in [
+            "ABANDONED",
+            "DONEZO",
+            "done",
+            "UNDONE",
+            "DONE_X",
+            "",
+            "DON E",
+        ] {
+            assert!(!says_done(no), "{no}");
+        }
+    }
+}
