@@ -73,6 +73,8 @@ pub mod object;
 mod pattern;
 #[cfg(feature = "serde")]
 mod serde_impl;
+#[cfg(feature = "json")]
+pub mod transcript;
 
 pub use crate::dsl::{DoneSequence, Element, Literal, ParseError, ParseErrorKind};
 pub use crate::engine::limits::{

@@ -32,9 +32,10 @@ pub(crate) fn final_answer(content: &str) -> Option<String> {
 
 /// The answer a stop at `message` carries: a `FINAL` answer if there is one, the
 /// content without its `DONE` for a string signal, else the content; none for a step
-/// without a response.
+/// without a response or one that reports an error (an error message is never an
+/// answer).
 pub(crate) fn answer(message: &Message, reason: &StopReason) -> Option<Answer> {
-    if message.is_no_response() {
+    if message.is_no_response() || message.error().is_some() {
         return None;
     }
     let content = message.content();

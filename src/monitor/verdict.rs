@@ -105,6 +105,7 @@ pub struct Outcome {
     /// another rule came first).
     pub fired: Vec<SequenceMatch>,
     /// The answer: a `FINAL` answer in the content if there is one, else the
-    /// content; `None` for a step without a response.
+    /// content; `None` for a step without a response or with an error (an error
+    /// message is never an answer).
     pub answer: Option<Answer>,
 }

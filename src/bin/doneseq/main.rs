@@ -1,12 +1,14 @@
 //! `doneseq`: the command-line tool.
 //!
 //! `doneseq parse` checks done-sequence DSL text and prints its canonical form (or a
-//! JSON report per input with `--json`).
+//! JSON report per input with `--json`). `doneseq check` replays a transcript against
+//! a task's done sequences and options.
 
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod check_cmd;
 mod parse_cmd;
 
 /// Decide when an LLM agent's loop is done.
@@ -25,11 +27,19 @@ enum Command {
     /// lines and lines starting with '#' are skipped. Exits with 1 if any input failed
     /// to parse, 2 if the input could not be read.
     Parse(parse_cmd::Args),
+    /// Replay a transcript against done sequences and task options, message by
+    /// message: what each message was classified as, how far each sequence got, and
+    /// the verdict.
+    ///
+    /// Exits with 0 when the transcript was processed (done or not), 1 on an input
+    /// error (transcript, config or DSL), 2 on a usage error.
+    Check(check_cmd::Args),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Parse(args) => parse_cmd::run(&args),
+        Command::Check(args) => check_cmd::run(&args),
     }
 }

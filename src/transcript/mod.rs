@@ -1,0 +1,309 @@
+//! Transcript readers (feature `json`): doneseq's JSONL, OpenAI chat messages, and
+//! Langroid-style logs.
+//!
+//! **doneseq JSONL**: one JSON object per line (blank lines are skipped):
+//!
+//! ```json
+//! {"role": "llm", "responder": "Calc", "content": "", "tool_calls": [{"name": "calculator", "arguments": {"x": "6*7"}}], "usage": {"input_tokens": 50, "output_tokens": 9}}
+//! {"role": "agent", "content": "42", "error": null, "confidence": 0.9, "reward": 1.0}
+//! {"role": "llm", "no_response": true}
+//! ```
+//!
+//! `role` is required: `user`, `llm`, `agent`, `system`, or a Langroid or OpenAI name
+//! (`LLM`, `Agent`, `assistant`, `tool`, `developer`). Every other field is optional.
+//! `metadata` may hold anything and is not read; any other unknown field is an
+//! error, so a misspelt field is never silently ignored.
+//!
+//! **OpenAI** chat messages, as JSONL or as one JSON array (or an object with a
+//! `messages` array): `assistant` is the LLM (a tool message when it has
+//! `tool_calls` or a `function_call`), `tool` is the agent's tool result, `name` is
+//! the responder, content may be a string, `null` or a list of parts (text parts are
+//! joined by newlines; image, audio and file parts hold no text).
+//!
+//! **Langroid**: the same lines, where tool calls are also found as JSON objects with
+//! a `"request"` key inside the content (`{"request": "calculator", ...}`), as
+//! Langroid's agents find them.
+//!
+//! A bad line is an error naming the line (and column, for JSON syntax), never
+//! skipped.
+
+mod langroid;
+mod wire;
+
+use std::io::{BufRead, Read};
+
+use serde::Deserialize;
+
+use crate::Message;
+
+/// The longest line (or whole JSON array) read, in bytes.
+pub const MAX_LINE_LEN: usize = 16 << 20;
+
+/// A transcript format.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Format {
+    /// A JSON array if the input starts with `[` or `{"messages"`, else JSONL; both
+    /// read with the union of the doneseq and OpenAI schemas.
+    #[default]
+    Auto,
+    /// doneseq JSONL (which also accepts OpenAI's field names).
+    Jsonl,
+    /// OpenAI chat messages, JSONL or one JSON array.
+    OpenAi,
+    /// doneseq JSONL with Langroid-style tool JSON found in the content.
+    Langroid,
+}
+
+impl std::str::FromStr for Format {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Format, String> {
+        match s {
+            "auto" => Ok(Format::Auto),
+            "jsonl" => Ok(Format::Jsonl),
+            "openai" => Ok(Format::OpenAi),
+            "langroid" => Ok(Format::Langroid),
+            _ => Err(format!(
+                "unknown format '{s}' (expected auto, jsonl, openai or langroid)"
+            )),
+        }
+    }
+}
+
+/// A transcript that could not be read: where, and what was wrong.
+#[derive(Debug, thiserror::Error)]
+#[error("line {line}{}: {message}", column.map(|c| format!(", column {c}")).unwrap_or_default())]
+pub struct TranscriptError {
+    /// The 1-based line number.
+    pub line: usize,
+    /// The 1-based column, for JSON syntax errors.
+    pub column: Option<usize>,
+    /// What was wrong.
+    pub message: String,
+}
+
+impl TranscriptError {
+    fn at(line: usize, message: impl Into<String>) -> TranscriptError {
+        TranscriptError {
+            line,
+            column: None,
+            message: message.into(),
+        }
+    }
+
+    fn json(line_base: usize, e: &serde_json::Error) -> TranscriptError {
+        // serde_json's message ends with " at line L column C": keep the message,
+        // carry the position as fields.
+        let text = e.to_string();
+        let message = text
+            .rsplit_once(" at line ")
+            .map_or(text.as_str(), |(m, _)| m);
+        TranscriptError {
+            line: line_base + e.line().max(1) - 1,
+            column: (e.column() > 0).then_some(e.column()),
+            message: message.to_owned(),
+        }
+    }
+}
+
+/// Reads a whole transcript.
+///
+/// ```
+/// use doneseq::transcript::{read_transcript, Format};
+/// use doneseq::Role;
+///
+/// let log = r#"{"role": "user", "content": "6*7?"}
+/// {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "calculator", "arguments": "{\"x\": \"6*7\"}"}}]}
+/// {"role": "tool", "tool_call_id": "c1", "content": "42"}
+/// "#;
+/// let messages = read_transcript(log.as_bytes(), Format::Auto)?;
+/// assert_eq!(messages[1].role(), Role::Llm);
+/// assert_eq!(messages[1].tool_calls()[0].name(), "calculator");
+/// assert_eq!(messages[2].role(), Role::Agent);
+///
+/// let err = read_transcript(&b"{\"role\": \"llm\"}\n{\"role\": \"lm\"}\n"[..], Format::Jsonl).unwrap_err();
+/// assert_eq!(err.line, 2);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+///
+/// The first line that is not UTF-8, longer than [`MAX_LINE_LEN`], not JSON, or not
+/// a valid message; or an I/O error (line 0).
+pub fn read_transcript<R: BufRead>(
+    reader: R,
+    format: Format,
+) -> Result<Vec<Message>, TranscriptError> {
+    Reader::new(reader, format).collect()
+}
+
+/// A streaming transcript reader: yields one message at a time, so that a replay's
+/// memory does not grow with the transcript (a JSON array is read whole).
+#[derive(Debug)]
+pub struct Reader<R> {
+    input: R,
+    format: Format,
+    line: usize,
+    buffer: Vec<u8>,
+    /// The messages of a JSON array, once read.
+    array: Option<std::vec::IntoIter<Message>>,
+    seen_message: bool,
+    failed: bool,
+}
+
+impl<R: BufRead> Reader<R> {
+    /// A reader of `input` in `format`.
+    pub fn new(input: R, format: Format) -> Reader<R> {
+        Reader {
+            input,
+            format,
+            line: 0,
+            buffer: Vec::new(),
+            array: None,
+            seen_message: false,
+            failed: false,
+        }
+    }
+
+    /// The 1-based number of the line last read.
+    #[must_use]
+    pub const fn line(&self) -> usize {
+        self.line
+    }
+
+    fn read_line(&mut self) -> Result<bool, TranscriptError> {
+        self.buffer.clear();
+        let limit = MAX_LINE_LEN as u64 + 1;
+        let read = (&mut self.input)
+            .take(limit)
+            .read_until(b'\n', &mut self.buffer)
+            .map_err(|e| TranscriptError::at(self.line + 1, format!("cannot read: {e}")))?;
+        if read == 0 {
+            return Ok(false);
+        }
+        self.line += 1;
+        if self.buffer.len() > MAX_LINE_LEN {
+            return Err(TranscriptError::at(
+                self.line,
+                format!("line longer than {MAX_LINE_LEN} bytes"),
+            ));
+        }
+        Ok(true)
+    }
+
+    fn next_message(&mut self) -> Result<Option<Message>, TranscriptError> {
+        if let Some(array) = &mut self.array {
+            return Ok(array.next());
+        }
+        loop {
+            if !self.read_line()? {
+                return Ok(None);
+            }
+            let text = std::str::from_utf8(&self.buffer).map_err(|e| {
+                TranscriptError::at(self.line, format!("not UTF-8 (byte {})", e.valid_up_to()))
+            })?;
+            let trimmed = text.trim();
+            if trimmed.is_empty() {
+                continue;
+            }
+            let array_like = trimmed.starts_with('[') || trimmed.starts_with("{\"messages\"");
+            if self.line_is_first_content()
+                && array_like
+                && matches!(self.format, Format::Auto | Format::OpenAi)
+            {
+                return self.read_array();
+            }
+            let line: wire::Line =
+                serde_json::from_str(trimmed).map_err(|e| TranscriptError::json(self.line, &e))?;
+            return self.finish(line).map(Some);
+        }
+    }
+
+    /// Whether no message has been read yet (a JSON array must start the input).
+    fn line_is_first_content(&self) -> bool {
+        self.array.is_none() && !self.seen_message
+    }
+
+    /// Reads the rest of the input as one JSON array of messages (or an object with a
+    /// `messages` array), starting with the line in the buffer.
+    fn read_array(&mut self) -> Result<Option<Message>, TranscriptError> {
+        let start = self.line;
+        let limit = (MAX_LINE_LEN - self.buffer.len()) as u64 + 1;
+        (&mut self.input)
+            .take(limit)
+            .read_to_end(&mut self.buffer)
+            .map_err(|e| TranscriptError::at(start, format!("cannot read: {e}")))?;
+        if self.buffer.len() > MAX_LINE_LEN {
+            return Err(TranscriptError::at(
+                start,
+                format!("JSON array longer than {MAX_LINE_LEN} bytes"),
+            ));
+        }
+        let text = std::str::from_utf8(&self.buffer).map_err(|e| {
+            TranscriptError::at(start, format!("not UTF-8 (byte {})", e.valid_up_to()))
+        })?;
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Document {
+            Array(Vec<wire::Line>),
+            Object { messages: Vec<wire::Line> },
+        }
+        let lines = match text.trim_start().as_bytes().first() {
+            Some(b'[') => serde_json::from_str::<Vec<wire::Line>>(text),
+            _ => serde_json::from_str::<Document>(text).map(|d| match d {
+                Document::Array(lines) | Document::Object { messages: lines } => lines,
+            }),
+        }
+        .map_err(|e| TranscriptError::json(start, &e))?;
+        self.line += text.matches('\n').count();
+        let mut messages = Vec::with_capacity(lines.len());
+        for (i, line) in lines.into_iter().enumerate() {
+            let message = self.convert(line).map_err(|m| {
+                TranscriptError::at(start, format!("message {i} of the array: {m}"))
+            })?;
+            messages.push(message);
+        }
+        self.seen_message = true;
+        let mut array = messages.into_iter();
+        let first = array.next();
+        self.array = Some(array);
+        Ok(first)
+    }
+
+    fn finish(&mut self, line: wire::Line) -> Result<Message, TranscriptError> {
+        let message = self
+            .convert(line)
+            .map_err(|m| TranscriptError::at(self.line, m))?;
+        self.seen_message = true;
+        Ok(message)
+    }
+
+    fn convert(&self, line: wire::Line) -> Result<Message, String> {
+        let message = line.into_message()?;
+        if self.format != Format::Langroid || !message.tool_calls().is_empty() {
+            return Ok(message);
+        }
+        let calls = langroid::tool_calls(message.content());
+        Ok(calls.into_iter().fold(message, Message::with_tool_call))
+    }
+}
+
+impl<R: BufRead> Iterator for Reader<R> {
+    type Item = Result<Message, TranscriptError>;
+
+    /// The next message, or the error that ends the transcript (after an error the
+    /// reader yields nothing more).
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed {
+            return None;
+        }
+        match self.next_message() {
+            Ok(message) => message.map(Ok),
+            Err(e) => {
+                self.failed = true;
+                Some(Err(e))
+            }
+        }
+    }
+}

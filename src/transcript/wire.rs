@@ -1,0 +1,193 @@
+//! The wire form of one transcript message: the union of doneseq's JSONL schema and
+//! OpenAI's chat message, so one parser reads both.
+
+use serde::Deserialize;
+use serde::de::IgnoredAny;
+use serde_json::Value;
+
+use crate::{Message, Role, ToolCall, Usage};
+
+/// One message as it appears in a log line or array element.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Line {
+    role: String,
+    #[serde(default)]
+    content: Option<Content>,
+    #[serde(default)]
+    responder: Option<String>,
+    /// OpenAI's participant name; the responder when `responder` is absent.
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    tool_calls: Option<Vec<Call>>,
+    /// OpenAI's legacy single call.
+    #[serde(default)]
+    function_call: Option<Function>,
+    /// OpenAI: which call a `tool` message answers. Not needed to classify.
+    #[serde(default)]
+    #[allow(dead_code)]
+    tool_call_id: Option<IgnoredAny>,
+    #[serde(default)]
+    usage: Option<UsageWire>,
+    #[serde(default)]
+    error: Option<String>,
+    #[serde(default)]
+    confidence: Option<f64>,
+    #[serde(default)]
+    reward: Option<f64>,
+    #[serde(default)]
+    no_response: bool,
+    /// Free-form data for the log's own use; doneseq does not read it.
+    #[serde(default)]
+    #[allow(dead_code)]
+    metadata: Option<IgnoredAny>,
+    /// OpenAI fields that carry nothing doneseq classifies.
+    #[serde(default)]
+    refusal: Option<String>,
+    #[serde(default)]
+    #[allow(dead_code)]
+    annotations: Option<IgnoredAny>,
+    #[serde(default)]
+    #[allow(dead_code)]
+    audio: Option<IgnoredAny>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Content {
+    Text(String),
+    Parts(Vec<Value>),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Call {
+    #[serde(default)]
+    id: Option<String>,
+    #[serde(default, rename = "type")]
+    #[allow(dead_code)]
+    kind: Option<IgnoredAny>,
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    arguments: Option<Value>,
+    #[serde(default)]
+    function: Option<Function>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Function {
+    name: String,
+    #[serde(default)]
+    arguments: Option<Value>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct UsageWire {
+    #[serde(default, alias = "prompt_tokens")]
+    input_tokens: u64,
+    #[serde(default, alias = "completion_tokens")]
+    output_tokens: u64,
+    #[serde(default)]
+    #[allow(dead_code)]
+    total_tokens: Option<IgnoredAny>,
+}
+
+/// Arguments as JSON text: OpenAI sends a string of JSON, our schema an object.
+fn arguments_text(arguments: Option<Value>) -> String {
+    match arguments {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(text)) => text,
+        Some(other) => other.to_string(),
+    }
+}
+
+impl Line {
+    /// The message this line describes, or what is wrong with it.
+    pub(super) fn into_message(self) -> Result<Message, String> {
+        let role: Role = self.role.parse().map_err(|e| format!("{e}"))?;
+        let content = match self.content {
+            None => self.refusal.unwrap_or_default(),
+            Some(Content::Text(text)) => text,
+            Some(Content::Parts(parts)) => parts_text(&parts)?,
+        };
+        let mut message = if self.no_response {
+            if !content.is_empty() || self.tool_calls.as_ref().is_some_and(|c| !c.is_empty()) {
+                return Err(
+                    "a message with \"no_response\": true has content or tool calls".into(),
+                );
+            }
+            Message::no_response(role)
+        } else {
+            Message::new(role, content)
+        };
+        if let Some(r) = self.responder.or(self.name) {
+            message = message.with_responder(r);
+        }
+        for (i, call) in self.tool_calls.into_iter().flatten().enumerate() {
+            let (name, arguments) = match (call.name, call.function) {
+                (Some(name), None) => (name, call.arguments),
+                (None, Some(f)) if call.arguments.is_none() => (f.name, f.arguments),
+                (None, None) => return Err(format!("tool call {i} has no name")),
+                _ => {
+                    return Err(format!(
+                        "tool call {i} has both \"name\"/\"arguments\" and \"function\""
+                    ));
+                }
+            };
+            if name.is_empty() {
+                return Err(format!("tool call {i} has an empty name"));
+            }
+            let mut tool = ToolCall::new(name, arguments_text(arguments));
+            if let Some(id) = call.id {
+                tool = tool.with_id(id);
+            }
+            message = message.with_tool_call(tool);
+        }
+        if let Some(f) = self.function_call {
+            message = message.with_tool_call(ToolCall::new(f.name, arguments_text(f.arguments)));
+        }
+        if let Some(u) = self.usage {
+            message = message.with_usage(Usage {
+                input_tokens: u.input_tokens,
+                output_tokens: u.output_tokens,
+            });
+        }
+        if let Some(e) = self.error {
+            message = message.with_error(e);
+        }
+        if let Some(c) = self.confidence {
+            message = message.with_confidence(c);
+        }
+        if let Some(r) = self.reward {
+            message = message.with_reward(r);
+        }
+        Ok(message)
+    }
+}
+
+/// The text of OpenAI content parts: `text` and `refusal` parts joined by newlines;
+/// media parts (`image_url`, `input_audio`, `file`) hold no text to classify.
+fn parts_text(parts: &[Value]) -> Result<String, String> {
+    let mut texts = Vec::new();
+    for (i, part) in parts.iter().enumerate() {
+        let kind = part.get("type").and_then(Value::as_str);
+        match kind {
+            Some(kind @ ("text" | "refusal")) => match part.get(kind).and_then(Value::as_str) {
+                Some(text) => texts.push(text),
+                None => {
+                    return Err(format!(
+                        "content part {i} of type \"{kind}\" has no \"{kind}\" string"
+                    ));
+                }
+            },
+            Some("image_url" | "input_audio" | "file") => {}
+            Some(other) => return Err(format!("content part {i} has an unknown type \"{other}\"")),
+            None => return Err(format!("content part {i} has no \"type\"")),
+        }
+    }
+    Ok(texts.join("\n"))
+}
