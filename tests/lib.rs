@@ -6,6 +6,7 @@ mod autotraits;
 mod cli;
 mod errors;
 mod langroid;
+mod monitor;
 mod object;
 mod oracle;
 mod roundtrip;
