@@ -40,7 +40,7 @@ fn base_kinds_follow_langroid() {
         (Message::agent("42"), BaseKind::Agent),
         (
             Message::agent("").with_tool_call(tool("x")),
-            BaseKind::NoResponse,
+            BaseKind::Agent,
         ),
         (Message::user("go"), BaseKind::User),
         (Message::no_response(Role::Llm), BaseKind::NoResponse),
