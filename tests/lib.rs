@@ -3,6 +3,8 @@
 mod util;
 
 mod autotraits;
+#[cfg(feature = "cli")]
+mod check_cli;
 mod cli;
 mod errors;
 mod langroid;
@@ -11,3 +13,5 @@ mod object;
 mod oracle;
 mod roundtrip;
 mod serde;
+#[cfg(feature = "json")]
+mod transcript;

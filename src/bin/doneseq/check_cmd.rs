@@ -131,7 +131,13 @@ fn load(args: &Args) -> Result<Monitor, String> {
     };
     let mut sequences = config.done_sequences.clone().into_vec();
     for (i, text) in args.sequences.iter().enumerate() {
-        let sequence = DoneSequence::parse(text).map_err(|e| format!("--seq {}: {e:#}", i + 1))?;
+        let sequence = DoneSequence::parse(text).map_err(|e| {
+            // The one-line message, then the caret drawing of `{:#}` without its
+            // own "error:" line.
+            let drawn = format!("{e:#}");
+            let caret = drawn.split_once('\n').map_or("", |(_, rest)| rest);
+            format!("--seq {}: {e}\n{caret}", i + 1)
+        })?;
         sequences.push(sequence);
     }
     if sequences.is_empty() && args.config.is_none() {

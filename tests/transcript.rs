@@ -1,0 +1,119 @@
+//! Transcript readers: formats, and that a bad line is an error with its position.
+
+use doneseq::transcript::{Format, Reader, read_transcript};
+use doneseq::{Message, Role};
+
+fn read(text: &str, format: Format) -> Result<Vec<Message>, doneseq::transcript::TranscriptError> {
+    read_transcript(text.as_bytes(), format)
+}
+
+#[test]
+fn doneseq_jsonl_reads_every_field() {
+    let log = r#"{"role": "llm", "responder": "Calc", "content": "x", "tool_calls": [{"name": "calculator", "arguments": {"a": 1}, "id": "c1"}], "usage": {"input_tokens": 5, "output_tokens": 2}, "confidence": 0.5, "reward": -1.0, "metadata": {"anything": [1, 2]}}
+
+{"role": "agent", "content": "oops", "error": "boom"}
+{"role": "LLM", "no_response": true}
+"#;
+    let messages = read(log, Format::Jsonl).unwrap();
+    assert_eq!(messages.len(), 3, "blank lines are skipped");
+    let m = &messages[0];
+    assert_eq!(
+        (m.role(), m.responder(), m.content()),
+        (Role::Llm, Some("Calc"), "x")
+    );
+    assert_eq!(m.tool_calls()[0].name(), "calculator");
+    assert_eq!(m.tool_calls()[0].arguments(), r#"{"a":1}"#);
+    assert_eq!(m.tool_calls()[0].id(), Some("c1"));
+    assert_eq!(
+        m.usage().map(|u| (u.input_tokens, u.output_tokens)),
+        Some((5, 2))
+    );
+    assert_eq!((m.confidence(), m.reward()), (Some(0.5), Some(-1.0)));
+    assert_eq!(messages[1].error(), Some("boom"));
+    assert!(messages[2].is_no_response());
+}
+
+#[test]
+fn openai_array_and_object_forms() {
+    let array = r#"[{"role": "system", "content": "s"},
+        {"role": "assistant", "content": null, "function_call": {"name": "f", "arguments": "{}"}},
+        {"role": "tool", "tool_call_id": "1", "name": "f", "content": [{"type": "text", "text": "a"}, {"type": "image_url", "image_url": {"url": "x"}}, {"type": "text", "text": "b"}]}]"#;
+    for text in [array.to_owned(), format!("{{\"messages\": {array}}}")] {
+        let messages = read(&text, Format::Auto).unwrap();
+        assert_eq!(messages.len(), 3);
+        assert_eq!(messages[1].tool_calls()[0].name(), "f");
+        assert_eq!(messages[2].role(), Role::Agent);
+        assert_eq!(messages[2].responder(), Some("f"));
+        assert_eq!(messages[2].content(), "a\nb");
+    }
+    let usage = r#"{"role": "assistant", "content": "x", "usage": {"prompt_tokens": 3, "completion_tokens": 4, "total_tokens": 7}}"#;
+    let m = &read(usage, Format::OpenAi).unwrap()[0];
+    assert_eq!(
+        m.usage().map(|u| (u.input_tokens, u.output_tokens)),
+        Some((3, 4))
+    );
+}
+
+#[test]
+fn langroid_tool_json_in_content_when_asked() {
+    let line = r#"{"role": "LLM", "content": "Let me compute: {\"request\": \"calculator\", \"expression\": \"6*7\"}"}"#;
+    let plain = read(line, Format::Jsonl).unwrap();
+    assert!(plain[0].tool_calls().is_empty());
+    let langroid = read(line, Format::Langroid).unwrap();
+    assert_eq!(langroid[0].tool_calls()[0].name(), "calculator");
+}
+
+#[test]
+fn bad_lines_are_errors_with_their_position() {
+    let cases = [
+        ("{\"role\": \"llm\"}\nnot json\n", 2, "expected ident"),
+        (
+            "{\"role\": \"llm\"}\n{\"role\": \"robot\"}\n",
+            2,
+            "unknown role 'robot'",
+        ),
+        ("{\"content\": \"x\"}\n", 1, "missing field `role`"),
+        (
+            "{\"role\": \"llm\", \"tool_calls\": [{\"arguments\": {}}]}\n",
+            1,
+            "tool call 0 has no name",
+        ),
+        (
+            "{\"role\": \"llm\", \"no_response\": true, \"content\": \"x\"}\n",
+            1,
+            "has content",
+        ),
+        (
+            "{\"role\": \"llm\", \"content\": [{\"type\": \"video\"}]}\n",
+            1,
+            "unknown type \"video\"",
+        ),
+        (
+            "[{\"role\": \"user\"}, {\"role\": \"nobody\"}]",
+            1,
+            "message 1 of the array",
+        ),
+    ];
+    for (text, line, message) in cases {
+        let err = read(text, Format::Auto).unwrap_err();
+        assert_eq!(err.line, line, "{text}: {err}");
+        assert!(err.to_string().contains(message), "{text}: {err}");
+    }
+    let err = read_transcript(
+        &b"{\"role\": \"user\", \"content\": \"\xff\"}\n"[..],
+        Format::Jsonl,
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("not UTF-8"), "{err}");
+}
+
+#[test]
+fn the_reader_stops_after_an_error() {
+    let mut reader = Reader::new(
+        "{\"role\": \"user\"}\nbad\n{\"role\": \"user\"}\n".as_bytes(),
+        Format::Jsonl,
+    );
+    assert!(reader.next().unwrap().is_ok());
+    assert!(reader.next().unwrap().is_err());
+    assert!(reader.next().is_none());
+}
