@@ -119,11 +119,12 @@ fn input_errors_exit_1_with_the_line() {
 
     let out = check(&["--seq", "C[(]", "examples/calculator.jsonl"]);
     assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
     assert!(
-        String::from_utf8(out.stderr)
-            .unwrap()
-            .contains("--seq 1: invalid content regex")
+        err.starts_with("error: --seq 1: ") && err.contains("invalid content regex"),
+        "{err}"
     );
+    assert!(err.contains("1 | C[(]"), "the caret drawing follows: {err}");
 
     let out = check(&["examples/calculator.jsonl"]);
     assert_eq!(out.status.code(), Some(1), "nothing to check");
