@@ -10,6 +10,7 @@ mod verdict;
 pub use config::TaskConfig;
 pub use explain::{Failure, SequenceProgress};
 pub use state::RunState;
+#[cfg(feature = "serde")]
 pub(crate) use state::Scratch;
 pub use verdict::{Answer, AnswerSource, Outcome, SequenceMatch, StopReason, Verdict, VerdictKind};
 
