@@ -62,6 +62,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs, rustdoc::broken_intra_doc_links)]
 
+pub mod answer;
 pub mod dsl;
 mod event;
 mod list;
@@ -70,6 +71,10 @@ mod pattern;
 #[cfg(feature = "serde")]
 mod serde_impl;
 
+pub use crate::answer::{
+    AnswerValue, FinalDetection, FinalDetector, FinalKind, FinalMatch, FinalOptions,
+    detect_final_in_code, detect_final_in_text,
+};
 pub use crate::dsl::{DoneSequence, Element, Literal, ParseError, ParseErrorKind};
 pub use crate::event::{AgentEvent, BaseKind, EventKind, ToolName};
 pub use crate::list::{DoneSequences, ListError};
