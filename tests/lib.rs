@@ -2,6 +2,7 @@
 
 mod util;
 
+mod answer;
 mod autotraits;
 mod cli;
 mod errors;

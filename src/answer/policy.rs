@@ -76,8 +76,9 @@ impl Default for FinalPatternConfig {
 ///   [`Decision::Unresolved`], and the run should go on with the error shown to the
 ///   model;
 /// - two different signals give [`Decision::Ambiguous`] and do not stop the run;
-/// - the answer of a `SUBMIT` is its fields as JSON ([`format_final_answer`]), and a
-///   variable's value is formatted the same way (`4950` → `"4950"`).
+/// - the answer of a `SUBMIT` is its fields formatted by [`format_final_answer`] (the
+///   `answer` field if there is one, else JSON), and a variable's value is formatted
+///   the same way (`4950` → `"4950"`).
 ///
 /// ```
 /// use doneseq::answer::{AnswerValue, Decision, FinalPatternPolicy};
