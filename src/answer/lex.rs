@@ -235,31 +235,47 @@ impl Strings {
 pub(crate) fn negated(text: &str, p: usize) -> bool {
     // Look at most this far back: enough for four words, and it keeps the check O(1).
     const WINDOW: usize = 80;
-    let mut lo = p.saturating_sub(WINDOW);
-    while !text.is_char_boundary(lo) {
-        lo += 1;
-    }
-    let Some(before) = text.get(lo..p) else {
+    const MAX_WORDS: usize = 4;
+    let Some(before) = text.get(..p) else {
         return false;
     };
-    let clause = before
-        .rsplit(['\n', '\r', '.', '!', '?', ':', ';', ','])
-        .next()
-        .unwrap_or(before);
-    let words = clause
-        .rsplit(|c: char| !(c.is_alphabetic() || c == '\'' || c == '\u{2019}'))
-        .filter(|w| !w.is_empty())
-        .take(4);
-    for word in words {
-        let is = |list: &[&str]| list.iter().any(|w| w.eq_ignore_ascii_case(word));
-        if is(NEGATIONS) {
-            return true;
+    // Walk back char by char, deciding at the first word that is not a filler.
+    let mut words = 0;
+    let mut word_end = None;
+    for (k, c) in before.char_indices().rev() {
+        if p - k > WINDOW {
+            return false; // a word cut by the window is not read
         }
-        if !is(FILLERS) {
+        if c.is_alphabetic() || c == '\'' || c == '\u{2019}' {
+            word_end.get_or_insert(k + c.len_utf8());
+            continue;
+        }
+        if let Some(end) = word_end.take() {
+            match judge(&before[k + c.len_utf8()..end]) {
+                Some(verdict) => return verdict,
+                None if words + 1 == MAX_WORDS => return false,
+                None => words += 1,
+            }
+        }
+        if matches!(c, '\n' | '\r' | '.' | '!' | '?' | ':' | ';' | ',') {
             return false;
         }
     }
-    false
+    // The text starts with a word.
+    word_end.is_some_and(|end| judge(&before[..end]) == Some(true))
+}
+
+/// A word before a signal: `Some(true)` a negation, `None` a filler (read on),
+/// `Some(false)` anything else.
+fn judge(word: &str) -> Option<bool> {
+    let is = |list: &[&str]| list.iter().any(|w| w.eq_ignore_ascii_case(word));
+    if is(NEGATIONS) {
+        Some(true)
+    } else if is(FILLERS) {
+        None
+    } else {
+        Some(false)
+    }
 }
 
 /// Words that negate a signal named right after them (possibly after [`FILLERS`]).
@@ -419,6 +435,10 @@ mod tests {
         assert!(!neg("FINAL(42)"));
         assert!(!neg("I think it might be FINAL('42')"));
         assert!(!neg("not now.\nFINAL(42)"));
+        assert!(neg("not FINAL(42)"));
+        assert!(neg("no\u{e9} not call FINAL(42)"));
+        assert!(!neg("you just call the FINAL(42)"));
+        assert!(!neg(&format!("not {}FINAL(42)", "the ".repeat(30))));
     }
 
     #[test]
