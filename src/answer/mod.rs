@@ -4,7 +4,8 @@
 //! answer is a variable of its REPL) or `SUBMIT(field=value, ...)` (the answer is a set
 //! of named output fields), in its prose or in the code it runs. This module finds
 //! those calls with a small tokenizer rather than regexes, and turns them into values.
-//! It is what the DSL event `F` tests, and a stop condition of its own.
+//! The matching engine will call [`FinalDetector::find`] once per message for the DSL
+//! event `F`; it is also a stop condition of its own ([`FinalPatternPolicy`]).
 //!
 //! # Overview
 //!
@@ -485,7 +486,9 @@ pub struct FinalDetection {
     /// Set when the text held two different signals (prose only).
     pub ambiguity: Option<Ambiguity>,
     /// The candidates that were not signals, in the order met, at most
-    /// [`FinalDetection::MAX_REJECTIONS`].
+    /// [`FinalDetection::MAX_REJECTIONS`]. The scan stops once the answer is decided
+    /// (in code at the first call, in prose at the first conflict), so later
+    /// candidates are not listed.
     pub rejected: Vec<Rejection>,
 }
 
