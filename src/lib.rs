@@ -62,6 +62,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs, rustdoc::broken_intra_doc_links)]
 
+pub mod answer;
 pub mod dsl;
 mod engine;
 mod event;
@@ -76,6 +77,10 @@ mod serde_impl;
 #[cfg(feature = "json")]
 pub mod transcript;
 
+pub use crate::answer::{
+    AnswerValue, FinalDetection, FinalDetector, FinalKind, FinalMatch, FinalOptions,
+    detect_final_in_code, detect_final_in_text,
+};
 pub use crate::dsl::{DoneSequence, Element, Literal, ParseError, ParseErrorKind};
 pub use crate::engine::limits::{
     CompileError, MAX_POSITIONS, MAX_REGEX_SET_SIZE, MAX_SEQUENCES, MAX_TASK_PATTERNS,

@@ -104,7 +104,7 @@ pub fn event_holds(event: &AgentEvent, message: &Message) -> bool {
         EventKind::User => matches!(message.role(), Role::User | Role::System) && !none,
         EventKind::NoResponse => none,
         EventKind::Content(pattern) => pattern.is_match(message.content()),
-        EventKind::Final => crate::engine::final_answer(message.content()).is_some(),
+        EventKind::Final => crate::answer::detect_final_in_text(message.content()).detected,
         EventKind::Error => message.error().is_some(),
         EventKind::Any => true,
     }

@@ -2,6 +2,7 @@
 
 mod util;
 
+mod answer;
 mod autotraits;
 #[cfg(feature = "cli")]
 mod check_cli;

@@ -361,3 +361,38 @@ fn a_checkpoint_from_another_monitor_is_refused() {
     ));
     assert!(a.resume(a.start()).is_ok());
 }
+
+#[test]
+fn final_answers_are_extracted_and_ambiguity_is_not_f() {
+    let m = monitor(&["F"]);
+    let answer = |text: &str| {
+        let mut run = m.start();
+        m.observe(&mut run, &Message::llm(text))
+            .outcome()
+            .and_then(|o| o.answer.clone())
+            .map(|a| (a.text, a.source))
+    };
+    assert_eq!(
+        answer("Done. FINAL(\"Paris\")"),
+        Some(("Paris".to_owned(), AnswerSource::Final))
+    );
+    assert_eq!(
+        answer("SUBMIT(answer='Paris', confidence=0.9)"),
+        Some(("Paris".to_owned(), AnswerSource::Final))
+    );
+    assert_eq!(
+        answer("FINAL_VAR(report)"),
+        Some(("report".to_owned(), AnswerSource::FinalVariable))
+    );
+    // Two different answers: no `F`, and "NOT_FINAL(3)" or prose about a final draft
+    // is no signal at all (PEERS.md §1.2).
+    for text in [
+        r#"FINAL("a") and FINAL("b")"#,
+        "NOT_FINAL(3)",
+        "the final (third) draft",
+    ] {
+        assert_eq!(answer(text), None, "{text}");
+        assert!(!m.classify(&Message::llm(text)).final_answer, "{text}");
+    }
+    assert_eq!(m.classify(&Message::llm("FINAL(42)")).labels(), ["L", "F"]);
+}

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use regex_automata::{Input, PatternSet, meta};
 use smallvec::SmallVec;
 
-use super::final_shim::FinalDetector;
+use crate::answer::FinalDetector;
 use crate::{BaseKind, Message, Role};
 
 /// The base kind of a message, as Langroid decides it (LANGROID.md (b)), with the
@@ -30,7 +30,7 @@ pub(crate) fn base_kind(message: &Message) -> BaseKind {
 /// Whether the content carries a usable `FINAL(...)`/`FINAL_VAR(...)`/`SUBMIT(...)`
 /// answer: detected, and not ambiguous (two conflicting signals hold no answer).
 pub(crate) fn has_final(detector: &FinalDetector, content: &str) -> bool {
-    detector.find(content).is_some_and(|m| !m.ambiguous)
+    detector.find(content).is_some_and(|m| !m.is_ambiguous())
 }
 
 /// A message, classified: borrowed from the scratch that holds its atoms.

@@ -243,7 +243,7 @@ pub(crate) fn compile(sequences: &[DoneSequence]) -> Result<(Classifier, Automat
         error_atom,
         compounds,
         compound_base,
-        detector: super::final_shim::FinalDetector,
+        detector: crate::answer::FinalDetector::default(),
     };
     let automaton = Automaton {
         words,

@@ -5,10 +5,8 @@ mod automaton;
 mod bits;
 mod classify;
 mod compile;
-mod final_shim;
 pub(crate) mod limits;
 
 pub(crate) use automaton::{Automaton, StepScratch};
 pub(crate) use classify::{Classifier, ClassifyScratch, base_kind};
 pub(crate) use compile::compile;
-pub(crate) use final_shim::final_answer;

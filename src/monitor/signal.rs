@@ -2,6 +2,7 @@
 
 use super::verdict::{Answer, AnswerSource, StopReason};
 use crate::Message;
+use crate::answer::FinalKind;
 
 /// Whether `content` contains the word `DONE` (case-sensitive, not inside a longer
 /// word). Langroid tests `"DONE" in content`, so "ABANDONED" ends its task; the
@@ -20,14 +21,31 @@ fn done_at(content: &str) -> Option<usize> {
     })
 }
 
-/// Whether the content carries a usable `FINAL` answer.
+/// Whether the content carries a usable `FINAL` answer (the per-message path: no
+/// allocation).
 pub(crate) fn has_final(content: &str) -> bool {
-    final_answer(content).is_some()
+    crate::answer::FinalDetector::default()
+        .find(content)
+        .is_some_and(|m| !m.is_ambiguous())
 }
 
-/// The `FINAL` answer in `content`, as text.
-pub(crate) fn final_answer(content: &str) -> Option<String> {
-    crate::engine::final_answer(content)
+/// The `FINAL` answer in `content`, as text, and whether it names a variable
+/// (`FINAL_VAR`), whose value the monitor cannot know.
+fn final_answer(content: &str) -> Option<(String, AnswerSource)> {
+    let detection = crate::answer::FinalDetector::default().detect(content);
+    if !detection.detected {
+        return None;
+    }
+    if detection.kind == Some(FinalKind::Variable) {
+        return detection
+            .content
+            .map(|name| (name, AnswerSource::FinalVariable));
+    }
+    let text = match &detection.value {
+        Some(value) => crate::answer::format_final_answer(value),
+        None => detection.content?,
+    };
+    Some((text, AnswerSource::Final))
 }
 
 /// The answer a stop at `message` carries: a `FINAL` answer if there is one, the
@@ -39,11 +57,8 @@ pub(crate) fn answer(message: &Message, reason: &StopReason) -> Option<Answer> {
         return None;
     }
     let content = message.content();
-    if let Some(text) = final_answer(content) {
-        return Some(Answer {
-            text,
-            source: AnswerSource::Final,
-        });
+    if let Some((text, source)) = final_answer(content) {
+        return Some(Answer { text, source });
     }
     if *reason == StopReason::StringSignal {
         if let Some(i) = done_at(content) {

@@ -76,8 +76,12 @@ pub struct SequenceMatch {
 pub enum AnswerSource {
     /// The content of the message that ended the task.
     Message,
-    /// A `FINAL(...)` / `FINAL_VAR(...)` / `SUBMIT(...)` signal in that content.
+    /// A `FINAL(...)` or `SUBMIT(...)` signal in that content, formatted by
+    /// [`crate::answer::format_final_answer`].
     Final,
+    /// A `FINAL_VAR(name)` signal: the text is the variable's *name*; its value lives
+    /// in the agent's namespace ([`crate::answer::resolve_final_var`]).
+    FinalVariable,
     /// That content with its `DONE` signal removed.
     DoneSignal,
 }
