@@ -95,15 +95,34 @@ impl Automaton {
         hit != 0
     }
 
-    /// The sequences whose last element is set in `bits`, in list order.
+    /// The sequences whose last element is set in `bits`, in list order: the set
+    /// bits of `bits & ends`, so the cost follows the matches, not the sequences.
     pub(crate) fn fired<'a>(&'a self, bits: &'a [u64]) -> impl Iterator<Item = usize> + 'a {
-        self.spans
-            .iter()
+        bits.iter()
+            .zip(self.ends.iter())
             .enumerate()
-            .filter_map(move |(s, &(start, len))| {
-                let last = (start + len - 1) as usize;
-                bits::get(bits, last).then_some(s)
+            .flat_map(move |(i, (&b, &e))| {
+                let mut hits = b & e;
+                std::iter::from_fn(move || {
+                    (hits != 0).then(|| {
+                        let p = i * 64 + hits.trailing_zeros() as usize;
+                        hits &= hits - 1;
+                        self.seq_of[p] as usize
+                    })
+                })
             })
+    }
+
+    /// The element of sequence `s` that ended the furthest attempt at the latest
+    /// step: an attempt reached element `e` if `e` is the first (always tried) or
+    /// `e - 1` held one step before (`prev`), and ended if `e` does not hold now.
+    pub(crate) fn failed_element(&self, prev: &[u64], bits: &[u64], s: usize) -> Option<usize> {
+        let (start, len) = self.spans[s];
+        let (start, len) = (start as usize, len as usize);
+        (0..len).rev().find(|&e| {
+            let p = start + e;
+            (e == 0 || bits::get(prev, p - 1)) && !bits::get(bits, p)
+        })
     }
 
     /// How many leading elements of sequence `s` the messages ending now satisfy.

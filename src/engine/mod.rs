@@ -8,5 +8,5 @@ mod compile;
 pub(crate) mod limits;
 
 pub(crate) use automaton::{Automaton, StepScratch};
-pub(crate) use classify::{Classifier, ClassifyScratch, base_kind};
+pub(crate) use classify::{Classifier, ClassifyScratch, base_kind, has_final};
 pub(crate) use compile::compile;

@@ -31,23 +31,13 @@ pub struct Failure {
 
 pub(crate) fn explain(automaton: &Automaton, state: &RunState) -> Vec<SequenceProgress> {
     let at = state.steps.checked_sub(1);
-    let bit = |bits: &[u64], p: usize| bits[p / 64] >> (p % 64) & 1 == 1;
     (0..automaton.spans.len())
         .map(|s| {
-            let (start, len) = automaton.spans[s];
-            let (start, len) = (start as usize, len as usize);
+            let len = automaton.spans[s].1 as usize;
             let satisfied = automaton.progress(&state.bits, s);
-            // An attempt reached element `e` at the latest step if `e` is the first
-            // (always tried) or element `e - 1` held on the step before; it ended if
-            // `e` does not hold now. Report the furthest one.
             let failure = at.and_then(|at| {
-                (0..len)
-                    .rev()
-                    .find(|&e| {
-                        let p = start + e;
-                        let tried = e == 0 || bit(&state.prev, p - 1);
-                        tried && !bit(&state.bits, p)
-                    })
+                automaton
+                    .failed_element(&state.prev, &state.bits, s)
                     .map(|element| Failure { element, at })
             });
             SequenceProgress {

@@ -323,7 +323,7 @@ impl Monitor {
             responder: message.responder().map(str::to_owned),
             tools,
             patterns,
-            final_answer: signal::has_final(message.content()),
+            final_answer: engine::has_final(&self.classifier.detector, message.content()),
             error: message.error().is_some(),
         }
     }

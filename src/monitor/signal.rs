@@ -21,14 +21,6 @@ fn done_at(content: &str) -> Option<usize> {
     })
 }
 
-/// Whether the content carries a usable `FINAL` answer (the per-message path: no
-/// allocation).
-pub(crate) fn has_final(content: &str) -> bool {
-    crate::answer::FinalDetector::default()
-        .find(content)
-        .is_some_and(|m| !m.is_ambiguous())
-}
-
 /// The `FINAL` answer in `content`, as text, and whether it names a variable
 /// (`FINAL_VAR`), whose value the monitor cannot know.
 fn final_answer(content: &str) -> Option<(String, AnswerSource)> {
