@@ -228,6 +228,14 @@ pub(crate) fn compile(sequences: &[DoneSequence]) -> Result<(Classifier, Automat
         }
     }
 
+    // The dense pass's lanes: what passes with no responder and no atom.
+    let pass: Box<[u64]> = (0..BASES.len() * words)
+        .map(|j| {
+            let i = j % words;
+            !(fail_base[j] | req_r_all[i] | req_x_all[i])
+        })
+        .collect();
+
     let patterns = if pattern_sources.is_empty() {
         None
     } else {
@@ -250,6 +258,7 @@ pub(crate) fn compile(sequences: &[DoneSequence]) -> Result<(Classifier, Automat
         starts,
         ends,
         fail_base,
+        pass,
         req_r_all,
         req_r: req_r.into(),
         neg_r: neg_r.into(),

@@ -223,13 +223,15 @@ impl Monitor {
         }
         let at = state.steps;
         state.steps += 1;
-        state.prev.copy_from_slice(&state.bits);
         let scratch = &mut state.scratch;
         let classified = self.classifier.classify(message, &mut scratch.classify);
         let base = classified.base;
-        let hit = self
-            .automaton
-            .step(&mut state.bits, &classified, &mut scratch.step);
+        let hit = self.automaton.step(
+            &mut state.bits,
+            &mut state.prev,
+            &classified,
+            &mut scratch.step,
+        );
         let reason = self.reason(state, message, base, hit);
         let Some(reason) = reason else {
             return Verdict::Continue;
