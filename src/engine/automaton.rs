@@ -74,6 +74,11 @@ impl StepScratch {
         }
     }
 
+    /// Heap bytes held.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.acc.capacity() * 24 + self.touched.capacity() * 4
+    }
+
     /// ORs `row` into column `col` of the accumulators, noting each word touched
     /// for the first time (a sparse row's words are never zero).
     fn add(&mut self, row: &Sparse, col: usize) {

@@ -75,7 +75,26 @@ pub(crate) struct ClassifyScratch {
     patset: Option<PatternSet>,
 }
 
+impl ClassifyScratch {
+    /// Heap bytes held.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.atoms.capacity() * 4 + self.patset.as_ref().map_or(0, PatternSet::capacity)
+    }
+}
+
 impl Classifier {
+    /// A scratch that never needs to grow: room for every atom (a message has each
+    /// at most once) and for every regex of the set.
+    pub(crate) fn scratch(&self) -> ClassifyScratch {
+        ClassifyScratch {
+            atoms: Vec::with_capacity(self.compound_base as usize + self.compounds.len()),
+            patset: self
+                .patterns
+                .as_ref()
+                .map(|set| PatternSet::new(set.pattern_len())),
+        }
+    }
+
     /// Classifies `message` into `scratch` (no allocation once the scratch is warm).
     pub(crate) fn classify<'s>(
         &self,

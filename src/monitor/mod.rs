@@ -162,7 +162,15 @@ impl Monitor {
             bits: smallvec![0; words],
             prev: smallvec![0; words],
             stopped_at: None,
-            scratch: state::Scratch::default(),
+            scratch: self.scratch(),
+        }
+    }
+
+    /// Scratch buffers sized for this monitor, so that no step allocates.
+    fn scratch(&self) -> state::Scratch {
+        state::Scratch {
+            classify: self.classifier.scratch(),
+            step: engine::StepScratch::new(self.automaton.words),
         }
     }
 
@@ -191,7 +199,7 @@ impl Monitor {
         if state.stopped_at.is_some_and(|s| s >= state.steps) {
             return Err(StateError::Corrupt("stopped at a step not yet taken"));
         }
-        state.scratch = state::Scratch::default();
+        state.scratch = self.scratch();
         Ok(state)
     }
 

@@ -45,12 +45,17 @@ impl RunState {
         self.stopped_at
     }
 
-    /// Bytes this state holds on the heap, beyond `size_of::<RunState>()` (zero for
-    /// up to 128 element positions, before the first step warms the scratch).
+    /// Bytes this state holds on the heap, beyond `size_of::<RunState>()`: the
+    /// automaton's bits beyond 128 element positions, and the scratch buffers that
+    /// keep a step from allocating (sized by the monitor when the run starts). It
+    /// depends on the monitor only, never on the run's length.
     #[must_use]
     pub fn heap_bytes(&self) -> usize {
         let spilled = |v: &SmallVec<[u64; 2]>| if v.spilled() { v.capacity() * 8 } else { 0 };
-        spilled(&self.bits) + spilled(&self.prev)
+        spilled(&self.bits)
+            + spilled(&self.prev)
+            + self.scratch.classify.heap_bytes()
+            + self.scratch.step.heap_bytes()
     }
 }
 
