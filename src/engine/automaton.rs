@@ -19,8 +19,8 @@
 //! beyond one word per 64 positions. The dense pass assumes that the message has no
 //! responder and no atom, so that it reads one precomputed row per base kind
 //! (`pass = !(fail_base[kind] | req_r_all | req_x_all)`) beside `starts` and `ends`,
-//! with no dependency from one word to the next (the carry comes from the copy of
-//! the old bits), which the compiler vectorizes. The words that the responder's and
+//! with no dependency from one word to the next (the carry comes from the old bits,
+//! kept apart), which the compiler vectorizes. The words that the responder's and
 //! the atoms' sparse rows touch are then computed again with the full formula; a
 //! message has few atoms, so this fix-up costs little (`benches/observe.rs`).
 
@@ -94,14 +94,14 @@ impl StepScratch {
 }
 
 impl Automaton {
-    /// Advances `bits` (this automaton's `words` words) over one classified message,
-    /// leaving the bits before the step in `prev`. Returns whether any sequence's
-    /// last element is now set.
+    /// Computes `bits` (this automaton's `words` words, every one written) from
+    /// `prev`, the bits before one classified message. Returns whether any
+    /// sequence's last element is now set.
     #[inline]
     pub(crate) fn step(
         &self,
         bits: &mut [u64],
-        prev: &mut [u64],
+        prev: &[u64],
         message: &Classified<'_>,
         scratch: &mut StepScratch,
     ) -> bool {
@@ -112,8 +112,7 @@ impl Automaton {
         let kind = base_index(message.base);
         let pass = &self.pass[kind * w..][..w];
         let (starts, ends) = (&self.starts[..w], &self.ends[..w]);
-        let (bits, prev) = (&mut bits[..w], &mut prev[..w]);
-        prev.copy_from_slice(bits);
+        let (bits, prev) = (&mut bits[..w], &prev[..w]);
         let mut hit = 0u64;
         bits[0] = ((prev[0] << 1) | starts[0]) & pass[0];
         hit |= bits[0] & ends[0];

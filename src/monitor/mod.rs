@@ -231,15 +231,15 @@ impl Monitor {
         }
         let at = state.steps;
         state.steps += 1;
+        // The bits before the step become `prev` by a swap, not a copy: the step
+        // writes every word of `bits` from them.
+        std::mem::swap(&mut state.bits, &mut state.prev);
         let scratch = &mut state.scratch;
         let classified = self.classifier.classify(message, &mut scratch.classify);
         let base = classified.base;
-        let hit = self.automaton.step(
-            &mut state.bits,
-            &mut state.prev,
-            &classified,
-            &mut scratch.step,
-        );
+        let hit = self
+            .automaton
+            .step(&mut state.bits, &state.prev, &classified, &mut scratch.step);
         let reason = self.reason(state, message, base, hit);
         let Some(reason) = reason else {
             return Verdict::Continue;
