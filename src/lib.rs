@@ -74,6 +74,9 @@ pub mod object;
 mod pattern;
 #[cfg(feature = "serde")]
 mod serde_impl;
+#[cfg(feature = "serde")]
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
+pub mod stop;
 #[cfg(feature = "json")]
 pub mod transcript;
 

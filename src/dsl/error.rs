@@ -39,6 +39,7 @@ pub(crate) enum Subject {
     Element,
     Pattern,
     ToolName,
+    TextPattern,
 }
 
 impl fmt::Display for Subject {
@@ -49,6 +50,7 @@ impl fmt::Display for Subject {
             Subject::Element => "element",
             Subject::Pattern => "content pattern",
             Subject::ToolName => "tool name",
+            Subject::TextPattern => "text pattern",
         })
     }
 }
