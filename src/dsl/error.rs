@@ -39,6 +39,8 @@ pub(crate) enum Subject {
     Element,
     Pattern,
     ToolName,
+    /// The regex of a stop condition's `text(...)`.
+    #[cfg_attr(not(feature = "serde"), allow(dead_code))]
     TextPattern,
 }
 
