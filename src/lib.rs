@@ -92,8 +92,8 @@ pub use crate::event::{AgentEvent, BaseKind, EventKind, ToolName};
 pub use crate::list::{DoneSequences, ListError};
 pub use crate::message::{Message, Role, RoleError, ToolCall, Usage};
 pub use crate::monitor::{
-    Answer, AnswerSource, Classification, Failure, Monitor, Outcome, RunState, SequenceMatch,
-    SequenceProgress, StateError, StopReason, TaskConfig, Verdict, VerdictKind,
+    Answer, AnswerSource, Classification, Failure, FiredCondition, Monitor, Outcome, RunState,
+    SequenceMatch, SequenceProgress, StateError, StopReason, TaskConfig, Verdict, VerdictKind,
 };
 pub use crate::object::{EventType, ObjectError, SequenceObject};
 pub use crate::pattern::{ContentPattern, MAX_PATTERN_LEN, MAX_REGEX_SIZE};

@@ -348,7 +348,10 @@ impl Message {
     /// The named number set by [`Message::with_metric`], if any.
     #[must_use]
     pub fn metric(&self, name: &str) -> Option<f64> {
-        self.metrics.iter().find(|(n, _)| n == name).map(|&(_, v)| v)
+        self.metrics
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|&(_, v)| v)
     }
 
     /// All named numbers, in the order they were set.

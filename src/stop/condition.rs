@@ -195,12 +195,10 @@ impl TextPattern {
     /// [`crate::MAX_PATTERN_LEN`], or compiled bigger than [`crate::MAX_REGEX_SIZE`].
     pub fn new(pattern: &str) -> Result<TextPattern, ParseError> {
         if pattern.is_empty() {
-            return Err(ParseError::new(
-                crate::ParseErrorKind::EmptyBracket,
-                0..0,
-                pattern,
-            )
-            .about(Subject::TextPattern));
+            return Err(
+                ParseError::new(crate::ParseErrorKind::EmptyBracket, 0..0, pattern)
+                    .about(Subject::TextPattern),
+            );
         }
         match crate::pattern::build(pattern, false) {
             Ok(regex) => Ok(TextPattern {
@@ -494,7 +492,10 @@ impl Condition {
     /// Whether this is `All`, `Any` or `Not`.
     #[must_use]
     pub const fn is_combinator(&self) -> bool {
-        matches!(self, Condition::All(_) | Condition::Any(_) | Condition::Not(_))
+        matches!(
+            self,
+            Condition::All(_) | Condition::Any(_) | Condition::Not(_)
+        )
     }
 
     /// The children of a combinator (none for a built-in).

@@ -13,12 +13,24 @@
 //! This module needs the `serde` feature: custom conditions and tool-argument
 //! predicates carry JSON values.
 
+mod cancel;
+mod clock;
 mod condition;
+mod custom;
+mod display_stub;
+mod loops;
+mod report;
+pub(crate) mod tree;
 
+pub use cancel::CancelHandle;
+pub use clock::{Clock, ManualClock, SystemClock};
 pub use condition::{
-    Condition, ConfidenceMet, CustomCondition, LoopDetection, LoopOver, RewardThreshold,
-    Speaker, TextMention, TextPattern, TokenBudget, ToolCalled, ToolPhase,
+    Condition, ConfidenceMet, CustomCondition, LoopDetection, LoopOver, RewardThreshold, Speaker,
+    TextMention, TextPattern, TokenBudget, ToolCalled, ToolPhase,
 };
+pub use custom::{Convergence, CustomFire, CustomPolicy, Factory, Registry, RunStats, StepView};
+pub use report::ConditionReport;
+pub(crate) use report::Seqs;
 
 /// The longest cycle [`Condition::Loop`] may look for.
 pub const MAX_LOOP_PERIOD: u32 = 64;
