@@ -14,5 +14,7 @@ mod object;
 mod oracle;
 mod roundtrip;
 mod serde;
+#[cfg(feature = "serde")]
+mod stop;
 #[cfg(feature = "json")]
 mod transcript;

@@ -89,7 +89,6 @@ pub enum Condition {
 
 /// Token limits; each limit that is set is checked, and reaching any one fires.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-#[non_exhaustive]
 pub struct TokenBudget {
     /// Input plus output tokens.
     pub total: Option<u64>,
@@ -146,7 +145,6 @@ pub enum ToolPhase {
 
 /// The [`Condition::Tool`] test.
 #[derive(Clone, Debug, Default, PartialEq)]
-#[non_exhaustive]
 pub struct ToolCalled {
     /// The tool's name, compared exactly; `None` for any tool.
     pub name: Option<String>,
@@ -252,7 +250,6 @@ impl fmt::Display for TextPattern {
 
 /// The [`Condition::Text`] test.
 #[derive(Clone, Debug, PartialEq)]
-#[non_exhaustive]
 pub struct TextMention {
     /// The regex searched in the content.
     pub pattern: TextPattern,
@@ -262,7 +259,6 @@ pub struct TextMention {
 
 /// The [`Condition::Confidence`] test (rlm-code's `ConfidenceTerminationPolicy`).
 #[derive(Clone, Debug, PartialEq)]
-#[non_exhaustive]
 pub struct ConfidenceMet {
     /// Fires when the confidence is at least this (default 0.85).
     pub threshold: f64,
@@ -307,7 +303,6 @@ impl Default for ConfidenceMet {
 /// Only messages that carry a reward count: they add to the cumulative reward, and
 /// a negative one extends the negative streak while a non-negative one ends it.
 #[derive(Clone, Debug, PartialEq)]
-#[non_exhaustive]
 pub struct RewardThreshold {
     /// Fires (`Done`) when the cumulative reward reaches this (default 0.8).
     pub threshold: f64,
@@ -362,7 +357,6 @@ pub enum LoopOver {
 /// collapsed and ends trimmed, and its tool calls with their arguments as canonical
 /// JSON (keys sorted, no spaces), so formatting noise does not hide a loop.
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
 pub struct LoopDetection {
     /// The longest cycle looked for (default 10, Langroid's `inf_loop_cycle_len`; at
     /// most [`crate::stop::MAX_LOOP_PERIOD`]).
@@ -391,7 +385,6 @@ impl Default for LoopDetection {
 /// A [`Condition::Custom`]: the name of a registered condition and its JSON
 /// configuration.
 #[derive(Clone, Debug, PartialEq)]
-#[non_exhaustive]
 pub struct CustomCondition {
     /// The registered name.
     pub name: String,
