@@ -19,6 +19,7 @@ mod condition;
 mod custom;
 mod display_stub;
 mod loops;
+mod policy;
 mod report;
 pub(crate) mod tree;
 
@@ -29,6 +30,7 @@ pub use condition::{
     TextMention, TextPattern, TokenBudget, ToolCalled, ToolPhase,
 };
 pub use custom::{Convergence, CustomFire, CustomPolicy, Factory, Registry, RunStats, StepView};
+pub use policy::{ActionResult, PolicyContext, TerminationPolicy};
 pub use report::ConditionReport;
 pub(crate) use report::Seqs;
 

@@ -31,7 +31,13 @@ fn text(pattern: &str, from: Vec<Speaker>) -> Condition {
 }
 
 /// A name, a condition, messages, the index of the first stop, and its kind.
-type Case = (&'static str, Condition, Vec<Message>, Option<usize>, VerdictKind);
+type Case = (
+    &'static str,
+    Condition,
+    Vec<Message>,
+    Option<usize>,
+    VerdictKind,
+);
 
 /// (condition, messages, index of the first stop, kind): every case fires at its
 /// edge, again identically in a second run of the same monitor (nothing leaks), and

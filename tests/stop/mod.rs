@@ -3,4 +3,5 @@
 
 mod builtins;
 mod combinators;
+mod seeds;
 mod support;
