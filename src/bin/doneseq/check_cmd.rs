@@ -6,6 +6,7 @@ use std::io::{self, BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use doneseq::stop::ConditionReport;
 use doneseq::transcript::{Format, Reader};
 use doneseq::{DoneSequence, Monitor, Outcome, Role, StopReason, TaskConfig, Verdict, VerdictKind};
 use serde_json::{Value, json};
@@ -107,6 +108,7 @@ fn check(args: &Args) -> Result<(), String> {
         first: first.as_ref(),
         all_matches: args.all.then_some(&all_matches[..]),
         explain: &monitor.explain(&run),
+        explain_stop: monitor.explain_stop(&run),
     };
     let out = if args.json {
         report.json().to_string() + "\n"
@@ -154,6 +156,7 @@ struct Report<'a> {
     first: Option<&'a (usize, Outcome)>,
     all_matches: Option<&'a [usize]>,
     explain: &'a [doneseq::SequenceProgress],
+    explain_stop: Option<ConditionReport>,
 }
 
 fn reason_name(reason: &StopReason) -> &'static str {
@@ -165,8 +168,22 @@ fn reason_name(reason: &StopReason) -> &'static str {
         StopReason::DoneIfNoResponse(_) => "done_if_no_response",
         StopReason::SingleRound => "single_round",
         StopReason::MaxTurns(_) => "max_turns",
+        StopReason::Condition(_) => "condition",
         _ => "other",
     }
+}
+
+/// A condition report as JSON, children nested.
+fn report_json(report: &ConditionReport, line_of: &dyn Fn(u64) -> usize) -> Value {
+    json!({
+        "condition": report.condition,
+        "path": report.path,
+        "fired": report.fired,
+        "first_fired": report.first_fired.map(line_of),
+        "kind": report.kind.map(VerdictKind::as_str),
+        "progress": report.progress,
+        "children": report.children.iter().map(|c| report_json(c, line_of)).collect::<Vec<_>>(),
+    })
 }
 
 impl Report<'_> {
@@ -217,14 +234,22 @@ impl Report<'_> {
         let mut report = json!({
             "done": outcome.is_some_and(|o| o.kind == VerdictKind::Done),
             "stopped": outcome.is_some(),
-            "kind": outcome.map(|o| match o.kind {
-                VerdictKind::Done => "done",
-                VerdictKind::Exhausted => "exhausted",
-                _ => "other",
-            }),
+            "kind": outcome.map(|o| o.kind.as_str()),
             "reason": outcome.map(|o| reason_name(&o.reason)),
+            "condition": outcome.and_then(|o| match &o.reason {
+                StopReason::Condition(text) => Some(text.clone()),
+                _ => None,
+            }),
             "at": at,
             "fired": fired,
+            "conditions": outcome.map_or_else(Vec::new, |o| o.conditions.iter().map(|c| json!({
+                "condition": c.condition,
+                "path": c.path,
+                "kind": c.kind.as_str(),
+                "at": self.line_of(c.at),
+                "detail": c.detail,
+            })).collect::<Vec<_>>()),
+            "stop": self.explain_stop.as_ref().map(|r| report_json(r, &|s| self.line_of(s))),
             "answer": outcome.and_then(|o| o.answer.as_ref()).map(|a| a.text.clone()),
             "steps": steps,
         });
@@ -313,10 +338,7 @@ impl Report<'_> {
         out.push('\n');
         match self.first {
             Some((at, outcome)) => {
-                let kind = match outcome.kind {
-                    VerdictKind::Done => "done",
-                    _ => "exhausted",
-                };
+                let kind = outcome.kind.as_str();
                 let _ = write!(out, "{kind} at message {at}: ");
                 let _ = match &outcome.reason {
                     StopReason::Sequence(s) => {
@@ -343,8 +365,19 @@ impl Report<'_> {
                     }
                     StopReason::SingleRound => writeln!(out, "single_round"),
                     StopReason::MaxTurns(n) => writeln!(out, "max_turns ({n} steps)"),
+                    StopReason::Condition(text) => writeln!(out, "{text}"),
                     other => writeln!(out, "{other:?}"),
                 };
+                for c in &outcome.conditions {
+                    let _ = writeln!(
+                        out,
+                        "  fired: {} ({}, message {}): {}",
+                        c.condition,
+                        c.kind,
+                        self.line_of(c.at),
+                        c.detail
+                    );
+                }
                 match &outcome.answer {
                     Some(answer) => {
                         let _ = writeln!(out, "answer: {}", answer.text);
@@ -354,6 +387,12 @@ impl Report<'_> {
             }
             None => {
                 out.push_str("not done\n");
+                if let Some(report) = &self.explain_stop {
+                    out.push_str("  stop conditions:\n");
+                    for line in report.to_string().lines() {
+                        let _ = writeln!(out, "    {line}");
+                    }
+                }
                 for p in self.explain {
                     let _ = write!(
                         out,
