@@ -16,5 +16,7 @@ mod roundtrip;
 mod serde;
 #[cfg(feature = "serde")]
 mod stop;
+#[cfg(feature = "serde")]
+mod stop_lint;
 #[cfg(feature = "json")]
 mod transcript;

@@ -18,6 +18,7 @@ mod clock;
 mod condition;
 mod custom;
 mod display_stub;
+mod lint;
 mod loops;
 mod policy;
 mod report;
@@ -30,6 +31,7 @@ pub use condition::{
     TextMention, TextPattern, TokenBudget, ToolCalled, ToolPhase,
 };
 pub use custom::{Convergence, CustomFire, CustomPolicy, Factory, Registry, RunStats, StepView};
+pub use lint::{Lint, LintKind, LintOptions, Severity, lint};
 pub use policy::{ActionResult, PolicyContext, TerminationPolicy};
 pub use report::ConditionReport;
 pub(crate) use report::Seqs;
