@@ -17,6 +17,8 @@ mod serde;
 #[cfg(feature = "serde")]
 mod stop;
 #[cfg(feature = "serde")]
+mod stop_compat;
+#[cfg(feature = "serde")]
 mod stop_lint;
 #[cfg(feature = "json")]
 mod transcript;

@@ -15,6 +15,7 @@
 
 mod cancel;
 mod clock;
+pub mod compat;
 mod condition;
 mod custom;
 mod display_stub;
