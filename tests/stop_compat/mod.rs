@@ -2,6 +2,7 @@
 //! constructors and stop reasons, rlm-code's policy registry.
 
 mod awaken;
+mod locus;
 
 use doneseq::stop::Condition;
 use doneseq::{Message, Monitor, Outcome, TaskConfig};

@@ -412,7 +412,7 @@ pub fn condition_code(condition_text: &str) -> String {
             other => other,
         }
         .to_owned(),
-        Leading::All => "all".to_owned(),
+        Leading::All(_) => "all".to_owned(),
         Leading::Any => "any".to_owned(),
         Leading::Not => "not".to_owned(),
         Leading::Other => "condition".to_owned(),

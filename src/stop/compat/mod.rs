@@ -7,13 +7,16 @@
 //!
 //! - [`awaken`]: `StopConditionSpec` (the same serde shape, `{"type": "max_rounds",
 //!   "rounds": 10}`), `policies_from_specs`, and `StopDecision` from a
-//!   [`crate::Verdict`].
+//!   [`crate::Verdict`];
+//! - [`locus`]: the constructors (`max_iterations`, `tool_called`, `text_mention`, ...)
+//!   and `locus_stop_reason`, locus's `StopReason` literal for an outcome.
 //!
 //! Nothing is dropped on the way: a spec or a configuration that the peer reads as
 //! "disabled", or that would mean something else here, is a [`CompatError`] that says
 //! so and what to write instead.
 
 pub mod awaken;
+pub mod locus;
 
 use crate::ParseError;
 
@@ -82,6 +85,19 @@ pub enum CompatError {
     /// An empty list of specs: it would never stop anything.
     #[error("no stop conditions: an empty list never stops a run")]
     EmptyList,
+    /// locus `time_limit` with a number of seconds that is negative, NaN, infinite or
+    /// too large for a duration.
+    #[error("time limit of {seconds} seconds: expected a finite, non-negative number")]
+    InvalidSeconds {
+        /// The seconds given.
+        seconds: f64,
+    },
+    /// locus `tool_called_with` whose arguments are not a JSON object.
+    #[error("tool arguments must be a JSON object of the values required, not {found}")]
+    ArgsNotObject {
+        /// The JSON type given (`array`, `string`, ...).
+        found: &'static str,
+    },
 }
 
 /// The shape of a condition's canonical text (the stop-expression language), as far
@@ -91,8 +107,8 @@ pub enum CompatError {
 enum Leading<'a> {
     /// `name(...)` or a bare `name`.
     Call(&'a str),
-    /// `a & b & ...`.
-    All,
+    /// `a & b & ...`: the first operand's text.
+    All(&'a str),
     /// `a | b | ...`.
     Any,
     /// `!a`.
@@ -117,8 +133,8 @@ fn leading(text: &str) -> Leading<'_> {
     if top_level(text, &['|']).is_some() {
         return Leading::Any;
     }
-    if top_level(text, &['&']).is_some() {
-        return Leading::All;
+    if let Some(at) = top_level(text, &['&']) {
+        return Leading::All(text[..at].trim());
     }
     if text.starts_with('!') {
         return Leading::Not;
@@ -215,10 +231,10 @@ mod tests {
             ("  final ", Leading::Call("final")),
             ("text(\"a|b & c\")", Leading::Call("text")),
             ("text('it\\'s | x')", Leading::Call("text")),
-            ("tool(\"x\") & confidence(0.9)", Leading::All),
+            ("tool(\"x\") & confidence(0.9)", Leading::All("tool(\"x\")")),
             ("tool(x) & confidence(0.9) | max_turns(3)", Leading::Any),
-            ("(tool(x) & confidence(0.9))", Leading::All),
-            ("(a) & (b)", Leading::All),
+            ("(tool(x) & confidence(0.9))", Leading::All("tool(x)")),
+            ("(a) & (b)", Leading::All("(a)")),
             ("((max_turns(1)))", Leading::Call("max_turns")),
             ("!tool(x)", Leading::Not),
             ("all(a, b)", Leading::Call("all")),
