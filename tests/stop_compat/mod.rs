@@ -3,6 +3,7 @@
 
 mod awaken;
 mod locus;
+mod rlm;
 
 use doneseq::stop::Condition;
 use doneseq::{Message, Monitor, Outcome, TaskConfig};

@@ -1,4 +1,4 @@
-//! Compatibility faces: the stop-rule APIs of other agent frameworks, each mapped
+//! Compatibility faces: the stop-rule APIs of awaken, locus and rlm-code, each mapped
 //! onto a [`Condition`](super::Condition).
 //!
 //! Port a configuration with the names it was written with; what comes out is an
@@ -9,7 +9,9 @@
 //!   "rounds": 10}`), `policies_from_specs`, and `StopDecision` from a
 //!   [`crate::Verdict`];
 //! - [`locus`]: the constructors (`max_iterations`, `tool_called`, `text_mention`, ...)
-//!   and `locus_stop_reason`, locus's `StopReason` literal for an outcome.
+//!   and `locus_stop_reason`, locus's `StopReason` literal for an outcome;
+//! - [`rlm`]: `termination_policy(name, config)`, rlm-code's
+//!   `PolicyRegistry.get_termination`.
 //!
 //! Nothing is dropped on the way: a spec or a configuration that the peer reads as
 //! "disabled", or that would mean something else here, is a [`CompatError`] that says
@@ -17,6 +19,9 @@
 
 pub mod awaken;
 pub mod locus;
+pub mod rlm;
+
+use std::fmt;
 
 use crate::ParseError;
 
@@ -75,7 +80,7 @@ pub enum CompatError {
     /// An entry of a list failed.
     #[error("{list}[{index}]: {error}")]
     AtIndex {
-        /// Which list (`specs`).
+        /// Which list (`specs`, `policies`, `final_patterns`).
         list: &'static str,
         /// The entry's index.
         index: usize,
@@ -98,6 +103,76 @@ pub enum CompatError {
         /// The JSON type given (`array`, `string`, ...).
         found: &'static str,
     },
+    /// rlm-code: a policy name that is not registered.
+    #[error("unknown termination policy {name:?}; available: {}", Names(available))]
+    UnknownPolicy {
+        /// The name given.
+        name: String,
+        /// The names there are.
+        available: Vec<&'static str>,
+    },
+    /// rlm-code: a configuration key that the policy does not have (rlm-code keeps it
+    /// and never reads it).
+    #[error(
+        "{policy}: unknown configuration key {key:?}; known keys: {}",
+        Names(known)
+    )]
+    UnknownKey {
+        /// The policy's name.
+        policy: &'static str,
+        /// The key given.
+        key: String,
+        /// The keys the policy reads.
+        known: &'static [&'static str],
+    },
+    /// rlm-code: a configuration value of the wrong type or out of range.
+    #[error("{policy}.{key}: expected {expected}, found {found}")]
+    InvalidValue {
+        /// The policy's name.
+        policy: &'static str,
+        /// The key.
+        key: &'static str,
+        /// What was expected.
+        expected: &'static str,
+        /// What was given (as JSON).
+        found: String,
+    },
+    /// rlm-code: a configuration that a condition cannot express, or would express
+    /// differently; the message says what to write instead.
+    #[error("{policy}.{key}: {reason}")]
+    Unsupported {
+        /// The policy's name.
+        policy: &'static str,
+        /// The key.
+        key: &'static str,
+        /// Why, and what to do.
+        reason: &'static str,
+    },
+    /// rlm-code: a composite without sub-policies (rlm-code's AND of nothing stops at
+    /// once, its OR of nothing never does).
+    #[error("composite: no policies to combine")]
+    EmptyComposite,
+    /// rlm-code: composites nested deeper than [`crate::stop::MAX_CONDITION_DEPTH`].
+    #[error("composite: nested deeper than {max} levels")]
+    TooDeep {
+        /// The deepest nesting allowed.
+        max: usize,
+    },
+}
+
+/// A list of names, quoted and separated by commas.
+struct Names<'a>(&'a [&'static str]);
+
+impl fmt::Display for Names<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, name) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{name:?}")?;
+        }
+        Ok(())
+    }
 }
 
 /// The shape of a condition's canonical text (the stop-expression language), as far
