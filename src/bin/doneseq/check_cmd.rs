@@ -6,7 +6,7 @@ use std::io::{self, BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use doneseq::stop::ConditionReport;
+use doneseq::stop::{ConditionReport, LintOptions};
 use doneseq::transcript::{Format, Reader};
 use doneseq::{DoneSequence, Monitor, Outcome, Role, StopReason, TaskConfig, Verdict, VerdictKind};
 use serde_json::{Value, json};
@@ -21,6 +21,10 @@ pub(crate) struct Args {
     /// done_if_no_response, single_round, max_turns, recognize_string_signals.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
+    /// The agent's tools, comma-separated: the lint then reports stop conditions
+    /// and sequences naming a tool that is not among them.
+    #[arg(long, value_name = "NAMES", value_delimiter = ',')]
+    tools: Option<Vec<String>>,
     /// The transcript's format.
     #[arg(long, default_value = "auto", value_parser = parse_format)]
     format: Format,
@@ -146,6 +150,18 @@ fn load(args: &Args) -> Result<Monitor, String> {
         return Err("nothing to check: give --seq DSL or --config FILE".to_owned());
     }
     config.done_sequences = sequences.into();
+    if let Some(stop) = &config.stop {
+        let registry = doneseq::stop::Registry::default();
+        let mut options = LintOptions::default().with_custom(registry.names());
+        if let Some(tools) = &args.tools {
+            options = options.with_tools(tools.iter().cloned());
+        }
+        // Reported, not fatal: a lint says what cannot work, and replaying anyway
+        // shows it.
+        for lint in stop.lint(&options) {
+            eprintln!("{lint}");
+        }
+    }
     Monitor::new(config).map_err(|e| e.to_string())
 }
 
