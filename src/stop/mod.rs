@@ -18,7 +18,7 @@ mod clock;
 pub mod compat;
 mod condition;
 mod custom;
-mod display_stub;
+mod expr;
 mod lint;
 mod loops;
 mod policy;
@@ -32,6 +32,7 @@ pub use condition::{
     TextMention, TextPattern, TokenBudget, ToolCalled, ToolPhase,
 };
 pub use custom::{Convergence, CustomFire, CustomPolicy, Factory, Registry, RunStats, StepView};
+pub use expr::{ExprError, ExprErrorKind};
 pub use lint::{Lint, LintKind, LintOptions, Severity, lint};
 pub use policy::{ActionResult, PolicyContext, TerminationPolicy};
 pub use report::ConditionReport;
