@@ -10,6 +10,10 @@
 //! fired and gives a [`crate::VerdictKind`]: `Done`, `Exhausted`, `Stuck`, `Failed`
 //! or `Cancelled`.
 //!
+//! A condition prints as the stop-expression language and parses back from it
+//! ([`Condition::parse`], grammar in the [`crate::dsl`] docs, "Stop expressions"), and
+//! (de)serializes as tagged objects, also reading awaken's `StopConditionSpec` shapes.
+//!
 //! This module needs the `serde` feature: custom conditions and tool-argument
 //! predicates carry JSON values.
 
@@ -23,6 +27,7 @@ mod lint;
 mod loops;
 mod policy;
 mod report;
+mod spec;
 pub(crate) mod tree;
 
 pub use cancel::CancelHandle;

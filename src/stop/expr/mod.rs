@@ -12,7 +12,9 @@ mod display;
 mod error;
 mod parse;
 
+pub(crate) use self::display::{over_word, phase_word};
 pub use self::error::{ExprError, ExprErrorKind};
+pub(crate) use self::parse::parse_duration;
 use super::{
     Condition, MAX_CONDITION_DEPTH, MAX_CONDITION_NODES, MAX_LOOP_PERIOD, MAX_LOOP_REPEATS, Speaker,
 };

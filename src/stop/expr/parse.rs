@@ -723,6 +723,14 @@ fn duration(n: &Number<'_>) -> Result<Duration, &'static str> {
     }
 }
 
+/// A duration written alone, as in the language: `300s`, `5m`, `1500ms`, `300`.
+pub(crate) fn parse_duration(text: &str) -> Result<Duration, &'static str> {
+    match number(text) {
+        Ok(("", n)) => duration(&n),
+        _ => Err("expected a whole number and a unit (e.g. 300s, 5m, 1h, 1500ms)"),
+    }
+}
+
 /// A string literal, decoded, with the decoded offsets where an escape (`\"`, `\'`,
 /// `\\`) was read, to map offsets in the decoded text back to the input.
 struct Str<'a> {
