@@ -54,8 +54,9 @@
 //!
 //! - `serde` (default): `Serialize`/`Deserialize` for sequences (as DSL text, or from
 //!   Langroid-style objects), events, [`DoneSequences`] and the object form.
-//! - `cli` (default): the `doneseq` binary; it pulls in clap and serde_json. Library
-//!   users can turn it off with `default-features = false, features = ["serde"]`.
+//! - `cli` (default): the `doneseq` binary; it pulls in clap, serde_json, toml and
+//!   serde_norway (YAML). Library users can turn it off with
+//!   `default-features = false, features = ["serde"]`.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 // The crate parses text from outside (configs, model output): no unsafe code, so a bug
 // is at worst a wrong answer or an error, never memory corruption.
