@@ -55,7 +55,7 @@ pub struct TaskConfig {
     /// A stop condition tree evaluated after every step, beside the options above
     /// (feature `serde`). See [`crate::stop`].
     #[cfg(feature = "serde")]
-    #[serde(skip)] // TEMPORARY until Condition has serde
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub stop: Option<crate::stop::Condition>,
 }
 

@@ -506,7 +506,6 @@ fn codes_of_condition_texts() {
 /// Needs the expression language's `Display` (canonical condition texts such as
 /// `max_turns(3)`); until it is merged, a condition prints as its `Debug`.
 #[test]
-#[ignore = "needs the canonical Display of conditions (expression language)"]
 fn stop_decisions_for_stop_conditions() {
     let m = monitor(
         policies_from_specs(&[

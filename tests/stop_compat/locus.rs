@@ -293,7 +293,6 @@ fn stop_reasons_of_condition_texts() {
 /// Needs the expression language's `Display` (canonical condition texts); until it
 /// is merged, a condition prints as its `Debug`.
 #[test]
-#[ignore = "needs the canonical Display of conditions (expression language)"]
 fn stop_reasons_of_stop_conditions() {
     let termination = (tool_called("send_summary") & confidence_met(0.9))
         | text_mention(r"\bDONE\b").unwrap()
