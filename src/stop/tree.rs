@@ -169,6 +169,11 @@ impl Tree {
         sequences: &mut Vec<DoneSequence>,
         registry: &Registry,
     ) -> Result<Tree, CompileError> {
+        // A tree built in Rust has not been through the parser's checks.
+        root.validate()
+            .map_err(|e| CompileError::InvalidCondition {
+                message: e.to_string(),
+            })?;
         let mut tree = Tree {
             nodes: Vec::new(),
             customs: Vec::new(),
