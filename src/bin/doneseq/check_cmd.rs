@@ -6,7 +6,7 @@ use std::io::{self, BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use doneseq::stop::{ConditionReport, LintOptions};
+use doneseq::stop::{Condition, ConditionReport, LintOptions};
 use doneseq::transcript::{Format, Reader};
 use doneseq::{DoneSequence, Monitor, Outcome, Role, StopReason, TaskConfig, Verdict, VerdictKind};
 use serde_json::{Value, json};
@@ -17,10 +17,17 @@ pub(crate) struct Args {
     /// A done sequence in the DSL (repeatable; added after the config's).
     #[arg(long = "seq", value_name = "DSL")]
     sequences: Vec<String>,
-    /// A task configuration (JSON): done_sequences, done_if_tool, done_if_response,
-    /// done_if_no_response, single_round, max_turns, recognize_string_signals.
+    /// A task configuration (JSON, TOML or YAML, by the file's extension; JSON when
+    /// it has none of .json, .toml, .yaml, .yml): done_sequences, done_if_tool,
+    /// done_if_response, done_if_no_response, single_round, max_turns,
+    /// recognize_string_signals, stop.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
+    /// A stop condition in the expression language, e.g.
+    /// 'seq("T[calculator], A") | max_turns(10)'. With a config that has one too,
+    /// the two are combined with '|'.
+    #[arg(long, value_name = "EXPR")]
+    stop: Option<String>,
     /// The agent's tools, comma-separated: the lint then reports stop conditions
     /// and sequences naming a tool that is not among them.
     #[arg(long, value_name = "NAMES", value_delimiter = ',')]
@@ -130,8 +137,7 @@ fn load(args: &Args) -> Result<Monitor, String> {
         Some(path) => {
             let text = std::fs::read_to_string(path)
                 .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-            serde_json::from_str::<TaskConfig>(&text)
-                .map_err(|e| format!("{}: {e}", path.display()))?
+            parse_config(path, &text).map_err(|e| format!("{}: {e}", path.display()))?
         }
         None => TaskConfig::default(),
     };
@@ -146,8 +152,19 @@ fn load(args: &Args) -> Result<Monitor, String> {
         })?;
         sequences.push(sequence);
     }
-    if sequences.is_empty() && args.config.is_none() {
-        return Err("nothing to check: give --seq DSL or --config FILE".to_owned());
+    if let Some(text) = &args.stop {
+        let condition: Condition = text.parse().map_err(|e: doneseq::stop::ExprError| {
+            let drawn = format!("{e:#}");
+            let caret = drawn.split_once('\n').map_or("", |(_, rest)| rest);
+            format!("--stop: {e}\n{caret}")
+        })?;
+        config.stop = Some(match config.stop.take() {
+            Some(from_config) => from_config | condition,
+            None => condition,
+        });
+    }
+    if sequences.is_empty() && args.config.is_none() && args.stop.is_none() {
+        return Err("nothing to check: give --seq DSL, --stop EXPR or --config FILE".to_owned());
     }
     config.done_sequences = sequences.into();
     if let Some(stop) = &config.stop {
@@ -163,6 +180,19 @@ fn load(args: &Args) -> Result<Monitor, String> {
         }
     }
     Monitor::new(config).map_err(|e| e.to_string())
+}
+
+/// Reads a task configuration in the format its extension names.
+fn parse_config(path: &std::path::Path, text: &str) -> Result<TaskConfig, String> {
+    let extension = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    match extension.as_deref() {
+        Some("toml") => toml::from_str(text).map_err(|e| e.to_string()),
+        Some("yaml" | "yml") => serde_norway::from_str(text).map_err(|e| e.to_string()),
+        _ => serde_json::from_str(text).map_err(|e| e.to_string()),
+    }
 }
 
 struct Report<'a> {
