@@ -54,8 +54,9 @@
 //!
 //! - `serde` (default): `Serialize`/`Deserialize` for sequences (as DSL text, or from
 //!   Langroid-style objects), events, [`DoneSequences`] and the object form.
-//! - `cli` (default): the `doneseq` binary; it pulls in clap and serde_json. Library
-//!   users can turn it off with `default-features = false, features = ["serde"]`.
+//! - `cli` (default): the `doneseq` binary; it pulls in clap, serde_json, toml and
+//!   serde_norway (YAML). Library users can turn it off with
+//!   `default-features = false, features = ["serde"]`.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 // The crate parses text from outside (configs, model output): no unsafe code, so a bug
 // is at worst a wrong answer or an error, never memory corruption.
@@ -74,6 +75,9 @@ pub mod object;
 mod pattern;
 #[cfg(feature = "serde")]
 mod serde_impl;
+#[cfg(feature = "serde")]
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
+pub mod stop;
 #[cfg(feature = "json")]
 pub mod transcript;
 
@@ -89,8 +93,8 @@ pub use crate::event::{AgentEvent, BaseKind, EventKind, ToolName};
 pub use crate::list::{DoneSequences, ListError};
 pub use crate::message::{Message, Role, RoleError, ToolCall, Usage};
 pub use crate::monitor::{
-    Answer, AnswerSource, Classification, Failure, Monitor, Outcome, RunState, SequenceMatch,
-    SequenceProgress, StateError, StopReason, TaskConfig, Verdict, VerdictKind,
+    Answer, AnswerSource, Classification, Failure, FiredCondition, Monitor, Outcome, RunState,
+    SequenceMatch, SequenceProgress, StateError, StopReason, TaskConfig, Verdict, VerdictKind,
 };
 pub use crate::object::{EventType, ObjectError, SequenceObject};
 pub use crate::pattern::{ContentPattern, MAX_PATTERN_LEN, MAX_REGEX_SIZE};

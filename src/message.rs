@@ -165,6 +165,9 @@ pub struct Message {
     confidence: Option<f64>,
     reward: Option<f64>,
     no_response: bool,
+    metrics: Vec<(String, f64)>,
+    tool_call_id: Option<String>,
+    elapsed: Option<std::time::Duration>,
 }
 
 impl Message {
@@ -181,6 +184,9 @@ impl Message {
             confidence: None,
             reward: None,
             no_response: false,
+            metrics: Vec::new(),
+            tool_call_id: None,
+            elapsed: None,
         }
     }
 
@@ -260,6 +266,37 @@ impl Message {
         self
     }
 
+    /// The same message with a named number (a score, a probability) that a stop
+    /// condition may read, e.g. `confidence(0.9, key="score")`. Setting a name again
+    /// replaces its value.
+    #[must_use]
+    pub fn with_metric(mut self, name: impl Into<String>, value: f64) -> Message {
+        let name = name.into();
+        match self.metrics.iter_mut().find(|(n, _)| *n == name) {
+            Some(slot) => slot.1 = value,
+            None => self.metrics.push((name, value)),
+        }
+        self
+    }
+
+    /// The same message, answering the tool call with this id (OpenAI's
+    /// `tool_call_id` on a `tool` message): how `tool(name, executed)` knows which
+    /// call a result answers.
+    #[must_use]
+    pub fn with_tool_call_id(mut self, id: impl Into<String>) -> Message {
+        self.tool_call_id = Some(id.into());
+        self
+    }
+
+    /// The same message, recorded this long after the run started. When a message
+    /// carries it, `timeout(...)` reads it instead of the monitor's clock, so a
+    /// replayed log times out where the live run did.
+    #[must_use]
+    pub const fn with_elapsed(mut self, elapsed: std::time::Duration) -> Message {
+        self.elapsed = Some(elapsed);
+        self
+    }
+
     /// Who produced it.
     #[must_use]
     pub const fn role(&self) -> Role {
@@ -306,6 +343,33 @@ impl Message {
     #[must_use]
     pub const fn reward(&self) -> Option<f64> {
         self.reward
+    }
+
+    /// The named number set by [`Message::with_metric`], if any.
+    #[must_use]
+    pub fn metric(&self, name: &str) -> Option<f64> {
+        self.metrics
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|&(_, v)| v)
+    }
+
+    /// All named numbers, in the order they were set.
+    #[must_use]
+    pub fn metrics(&self) -> &[(String, f64)] {
+        &self.metrics
+    }
+
+    /// The id of the tool call this message answers, if known.
+    #[must_use]
+    pub fn tool_call_id(&self) -> Option<&str> {
+        self.tool_call_id.as_deref()
+    }
+
+    /// How long after the run's start it was recorded, if known.
+    #[must_use]
+    pub const fn elapsed(&self) -> Option<std::time::Duration> {
+        self.elapsed
     }
 
     /// Whether the step produced no valid response: it was built by

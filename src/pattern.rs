@@ -101,6 +101,20 @@ impl ContentPattern {
 pub(crate) fn compile(
     pattern: &str,
 ) -> Result<ContentPattern, (ParseErrorKind, std::ops::Range<usize>)> {
+    let regex = build(pattern, true)?;
+    Ok(ContentPattern {
+        source: pattern.into(),
+        regex,
+    })
+}
+
+/// Builds `pattern` with the crate's limits ([`MAX_PATTERN_LEN`], [`MAX_REGEX_SIZE`]);
+/// an error's span is relative to `pattern`. Shared by `C[...]` (case-insensitive)
+/// and the stop conditions' `text(...)` (as written).
+pub(crate) fn build(
+    pattern: &str,
+    case_insensitive: bool,
+) -> Result<Regex, (ParseErrorKind, std::ops::Range<usize>)> {
     let whole = 0..pattern.len();
     if pattern.is_empty() {
         return Err((ParseErrorKind::EmptyBracket, whole));
@@ -115,14 +129,11 @@ pub(crate) fn compile(
         return Err((kind, whole));
     }
     let built = RegexBuilder::new(pattern)
-        .case_insensitive(true)
+        .case_insensitive(case_insensitive)
         .size_limit(MAX_REGEX_SIZE)
         .build();
     match built {
-        Ok(regex) => Ok(ContentPattern {
-            source: pattern.into(),
-            regex,
-        }),
+        Ok(regex) => Ok(regex),
         Err(regex::Error::CompiledTooBig(limit)) => {
             Err((ParseErrorKind::RegexTooBig { limit }, whole))
         }
@@ -130,7 +141,7 @@ pub(crate) fn compile(
             // Only on failure, ask regex-syntax *where*: `regex::Error` has a message but no
             // span. Its configuration mirrors the builder's, so it rejects the same input.
             let mut parser = regex_syntax::ParserBuilder::new()
-                .case_insensitive(true)
+                .case_insensitive(case_insensitive)
                 .build();
             let located = match parser.parse(pattern) {
                 Err(regex_syntax::Error::Parse(e)) => Some((e.kind().to_string(), *e.span())),

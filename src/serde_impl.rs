@@ -192,6 +192,13 @@ struct RunStateWire {
     bits: Vec<u64>,
     prev: Vec<u64>,
     stopped_at: Option<u64>,
+    /// The stop conditions' state; absent in checkpoints of tasks without one.
+    #[serde(default, skip_serializing_if = "is_default")]
+    conditions: crate::stop::tree::TreeState,
+}
+
+fn is_default<T: Default + PartialEq>(value: &T) -> bool {
+    *value == T::default()
 }
 
 impl Serialize for RunState {
@@ -202,6 +209,7 @@ impl Serialize for RunState {
             bits: self.bits.to_vec(),
             prev: self.prev.to_vec(),
             stopped_at: self.stopped_at,
+            conditions: self.tree.clone(),
         }
         .serialize(serializer)
     }
@@ -218,7 +226,32 @@ impl<'de> Deserialize<'de> for RunState {
             bits: wire.bits.into(),
             prev: wire.prev.into(),
             stopped_at: wire.stopped_at,
+            tree: wire.conditions,
+            cancel: crate::stop::CancelHandle::default(),
             scratch: crate::monitor::Scratch::default(),
         })
+    }
+}
+
+/// A verdict kind (de)serializes as its lowercase name: `"done"`, `"exhausted"`,
+/// `"stuck"`, `"failed"`, `"cancelled"`.
+impl Serialize for crate::VerdictKind {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for crate::VerdictKind {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<crate::VerdictKind, D::Error> {
+        use crate::VerdictKind as K;
+        let name = String::deserialize(deserializer)?;
+        [K::Done, K::Exhausted, K::Stuck, K::Failed, K::Cancelled]
+            .into_iter()
+            .find(|k| k.as_str() == name)
+            .ok_or_else(|| {
+                serde::de::Error::custom(format!(
+                    "unknown verdict kind '{name}' (expected done, exhausted, stuck, failed or cancelled)"
+                ))
+            })
     }
 }

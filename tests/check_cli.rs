@@ -132,6 +132,68 @@ fn input_errors_exit_1_with_the_line() {
 }
 
 #[test]
+fn stop_conditions_from_toml_and_yaml_agree() {
+    let toml = stdout(&check(&[
+        "--config",
+        "examples/search.stop.toml",
+        "examples/search.jsonl",
+    ]));
+    let yaml = stdout(&check(&[
+        "--config",
+        "examples/search.stop.yaml",
+        "examples/search.jsonl",
+    ]));
+    assert_eq!(toml, yaml);
+    insta::assert_snapshot!(toml);
+}
+
+#[test]
+fn stop_expression_reports_every_condition_and_the_kind() {
+    let out = check(&[
+        "--stop",
+        r#"seq("T[calculator], A") & !consecutive_errors(1) | max_turns(3)"#,
+        "--json",
+        "examples/calculator.jsonl",
+    ]);
+    let report: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(report["kind"], "done");
+    assert_eq!(report["reason"], "condition");
+    assert_eq!(report["condition"], r#"seq("T[calculator], A")"#);
+    let kinds: Vec<&str> = report["conditions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["done", "done", "exhausted"]);
+    assert_eq!(report["conditions"][2]["detail"], "turns 3/3");
+    assert_eq!(report["stop"]["children"][1]["progress"], "turns 3/3");
+}
+
+#[test]
+fn not_stopped_shows_how_close_each_condition_is() {
+    let out = check(&[
+        "--stop",
+        "max_turns(30) | tokens(input=10000) | tool(nope)",
+        "--tools",
+        "calculator",
+        "examples/calculator.jsonl",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(stderr.contains(r#"closest: "calculator""#), "{stderr}");
+    insta::assert_snapshot!(stdout(&out));
+}
+
+#[test]
+fn a_bad_stop_expression_is_an_input_error_with_a_caret() {
+    let out = check(&["--stop", "max_turns(3", "examples/calculator.jsonl"]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("unclosed '('"), "{stderr}");
+    assert!(stderr.contains("         ^"), "{stderr}");
+}
+
+#[test]
 fn summary_prints_the_verdict_without_rows() {
     for (args, last_lines) in [
         (

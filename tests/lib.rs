@@ -14,5 +14,11 @@ mod object;
 mod oracle;
 mod roundtrip;
 mod serde;
+#[cfg(feature = "serde")]
+mod stop;
+#[cfg(feature = "serde")]
+mod stop_compat;
+#[cfg(feature = "serde")]
+mod stop_lint;
 #[cfg(feature = "json")]
 mod transcript;

@@ -1,6 +1,6 @@
 //! Parse errors: a kind, the byte span it concerns, and the input it came from.
 
-use std::fmt;
+use std::fmt::{self, Write};
 use std::ops::Range;
 
 /// An error from parsing DSL text: what went wrong ([`kind`](ParseError::kind)),
@@ -39,6 +39,9 @@ pub(crate) enum Subject {
     Element,
     Pattern,
     ToolName,
+    /// The regex of a stop condition's `text(...)`.
+    #[cfg_attr(not(feature = "serde"), allow(dead_code))]
+    TextPattern,
 }
 
 impl fmt::Display for Subject {
@@ -49,6 +52,7 @@ impl fmt::Display for Subject {
             Subject::Element => "element",
             Subject::Pattern => "content pattern",
             Subject::ToolName => "tool name",
+            Subject::TextPattern => "text pattern",
         })
     }
 }
@@ -242,63 +246,79 @@ const CONTEXT_CHARS: usize = 40;
 impl fmt::Display for ParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if f.alternate() {
-            return self.render(f);
+            return render_caret(f, &self.input, &self.span, &self.kind);
         }
-        let Range { start, end } = self.span;
-        write!(f, "error parsing {} \"", self.subject)?;
-        // Escaped so that the message stays on one line; cut around the span so that a
-        // 64 KiB input does not end up in a log line.
-        let from = floor_boundary(&self.input, start.saturating_sub(CONTEXT_CHARS));
-        // A long span (the excess of a too-long input) is cut too.
-        let to = ceil_char_boundary(&self.input, end.min(start + CONTEXT_CHARS) + CONTEXT_CHARS);
-        if from > 0 {
-            f.write_str("...")?;
-        }
-        for c in self.input[from..to].chars() {
-            if c == '"' {
-                f.write_str("\\\"")?;
-            } else {
-                write!(f, "{}", c.escape_debug())?;
-            }
-        }
-        if to < self.input.len() {
-            f.write_str("...")?;
-        }
-        write!(f, "\" at {start}..{end}: {}", self.kind)
+        let lead = format_args!("error parsing {}", self.subject);
+        write_one_line(f, &lead, &self.input, &self.span, &self.kind)
     }
 }
 
-impl ParseError {
-    /// The caret form: the message, the line of the input holding the span, and `^`
-    /// under the span (one `^` for an empty span).
-    fn render(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let start = self.span.start.min(self.input.len());
-        let line_start = self.input[..start].rfind('\n').map_or(0, |i| i + 1);
-        let line_end = self.input[start..]
-            .find('\n')
-            .map_or(self.input.len(), |i| start + i);
-        let line_no = self.input[..start].matches('\n').count() + 1;
-        let line = &self.input[line_start..line_end];
-        let column = self.input[line_start..start]
-            .chars()
-            .map(display_width)
-            .sum::<usize>();
-        let span_end = self.span.end.clamp(start, line_end);
-        let carets = self.input[start..span_end]
-            .chars()
-            .map(display_width)
-            .sum::<usize>()
-            .max(1);
-        let gutter = line_no.to_string().len();
-        writeln!(f, "error: {}", self.kind)?;
-        writeln!(f, "{:gutter$} |", "")?;
-        write!(f, "{line_no} | ")?;
-        for c in line.chars() {
-            write_visible(f, c)?;
-        }
-        writeln!(f)?;
-        writeln!(f, "{:gutter$} | {:column$}{}", "", "", "^".repeat(carets))
+/// The one-line form of an error: `{lead} "{input}" at {span}: {message}`, with the
+/// input escaped (so that it stays on one line) and cut around the span (so that a
+/// 64 KiB input does not end up in a log line). Shared by every error type of the
+/// crate that points into a text.
+pub(crate) fn write_one_line(
+    f: &mut fmt::Formatter<'_>,
+    lead: &dyn fmt::Display,
+    input: &str,
+    span: &Range<usize>,
+    message: &dyn fmt::Display,
+) -> fmt::Result {
+    let Range { start, end } = *span;
+    write!(f, "{lead} \"")?;
+    let from = floor_boundary(input, start.saturating_sub(CONTEXT_CHARS));
+    // A long span (the excess of a too-long input) is cut too.
+    let to = ceil_char_boundary(input, end.min(start + CONTEXT_CHARS) + CONTEXT_CHARS);
+    if from > 0 {
+        f.write_str("...")?;
     }
+    for c in input[from..to].chars() {
+        if c == '"' {
+            f.write_str("\\\"")?;
+        } else if c == '\'' {
+            f.write_char('\'')?;
+        } else {
+            write!(f, "{}", c.escape_debug())?;
+        }
+    }
+    if to < input.len() {
+        f.write_str("...")?;
+    }
+    write!(f, "\" at {start}..{end}: {message}")
+}
+
+/// The caret form: the message, the line of the input holding the span, and `^` under
+/// the span (one `^` for an empty span).
+pub(crate) fn render_caret(
+    f: &mut fmt::Formatter<'_>,
+    input: &str,
+    span: &Range<usize>,
+    message: &dyn fmt::Display,
+) -> fmt::Result {
+    let start = span.start.min(input.len());
+    let line_start = input[..start].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = input[start..].find('\n').map_or(input.len(), |i| start + i);
+    let line_no = input[..start].matches('\n').count() + 1;
+    let line = &input[line_start..line_end];
+    let column = input[line_start..start]
+        .chars()
+        .map(display_width)
+        .sum::<usize>();
+    let span_end = span.end.clamp(start, line_end);
+    let carets = input[start..span_end]
+        .chars()
+        .map(display_width)
+        .sum::<usize>()
+        .max(1);
+    let gutter = line_no.to_string().len();
+    writeln!(f, "error: {message}")?;
+    writeln!(f, "{:gutter$} |", "")?;
+    write!(f, "{line_no} | ")?;
+    for c in line.chars() {
+        write_visible(f, c)?;
+    }
+    writeln!(f)?;
+    writeln!(f, "{:gutter$} | {:column$}{}", "", "", "^".repeat(carets))
 }
 
 /// Characters drawn in the caret form as their escape (tabs, control and invisible
@@ -320,7 +340,7 @@ fn write_visible(f: &mut fmt::Formatter<'_>, c: char) -> fmt::Result {
 }
 
 /// A character as messages show it: itself, or its escape when it would be invisible.
-struct Visible(char);
+pub(crate) struct Visible(pub(crate) char);
 
 impl fmt::Display for Visible {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -332,7 +352,7 @@ impl fmt::Display for Visible {
     }
 }
 
-pub(super) fn floor_boundary(s: &str, mut i: usize) -> usize {
+pub(crate) fn floor_boundary(s: &str, mut i: usize) -> usize {
     i = i.min(s.len());
     while !s.is_char_boundary(i) {
         i -= 1;

@@ -17,7 +17,11 @@ use smallvec::SmallVec;
 
 pub(crate) use self::error::Subject;
 pub use self::error::{ParseError, ParseErrorKind};
+#[cfg_attr(not(feature = "serde"), allow(unused_imports))]
+pub(crate) use self::error::{Visible, floor_boundary, render_caret, write_one_line};
 pub(crate) use self::parse::regex_body_end;
+#[cfg_attr(not(feature = "serde"), allow(unused_imports))]
+pub(crate) use self::parse::{is_name_char, is_space};
 use crate::event::AgentEvent;
 
 /// The longest DSL text, in bytes, that [`DoneSequence::parse`] accepts.

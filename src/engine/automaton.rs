@@ -188,6 +188,13 @@ impl Automaton {
         })
     }
 
+    /// Whether sequence `s` fired at the latest step (its last element is set).
+    #[cfg_attr(not(feature = "serde"), allow(dead_code))]
+    pub(crate) fn has_fired(&self, bits: &[u64], s: usize) -> bool {
+        let (start, len) = self.spans[s];
+        bits::get(bits, start as usize + len as usize - 1)
+    }
+
     /// How many leading elements of sequence `s` the messages ending now satisfy.
     pub(crate) fn progress(&self, bits: &[u64], s: usize) -> usize {
         let (start, len) = self.spans[s];

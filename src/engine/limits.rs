@@ -57,4 +57,19 @@ pub enum CompileError {
         /// The regex engine's message.
         detail: String,
     },
+    /// The stop condition is out of bounds (too many nodes, too deep, a loop period
+    /// or threshold out of range).
+    #[error("invalid stop condition: {message}")]
+    InvalidCondition {
+        /// What is wrong.
+        message: String,
+    },
+    /// A custom condition is not registered, or refused its configuration.
+    #[error("custom condition '{name}': {message}")]
+    Custom {
+        /// Its name.
+        name: String,
+        /// What is wrong.
+        message: String,
+    },
 }

@@ -52,6 +52,11 @@ pub struct TaskConfig {
     /// Done when a non-empty message contains the word `DONE` (case-sensitive).
     /// Langroid's default, `true`.
     pub recognize_string_signals: bool,
+    /// A stop condition tree evaluated after every step, beside the options above
+    /// (feature `serde`). See [`crate::stop`].
+    #[cfg(feature = "serde")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stop: Option<crate::stop::Condition>,
 }
 
 impl Default for TaskConfig {
@@ -64,6 +69,8 @@ impl Default for TaskConfig {
             single_round: false,
             max_turns: None,
             recognize_string_signals: true,
+            #[cfg(feature = "serde")]
+            stop: None,
         }
     }
 }

@@ -29,9 +29,13 @@ pub struct Failure {
     pub at: u64,
 }
 
-pub(crate) fn explain(automaton: &Automaton, state: &RunState) -> Vec<SequenceProgress> {
+pub(crate) fn explain(
+    automaton: &Automaton,
+    sequences: usize,
+    state: &RunState,
+) -> Vec<SequenceProgress> {
     let at = state.steps.checked_sub(1);
-    (0..automaton.spans.len())
+    (0..sequences)
         .map(|s| {
             let len = automaton.spans[s].1 as usize;
             let satisfied = automaton.progress(&state.bits, s);

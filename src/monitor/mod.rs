@@ -5,14 +5,20 @@ mod config;
 mod explain;
 mod signal;
 pub(crate) mod state;
+#[cfg(feature = "serde")]
+mod stopping;
 mod verdict;
 
 pub use config::TaskConfig;
 pub use explain::{Failure, SequenceProgress};
+#[cfg(feature = "serde")]
+pub(crate) use signal::says_done;
 pub use state::RunState;
 #[cfg(feature = "serde")]
 pub(crate) use state::Scratch;
-pub use verdict::{Answer, AnswerSource, Outcome, SequenceMatch, StopReason, Verdict, VerdictKind};
+pub use verdict::{
+    Answer, AnswerSource, FiredCondition, Outcome, SequenceMatch, StopReason, Verdict, VerdictKind,
+};
 
 use smallvec::smallvec;
 
@@ -50,6 +56,13 @@ pub struct Monitor {
     config: TaskConfig,
     classifier: Classifier,
     automaton: Automaton,
+    /// The task's own done sequences come first in the automaton; the stop tree's
+    /// `seq(...)` conditions after them.
+    task_sequences: usize,
+    #[cfg(feature = "serde")]
+    tree: Option<std::sync::Arc<crate::stop::tree::Tree>>,
+    #[cfg(feature = "serde")]
+    clock: std::sync::Arc<dyn crate::stop::Clock>,
     fingerprint: u64,
 }
 
@@ -129,15 +142,71 @@ impl Monitor {
     /// [`crate::MAX_SEQUENCES`] sequences, [`crate::MAX_POSITIONS`] elements in all,
     /// [`crate::MAX_TASK_PATTERNS`] distinct regexes, or a regex set bigger than
     /// [`crate::MAX_REGEX_SET_SIZE`].
+    /// A stop condition's custom conditions are looked up in
+    /// [`crate::stop::Registry::default`]; use [`Monitor::with_registry`] for others.
+    #[cfg_attr(
+        feature = "serde",
+        doc = "\n\nAlso [`CompileError::InvalidCondition`] for a stop condition out of bounds, and [`CompileError::Custom`] for a custom condition that is not registered or refuses its configuration."
+    )]
     pub fn new(config: TaskConfig) -> Result<Monitor, CompileError> {
-        let (classifier, automaton) = engine::compile(&config.done_sequences)?;
+        #[cfg(feature = "serde")]
+        return Monitor::with_registry(config, &crate::stop::Registry::default());
+        #[cfg(not(feature = "serde"))]
+        {
+            let (classifier, automaton) = engine::compile(&config.done_sequences)?;
+            let fingerprint = fingerprint(&config);
+            let task_sequences = config.done_sequences.len();
+            Ok(Monitor {
+                config,
+                classifier,
+                automaton,
+                task_sequences,
+                fingerprint,
+            })
+        }
+    }
+
+    /// Compiles a task configuration whose stop condition uses custom conditions
+    /// from `registry`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Monitor::new`].
+    #[cfg(feature = "serde")]
+    pub fn with_registry(
+        config: TaskConfig,
+        registry: &crate::stop::Registry,
+    ) -> Result<Monitor, CompileError> {
+        let mut sequences: Vec<DoneSequence> = config.done_sequences.to_vec();
+        let task_sequences = sequences.len();
+        let tree = match &config.stop {
+            Some(condition) => Some(std::sync::Arc::new(crate::stop::tree::Tree::compile(
+                condition,
+                &mut sequences,
+                registry,
+            )?)),
+            None => None,
+        };
+        let (classifier, automaton) = engine::compile(&sequences)?;
         let fingerprint = fingerprint(&config);
         Ok(Monitor {
             config,
             classifier,
             automaton,
+            task_sequences,
+            tree,
+            clock: std::sync::Arc::new(crate::stop::SystemClock),
             fingerprint,
         })
+    }
+
+    /// The same monitor reading time from `clock` (for `timeout(...)`), e.g. a
+    /// [`crate::stop::ManualClock`] in tests. Runs started before keep working.
+    #[cfg(feature = "serde")]
+    #[must_use]
+    pub fn with_clock(mut self, clock: std::sync::Arc<dyn crate::stop::Clock>) -> Monitor {
+        self.clock = clock;
+        self
     }
 
     /// The configuration this monitor was compiled from.
@@ -162,6 +231,12 @@ impl Monitor {
             bits: smallvec![0; words],
             prev: smallvec![0; words],
             stopped_at: None,
+            #[cfg(feature = "serde")]
+            tree: self.tree.as_ref().map_or_else(Default::default, |tree| {
+                tree.start(tree.needs_clock.then(|| self.clock.now()))
+            }),
+            #[cfg(feature = "serde")]
+            cancel: crate::stop::CancelHandle::default(),
             scratch: self.scratch(),
         }
     }
@@ -198,6 +273,24 @@ impl Monitor {
         }
         if state.stopped_at.is_some_and(|s| s >= state.steps) {
             return Err(StateError::Corrupt("stopped at a step not yet taken"));
+        }
+        #[cfg(feature = "serde")]
+        match &self.tree {
+            Some(tree) => {
+                if !tree.fits(&state.tree) {
+                    return Err(StateError::Corrupt(
+                        "the stop conditions' state does not fit this monitor",
+                    ));
+                }
+                // Time spent suspended is not counted: the clock restarts here.
+                state.tree.clock_mark = tree.needs_clock.then(|| self.clock.now());
+            }
+            None if state.tree != crate::stop::tree::TreeState::default() => {
+                return Err(StateError::Corrupt(
+                    "the state has stop conditions and this monitor has none",
+                ));
+            }
+            None => {}
         }
         state.scratch = self.scratch();
         Ok(state)
@@ -240,14 +333,28 @@ impl Monitor {
         let hit = self
             .automaton
             .step(&mut state.bits, &state.prev, &classified, &mut scratch.step);
-        let reason = self.reason(state, message, base, hit);
-        let Some(reason) = reason else {
+        let task_hit = hit
+            && self
+                .automaton
+                .fired(&state.bits)
+                .any(|s| s < self.task_sequences);
+        let reason = self.reason(state, message, base, task_hit);
+        #[cfg(feature = "serde")]
+        let tree_fired = self.eval_tree(state, message, base, at);
+        #[cfg(not(feature = "serde"))]
+        let tree_fired = false;
+        #[cfg(feature = "serde")]
+        let cancelled = state.cancel.is_cancelled();
+        #[cfg(not(feature = "serde"))]
+        let cancelled = false;
+        if reason.is_none() && !tree_fired && !cancelled {
             return Verdict::Continue;
-        };
+        }
         state.stopped_at.get_or_insert(at);
-        let fired = if hit {
+        let fired = if task_hit {
             self.automaton
                 .fired(&state.bits)
+                .filter(|&s| s < self.task_sequences)
                 .map(|s| {
                     let len = self.config.done_sequences[s].len() as u64;
                     SequenceMatch {
@@ -259,18 +366,65 @@ impl Monitor {
         } else {
             Vec::new()
         };
-        let kind = match reason {
+        #[cfg_attr(not(feature = "serde"), allow(unused_mut))]
+        let mut conditions: Vec<FiredCondition> = Vec::new();
+        #[cfg(feature = "serde")]
+        if tree_fired || cancelled {
+            conditions = self.tree_conditions(state, message, at, tree_fired, cancelled);
+        }
+        Verdict::Stop(self.outcome(state, message, at, reason, fired, conditions))
+    }
+
+    /// The outcome of a stop: the kind of highest precedence among Langroid's rule
+    /// and the conditions that fired, the leading reason, and the answer.
+    fn outcome(
+        &self,
+        state: &RunState,
+        message: &Message,
+        at: u64,
+        reason: Option<StopReason>,
+        fired: Vec<SequenceMatch>,
+        conditions: Vec<FiredCondition>,
+    ) -> Outcome {
+        let rule_kind = reason.as_ref().map(|r| match r {
             StopReason::MaxTurns(_) => VerdictKind::Exhausted,
             _ => VerdictKind::Done,
+        });
+        let kind = rule_kind
+            .into_iter()
+            .chain(conditions.iter().map(|c| c.kind))
+            .max_by_key(|k| k.precedence())
+            .unwrap_or(VerdictKind::Done);
+        // Ties go to Langroid's rule, then to the tree's order.
+        let reason = match reason {
+            Some(r) if rule_kind == Some(kind) => r,
+            _ => conditions
+                .iter()
+                .find(|c| c.kind == kind)
+                .map_or(StopReason::SingleRound, |c| {
+                    StopReason::Condition(c.condition.clone())
+                }),
         };
-        let answer = signal::answer(message, &reason);
-        Verdict::Stop(Outcome {
+        let answer = match (&reason, kind) {
+            (StopReason::Condition(text), VerdictKind::Done) => {
+                let as_rule = if text == "done_signal" {
+                    StopReason::StringSignal
+                } else {
+                    reason.clone()
+                };
+                signal::answer(message, &as_rule)
+            }
+            (StopReason::Condition(_), _) => partial(state),
+            (rule, _) => signal::answer(message, rule),
+        };
+        Outcome {
             kind,
             reason,
             at,
             fired,
             answer,
-        })
+            conditions,
+        }
     }
 
     /// The first rule that ends the task at this step, in Langroid's order.
@@ -351,7 +505,7 @@ impl Monitor {
     /// For every sequence: how close it is, and which element failed on which step.
     #[must_use]
     pub fn explain(&self, state: &RunState) -> Vec<SequenceProgress> {
-        explain::explain(&self.automaton, state)
+        explain::explain(&self.automaton, self.task_sequences, state)
     }
 
     /// Bytes the compiled automaton holds on the heap (its rows and tables).
@@ -376,6 +530,11 @@ fn fingerprint(config: &TaskConfig) -> u64 {
     for sequence in &*config.done_sequences {
         eat(sequence.to_string().as_bytes());
     }
+    #[cfg(feature = "serde")]
+    if let Some(stop) = &config.stop {
+        eat(b"stop");
+        eat(stop.to_string().as_bytes());
+    }
     let roles = |roles: &[Role]| {
         roles
             .iter()
@@ -394,4 +553,18 @@ fn fingerprint(config: &TaskConfig) -> u64 {
     );
     eat(options.as_bytes());
     hash
+}
+
+/// The partial answer of a run that did not finish: its latest LLM response.
+#[cfg(feature = "serde")]
+fn partial(state: &RunState) -> Option<Answer> {
+    (!state.tree.last_text.is_empty()).then(|| Answer {
+        text: state.tree.last_text.clone(),
+        source: AnswerSource::Partial,
+    })
+}
+
+#[cfg(not(feature = "serde"))]
+const fn partial(_: &RunState) -> Option<Answer> {
+    None
 }

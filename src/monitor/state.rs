@@ -21,6 +21,12 @@ pub struct RunState {
     pub(crate) prev: SmallVec<[u64; 2]>,
     /// The step at which the task first stopped.
     pub(crate) stopped_at: Option<u64>,
+    /// The stop conditions' state (statistics, latches, counters).
+    #[cfg(feature = "serde")]
+    pub(crate) tree: crate::stop::tree::TreeState,
+    /// Shared with every handle given out; not part of a checkpoint.
+    #[cfg(feature = "serde")]
+    pub(crate) cancel: crate::stop::CancelHandle,
     pub(crate) scratch: Scratch,
 }
 
@@ -45,17 +51,54 @@ impl RunState {
         self.stopped_at
     }
 
+    /// A handle that cancels this run from anywhere (another thread, a signal
+    /// handler): the next message observed stops it as
+    /// [`crate::VerdictKind::Cancelled`]. Clones of this state share the flag.
+    ///
+    /// ```
+    /// use doneseq::{Message, Monitor, TaskConfig, VerdictKind};
+    ///
+    /// let monitor = Monitor::new(TaskConfig::default())?;
+    /// let mut run = monitor.start();
+    /// let handle = run.cancel_handle();
+    /// std::thread::spawn(move || handle.cancel()).join().unwrap();
+    /// let verdict = monitor.observe(&mut run, &Message::llm("still thinking"));
+    /// assert_eq!(verdict.outcome().unwrap().kind, VerdictKind::Cancelled);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[cfg(feature = "serde")]
+    #[must_use]
+    pub fn cancel_handle(&self) -> crate::stop::CancelHandle {
+        self.cancel.clone()
+    }
+
+    /// The run's statistics as the stop conditions count them (steps, tokens,
+    /// elapsed time, errors in a row, reward). Counted only when the task has a stop
+    /// condition ([`crate::TaskConfig::stop`]); otherwise all zero.
+    #[cfg(feature = "serde")]
+    #[must_use]
+    pub fn stats(&self) -> &crate::stop::RunStats {
+        &self.tree.stats
+    }
+
     /// Bytes this state holds on the heap, beyond `size_of::<RunState>()`: the
-    /// automaton's bits beyond 128 element positions, and the scratch buffers that
-    /// keep a step from allocating (sized by the monitor when the run starts). It
-    /// depends on the monitor only, never on the run's length.
+    /// automaton's bits beyond 128 element positions, the stop conditions' state,
+    /// the cancel flag (one small allocation shared with its handles), and the
+    /// scratch buffers that keep a step from allocating (sized by the monitor when
+    /// the run starts). It depends on the monitor only, never on the run's length.
     #[must_use]
     pub fn heap_bytes(&self) -> usize {
         let spilled = |v: &SmallVec<[u64; 2]>| if v.spilled() { v.capacity() * 8 } else { 0 };
-        spilled(&self.bits)
+        let base = spilled(&self.bits)
             + spilled(&self.prev)
             + self.scratch.classify.heap_bytes()
-            + self.scratch.step.heap_bytes()
+            + self.scratch.step.heap_bytes();
+        // The cancel flag's Arc: two reference counts and the flag, padded.
+        #[cfg(feature = "serde")]
+        let base = base
+            + self.tree.heap_bytes()
+            + std::mem::size_of::<(usize, usize, std::sync::atomic::AtomicBool)>();
+        base
     }
 }
 
@@ -66,5 +109,19 @@ impl PartialEq for RunState {
             && self.bits == other.bits
             && self.prev == other.prev
             && self.stopped_at == other.stopped_at
+            && self.tree_eq(other)
+    }
+}
+
+impl RunState {
+    #[cfg(feature = "serde")]
+    fn tree_eq(&self, other: &RunState) -> bool {
+        self.tree == other.tree
+    }
+
+    #[cfg(not(feature = "serde"))]
+    #[allow(clippy::unused_self)]
+    const fn tree_eq(&self, _: &RunState) -> bool {
+        true
     }
 }

@@ -31,13 +31,74 @@ impl Verdict {
 }
 
 /// How a task ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+///
+/// When several conditions fire at one step, every one is reported
+/// ([`Outcome::conditions`]) and the kind with the highest
+/// [`precedence`](VerdictKind::precedence) is the outcome's: `Failed`, then
+/// `Cancelled`, then `Done`, then `Stuck`, then `Exhausted`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum VerdictKind {
-    /// The task is complete: a done sequence, a done signal, a done-if option.
+    /// The task is complete: a done sequence, a done signal, a done-if option, a
+    /// `FINAL` answer, a tool, a text, a confidence or reward threshold.
     Done,
-    /// A budget ran out (turns); the answer, if any, is partial.
+    /// A budget ran out (turns, tokens, time); the answer, if any, is partial.
     Exhausted,
+    /// The run repeats itself (loop evidence in the fired condition's detail); the
+    /// answer, if any, is partial.
+    Stuck,
+    /// Errors (consecutive errors, a negative reward streak); the answer, if any, is
+    /// partial, never an error message.
+    Failed,
+    /// The run's cancel handle was set; the answer, if any, is partial.
+    Cancelled,
+}
+
+impl VerdictKind {
+    /// The rank that decides an outcome's kind when several conditions fire at one
+    /// step: higher wins.
+    ///
+    /// `Failed` and `Cancelled` come first: the caller must act on them whatever else
+    /// happened. `Done` comes before `Stuck` and `Exhausted`: an answer that arrived
+    /// on the last allowed turn is an answer (Langroid's order, where a done sequence
+    /// is checked before `max_turns`), and loop evidence explains a budget that ran
+    /// out, so `Stuck` beats `Exhausted`.
+    ///
+    /// ```
+    /// use doneseq::VerdictKind;
+    ///
+    /// let mut kinds = [VerdictKind::Exhausted, VerdictKind::Done, VerdictKind::Failed];
+    /// kinds.sort_by_key(|k| std::cmp::Reverse(k.precedence()));
+    /// assert_eq!(kinds, [VerdictKind::Failed, VerdictKind::Done, VerdictKind::Exhausted]);
+    /// ```
+    #[must_use]
+    pub const fn precedence(self) -> u8 {
+        match self {
+            VerdictKind::Exhausted => 0,
+            VerdictKind::Stuck => 1,
+            VerdictKind::Done => 2,
+            VerdictKind::Cancelled => 3,
+            VerdictKind::Failed => 4,
+        }
+    }
+
+    /// The lowercase name: `done`, `exhausted`, `stuck`, `failed`, `cancelled`.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            VerdictKind::Done => "done",
+            VerdictKind::Exhausted => "exhausted",
+            VerdictKind::Stuck => "stuck",
+            VerdictKind::Failed => "failed",
+            VerdictKind::Cancelled => "cancelled",
+        }
+    }
+}
+
+impl std::fmt::Display for VerdictKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// Why the task stopped: the first rule that applied, in Langroid's order
@@ -59,6 +120,27 @@ pub enum StopReason {
     SingleRound,
     /// `max_turns`: this many steps were taken.
     MaxTurns(u64),
+    /// A stop condition of [`crate::TaskConfig::stop`] fired: its canonical text
+    /// (the first, in the tree's order, of those with the outcome's kind). Every
+    /// condition that fired is in [`Outcome::conditions`].
+    Condition(String),
+}
+
+/// One stop condition that fired, with its evidence.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct FiredCondition {
+    /// Its canonical text, e.g. `max_turns(10)`.
+    pub condition: String,
+    /// Where it is in the tree: child indices from the root (empty for the root).
+    pub path: Vec<usize>,
+    /// The kind of stop it stands for.
+    pub kind: VerdictKind,
+    /// The step at which it (last) fired: this step, or an earlier one for a child
+    /// of a latched `&`.
+    pub at: u64,
+    /// What it saw, e.g. `turns 10/10` or `tool calculator requested`.
+    pub detail: String,
 }
 
 /// One done sequence that matched: which, and the steps it matched.
@@ -84,6 +166,9 @@ pub enum AnswerSource {
     FinalVariable,
     /// That content with its `DONE` signal removed.
     DoneSignal,
+    /// The run did not finish (`Exhausted`, `Stuck`, `Failed`, `Cancelled`): the
+    /// latest non-empty LLM response without an error, as the best answer so far.
+    Partial,
 }
 
 /// The task's answer.
@@ -110,6 +195,10 @@ pub struct Outcome {
     pub fired: Vec<SequenceMatch>,
     /// The answer: a `FINAL` answer in the content if there is one, else the
     /// content; `None` for a step without a response or with an error (an error
-    /// message is never an answer).
+    /// message is never an answer). For a stop condition of another kind than
+    /// `Done`, the partial answer ([`AnswerSource::Partial`]), if any.
     pub answer: Option<Answer>,
+    /// Every stop condition that fired at this step (tree order), with evidence;
+    /// empty when the task has none or only Langroid's rules fired.
+    pub conditions: Vec<FiredCondition>,
 }

@@ -24,10 +24,15 @@ pub(super) struct Line {
     /// OpenAI's legacy single call.
     #[serde(default)]
     function_call: Option<Function>,
-    /// OpenAI: which call a `tool` message answers. Not needed to classify.
+    /// OpenAI: which call a `tool` message answers (read by `tool(x, executed)`).
     #[serde(default)]
-    #[allow(dead_code)]
-    tool_call_id: Option<IgnoredAny>,
+    tool_call_id: Option<String>,
+    /// Named numbers (scores, probabilities) for stop conditions to read.
+    #[serde(default)]
+    metrics: Option<std::collections::BTreeMap<String, f64>>,
+    /// Milliseconds since the run started when the message was recorded.
+    #[serde(default)]
+    elapsed_ms: Option<u64>,
     #[serde(default)]
     usage: Option<UsageWire>,
     #[serde(default)]
@@ -164,6 +169,15 @@ impl Line {
         }
         if let Some(r) = self.reward {
             message = message.with_reward(r);
+        }
+        for (name, value) in self.metrics.into_iter().flatten() {
+            message = message.with_metric(name, value);
+        }
+        if let Some(id) = self.tool_call_id {
+            message = message.with_tool_call_id(id);
+        }
+        if let Some(ms) = self.elapsed_ms {
+            message = message.with_elapsed(std::time::Duration::from_millis(ms));
         }
         Ok(message)
     }

@@ -7,6 +7,7 @@ use std::io::{self, BufRead, BufReader, BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use doneseq::stop::{Condition, ConditionReport, LintOptions};
 use doneseq::transcript::{Format, Reader};
 use doneseq::{
     DoneSequence, Message, Monitor, Outcome, Role, StopReason, TaskConfig, Verdict, VerdictKind,
@@ -19,10 +20,21 @@ pub(crate) struct Args {
     /// A done sequence in the DSL (repeatable; added after the config's).
     #[arg(long = "seq", value_name = "DSL")]
     sequences: Vec<String>,
-    /// A task configuration (JSON): done_sequences, done_if_tool, done_if_response,
-    /// done_if_no_response, single_round, max_turns, recognize_string_signals.
+    /// A task configuration (JSON, TOML or YAML, by the file's extension; JSON when
+    /// it has none of .json, .toml, .yaml, .yml): done_sequences, done_if_tool,
+    /// done_if_response, done_if_no_response, single_round, max_turns,
+    /// recognize_string_signals, stop.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
+    /// A stop condition in the expression language, e.g.
+    /// 'seq("T[calculator], A") | max_turns(10)'. With a config that has one too,
+    /// the two are combined with '|'.
+    #[arg(long, value_name = "EXPR")]
+    stop: Option<String>,
+    /// The agent's tools, comma-separated: the lint then reports stop conditions
+    /// and sequences naming a tool that is not among them.
+    #[arg(long, value_name = "NAMES", value_delimiter = ',')]
+    tools: Option<Vec<String>>,
     /// The transcript's format.
     #[arg(long, default_value = "auto", value_parser = parse_format)]
     format: Format,
@@ -206,6 +218,7 @@ fn check(args: &Args) -> Result<(), String> {
         first: first.as_ref(),
         all_matches: args.all.then_some(&all_matches[..]),
         explain: &monitor.explain(&run),
+        explain_stop: monitor.explain_stop(&run),
     };
     let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
     let written = if args.json {
@@ -223,8 +236,7 @@ fn load(args: &Args) -> Result<Monitor, String> {
         Some(path) => {
             let text = std::fs::read_to_string(path)
                 .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-            serde_json::from_str::<TaskConfig>(&text)
-                .map_err(|e| format!("{}: {e}", path.display()))?
+            parse_config(path, &text).map_err(|e| format!("{}: {e}", path.display()))?
         }
         None => TaskConfig::default(),
     };
@@ -239,11 +251,47 @@ fn load(args: &Args) -> Result<Monitor, String> {
         })?;
         sequences.push(sequence);
     }
-    if sequences.is_empty() && args.config.is_none() {
-        return Err("nothing to check: give --seq DSL or --config FILE".to_owned());
+    if let Some(text) = &args.stop {
+        let condition: Condition = text.parse().map_err(|e: doneseq::stop::ExprError| {
+            let drawn = format!("{e:#}");
+            let caret = drawn.split_once('\n').map_or("", |(_, rest)| rest);
+            format!("--stop: {e}\n{caret}")
+        })?;
+        config.stop = Some(match config.stop.take() {
+            Some(from_config) => from_config | condition,
+            None => condition,
+        });
+    }
+    if sequences.is_empty() && args.config.is_none() && args.stop.is_none() {
+        return Err("nothing to check: give --seq DSL, --stop EXPR or --config FILE".to_owned());
     }
     config.done_sequences = sequences.into();
+    if let Some(stop) = &config.stop {
+        let registry = doneseq::stop::Registry::default();
+        let mut options = LintOptions::default().with_custom(registry.names());
+        if let Some(tools) = &args.tools {
+            options = options.with_tools(tools.iter().cloned());
+        }
+        // Reported, not fatal: a lint says what cannot work, and replaying anyway
+        // shows it.
+        for lint in stop.lint(&options) {
+            eprintln!("{lint}");
+        }
+    }
     Monitor::new(config).map_err(|e| e.to_string())
+}
+
+/// Reads a task configuration in the format its extension names.
+fn parse_config(path: &std::path::Path, text: &str) -> Result<TaskConfig, String> {
+    let extension = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    match extension.as_deref() {
+        Some("toml") => toml::from_str(text).map_err(|e| e.to_string()),
+        Some("yaml" | "yml") => serde_norway::from_str(text).map_err(|e| e.to_string()),
+        _ => serde_json::from_str(text).map_err(|e| e.to_string()),
+    }
 }
 
 /// The role column, padded, in `role_index` order.
@@ -275,6 +323,7 @@ struct Report<'a> {
     first: Option<&'a First>,
     all_matches: Option<&'a [usize]>,
     explain: &'a [doneseq::SequenceProgress],
+    explain_stop: Option<ConditionReport>,
 }
 
 fn reason_name(reason: &StopReason) -> &'static str {
@@ -286,8 +335,22 @@ fn reason_name(reason: &StopReason) -> &'static str {
         StopReason::DoneIfNoResponse(_) => "done_if_no_response",
         StopReason::SingleRound => "single_round",
         StopReason::MaxTurns(_) => "max_turns",
+        StopReason::Condition(_) => "condition",
         _ => "other",
     }
+}
+
+/// A condition report as JSON, children nested.
+fn report_json(report: &ConditionReport, line_of: &dyn Fn(u64) -> usize) -> Value {
+    json!({
+        "condition": report.condition,
+        "path": report.path,
+        "fired": report.fired,
+        "first_fired": report.first_fired.map(line_of),
+        "kind": report.kind.map(VerdictKind::as_str),
+        "progress": report.progress,
+        "children": report.children.iter().map(|c| report_json(c, line_of)).collect::<Vec<_>>(),
+    })
 }
 
 impl Report<'_> {
@@ -315,14 +378,22 @@ impl Report<'_> {
         let mut report = json!({
             "done": outcome.is_some_and(|o| o.kind == VerdictKind::Done),
             "stopped": outcome.is_some(),
-            "kind": outcome.map(|o| match o.kind {
-                VerdictKind::Done => "done",
-                VerdictKind::Exhausted => "exhausted",
-                _ => "other",
-            }),
+            "kind": outcome.map(|o| o.kind.as_str()),
             "reason": outcome.map(|o| reason_name(&o.reason)),
+            "condition": outcome.and_then(|o| match &o.reason {
+                StopReason::Condition(text) => Some(text.clone()),
+                _ => None,
+            }),
             "at": at,
             "fired": fired,
+            "conditions": outcome.map_or_else(Vec::new, |o| o.conditions.iter().map(|c| json!({
+                "condition": c.condition,
+                "path": c.path,
+                "kind": c.kind.as_str(),
+                "at": self.lines.line_of(c.at),
+                "detail": c.detail,
+            })).collect::<Vec<_>>()),
+            "stop": self.explain_stop.as_ref().map(|r| report_json(r, &|s| self.lines.line_of(s))),
             "answer": outcome.and_then(|o| o.answer.as_ref()).map(|a| a.text.clone()),
         });
         if let Some(all) = self.all_matches {
@@ -479,10 +550,7 @@ impl Report<'_> {
         match self.first {
             Some(first) => {
                 let outcome = &first.outcome;
-                let kind = match outcome.kind {
-                    VerdictKind::Done => "done",
-                    _ => "exhausted",
-                };
+                let kind = outcome.kind.as_str();
                 let _ = write!(out, "{kind} at message {}: ", first.at);
                 let _ = match &outcome.reason {
                     StopReason::Sequence(s) => {
@@ -508,8 +576,19 @@ impl Report<'_> {
                     }
                     StopReason::SingleRound => writeln!(out, "single_round"),
                     StopReason::MaxTurns(n) => writeln!(out, "max_turns ({n} steps)"),
+                    StopReason::Condition(text) => writeln!(out, "{text}"),
                     other => writeln!(out, "{other:?}"),
                 };
+                for c in &outcome.conditions {
+                    let _ = writeln!(
+                        out,
+                        "  fired: {} ({}, message {}): {}",
+                        c.condition,
+                        c.kind,
+                        self.lines.line_of(c.at),
+                        c.detail
+                    );
+                }
                 match &outcome.answer {
                     Some(answer) => {
                         let _ = writeln!(out, "answer: {}", answer.text);
@@ -519,6 +598,12 @@ impl Report<'_> {
             }
             None => {
                 out.push_str("not done\n");
+                if let Some(report) = &self.explain_stop {
+                    out.push_str("  stop conditions:\n");
+                    for line in report.to_string().lines() {
+                        let _ = writeln!(out, "    {line}");
+                    }
+                }
                 for p in self.explain {
                     let _ = write!(
                         out,

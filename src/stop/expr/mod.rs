@@ -1,0 +1,564 @@
+//! The stop-expression language: the text form of a [`Condition`] tree.
+//!
+//! `(tool(send_summary) & confidence(0.9)) | text("\bDONE\b") | max_turns(10)` parses
+//! ([`Condition::parse`], `FromStr`) into a tree, and `Display` prints the canonical
+//! text of any tree, which parses back to an equal value. The grammar is normative in
+//! the crate's `grammar.md` ("Stop expressions", in the [`crate::dsl`] docs).
+//!
+//! [`Condition::validate`] checks the limits that parsing enforces on a tree built in
+//! Rust.
+
+mod display;
+mod error;
+mod parse;
+
+pub(crate) use self::display::{over_word, phase_word};
+pub use self::error::{ExprError, ExprErrorKind};
+pub(crate) use self::parse::parse_duration;
+use super::{
+    Condition, MAX_CONDITION_DEPTH, MAX_CONDITION_NODES, MAX_LOOP_PERIOD, MAX_LOOP_REPEATS, Speaker,
+};
+
+/// The kind of value an option takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ParamKind {
+    /// A string holding done-sequence DSL text.
+    Sequence,
+    /// A string holding a regex.
+    Pattern,
+    /// A whole number, 0 to `u64::MAX`.
+    Count,
+    /// A finite number.
+    Float,
+    /// A duration (`300s`, `5m`), or a whole number of seconds.
+    Duration,
+    /// `true` or `false`.
+    Bool,
+    /// A non-empty name: a bare word or a string.
+    Name,
+    /// One of these words (bare or quoted).
+    Word(&'static [&'static str]),
+    /// Speakers: roles and `@responder` names, as a list or one of them.
+    Speakers,
+    /// Names, as a list or one of them.
+    Names,
+    /// A JSON value.
+    Json,
+    /// A JSON object.
+    JsonObject,
+}
+
+/// One option of a built-in condition.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Param {
+    /// Its name, in `key=value` and in serde.
+    pub(crate) key: &'static str,
+    /// What it takes.
+    pub(crate) kind: ParamKind,
+    /// Whether it may also be given by position (positional ones come first).
+    pub(crate) positional: bool,
+}
+
+const fn pos(key: &'static str, kind: ParamKind) -> Param {
+    Param {
+        key,
+        kind,
+        positional: true,
+    }
+}
+
+const fn opt(key: &'static str, kind: ParamKind) -> Param {
+    Param {
+        key,
+        kind,
+        positional: false,
+    }
+}
+
+/// Which condition a name stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Id {
+    Seq,
+    Final,
+    DoneSignal,
+    MaxTurns,
+    Tokens,
+    Timeout,
+    ConsecutiveErrors,
+    Tool,
+    NoToolCalls,
+    Text,
+    Confidence,
+    Reward,
+    Loop,
+    Cancelled,
+    Custom,
+    All,
+    Any,
+    Not,
+}
+
+/// A condition of the language: its canonical name, the aliases accepted on input,
+/// its options, and a usage example for messages.
+#[derive(Debug)]
+pub(crate) struct Builtin {
+    pub(crate) id: Id,
+    pub(crate) name: &'static str,
+    pub(crate) aliases: &'static [&'static str],
+    pub(crate) params: &'static [Param],
+    pub(crate) usage: &'static str,
+}
+
+pub(crate) const PHASES: &[&str] = &["requested", "executed"];
+pub(crate) const LOOP_OVER: &[&str] = &["both", "calls", "texts"];
+
+/// Every condition of the language, in the order the docs list them.
+pub(crate) const BUILTINS: &[Builtin] = &[
+    Builtin {
+        id: Id::Seq,
+        name: "seq",
+        aliases: &[],
+        params: &[pos("sequence", ParamKind::Sequence)],
+        usage: "seq(\"T[calculator], A\")",
+    },
+    Builtin {
+        id: Id::Final,
+        name: "final",
+        aliases: &[],
+        params: &[],
+        usage: "final",
+    },
+    Builtin {
+        id: Id::DoneSignal,
+        name: "done_signal",
+        aliases: &[],
+        params: &[],
+        usage: "done_signal",
+    },
+    Builtin {
+        id: Id::MaxTurns,
+        name: "max_turns",
+        aliases: &["max_rounds", "max_iterations", "max_steps", "max_messages"],
+        params: &[pos("turns", ParamKind::Count)],
+        usage: "max_turns(10)",
+    },
+    Builtin {
+        id: Id::Tokens,
+        name: "tokens",
+        aliases: &["token_limit", "token_budget"],
+        params: &[
+            pos("total", ParamKind::Count),
+            opt("input", ParamKind::Count),
+            opt("output", ParamKind::Count),
+        ],
+        usage: "tokens(100000) or tokens(input=80000, output=20000)",
+    },
+    Builtin {
+        id: Id::Timeout,
+        name: "timeout",
+        aliases: &["time_limit"],
+        params: &[pos("limit", ParamKind::Duration)],
+        usage: "timeout(5m), timeout(300s) or timeout(300)",
+    },
+    Builtin {
+        id: Id::ConsecutiveErrors,
+        name: "consecutive_errors",
+        aliases: &["errors", "max_errors"],
+        params: &[pos("max", ParamKind::Count)],
+        usage: "consecutive_errors(3)",
+    },
+    Builtin {
+        id: Id::Tool,
+        name: "tool",
+        aliases: &["tool_called", "stop_on_tool"],
+        params: &[
+            pos("name", ParamKind::Name),
+            pos("when", ParamKind::Word(PHASES)),
+            opt("args", ParamKind::JsonObject),
+        ],
+        usage: "tool, tool(submit), tool(submit, executed) or tool(search, args={\"q\": \"x\"})",
+    },
+    Builtin {
+        id: Id::NoToolCalls,
+        name: "no_tool_calls",
+        aliases: &["no_tools"],
+        params: &[],
+        usage: "no_tool_calls",
+    },
+    Builtin {
+        id: Id::Text,
+        name: "text",
+        aliases: &["text_mention", "content_match"],
+        params: &[
+            pos("pattern", ParamKind::Pattern),
+            opt("from", ParamKind::Speakers),
+        ],
+        usage: "text(\"\\bDONE\\b\") or text(\"approved\", from=[llm, @Reviewer])",
+    },
+    Builtin {
+        id: Id::Confidence,
+        name: "confidence",
+        aliases: &["confidence_met"],
+        params: &[
+            pos("threshold", ParamKind::Float),
+            opt("min_steps", ParamKind::Count),
+            opt("key", ParamKind::Name),
+            opt("fallback_final", ParamKind::Bool),
+        ],
+        usage: "confidence(0.85, min_steps=2, key=confidence, fallback_final=true)",
+    },
+    Builtin {
+        id: Id::Reward,
+        name: "reward",
+        aliases: &["reward_threshold"],
+        params: &[
+            pos("threshold", ParamKind::Float),
+            opt("negative_streak", ParamKind::Count),
+            opt("require_final", ParamKind::Bool),
+        ],
+        usage: "reward(0.8, negative_streak=3, require_final=false)",
+    },
+    Builtin {
+        id: Id::Loop,
+        name: "loop",
+        aliases: &["loop_detection"],
+        params: &[
+            opt("period", ParamKind::Count),
+            opt("repeats", ParamKind::Count),
+            opt("over", ParamKind::Word(LOOP_OVER)),
+            opt("exempt", ParamKind::Names),
+        ],
+        usage: "loop or loop(period=10, repeats=3, over=both, exempt=[poll])",
+    },
+    Builtin {
+        id: Id::Cancelled,
+        name: "cancelled",
+        aliases: &["cancel"],
+        params: &[],
+        usage: "cancelled",
+    },
+    Builtin {
+        id: Id::Custom,
+        name: "custom",
+        aliases: &[],
+        params: &[pos("name", ParamKind::Name), pos("config", ParamKind::Json)],
+        usage: "custom(my_check) or custom(my_check, config={\"limit\": 3})",
+    },
+    Builtin {
+        id: Id::All,
+        name: "all",
+        aliases: &[],
+        params: &[],
+        usage: "all(a, b) or a & b",
+    },
+    Builtin {
+        id: Id::Any,
+        name: "any",
+        aliases: &[],
+        params: &[],
+        usage: "any(a, b) or a | b",
+    },
+    Builtin {
+        id: Id::Not,
+        name: "not",
+        aliases: &[],
+        params: &[],
+        usage: "not(a) or !a",
+    },
+];
+
+/// The canonical names, for "unknown condition" messages.
+pub(crate) const KNOWN_CONDITIONS: &str = "seq, final, done_signal, max_turns, tokens, timeout, \
+     consecutive_errors, tool, no_tool_calls, text, confidence, reward, loop, cancelled, \
+     custom, all, any, not";
+
+/// The condition of this canonical name or alias.
+pub(crate) fn builtin(name: &str) -> Option<&'static Builtin> {
+    BUILTINS
+        .iter()
+        .find(|b| b.name == name || b.aliases.contains(&name))
+}
+
+/// The closest of `candidates` to `word`, if it is close: the same letters ignoring
+/// case and underscores (`MaxIterations` for `max_iterations`), or at most two edits
+/// away (one for short words).
+pub(crate) fn closest<'c>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'c str>,
+) -> Option<&'c str> {
+    let squash = |s: &str| -> Vec<char> {
+        s.chars()
+            .filter(|c| *c != '_' && *c != '-')
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    let word = squash(word);
+    if word.is_empty() || word.len() > 64 {
+        return None;
+    }
+    let budget = if word.len() <= 4 { 1 } else { 2 };
+    let mut best: Option<(usize, &str)> = None;
+    for candidate in candidates {
+        let distance = edit_distance(&word, &squash(candidate));
+        if distance <= budget && best.is_none_or(|(d, _)| distance < d) {
+            best = Some((distance, candidate));
+        }
+    }
+    best.map(|(_, c)| c)
+}
+
+/// Levenshtein distance, with adjacent transpositions counting as one edit.
+fn edit_distance(a: &[char], b: &[char]) -> usize {
+    let mut rows = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in rows.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in rows[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut d = (rows[i - 1][j] + 1)
+                .min(rows[i][j - 1] + 1)
+                .min(rows[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                d = d.min(rows[i - 2][j - 2] + 1);
+            }
+            rows[i][j] = d;
+        }
+    }
+    rows[a.len()][b.len()]
+}
+
+impl std::str::FromStr for Condition {
+    type Err = ExprError;
+
+    /// Parses a stop expression; the same as [`Condition::parse`].
+    fn from_str(text: &str) -> Result<Condition, ExprError> {
+        Condition::parse(text)
+    }
+}
+
+impl Condition {
+    /// Parses a stop expression such as `tool(submit) | max_turns(10)`; the same as
+    /// `str::parse`. The grammar is in `grammar.md` ([`crate::dsl`], "Stop
+    /// expressions").
+    ///
+    /// ```
+    /// use doneseq::stop::Condition;
+    ///
+    /// let stop = Condition::parse(
+    ///     r#"(tool(send_summary) & confidence_met(0.9)) | text_mention("\bDONE\b") | max_iterations(10)"#,
+    /// )?;
+    /// assert_eq!(
+    ///     stop,
+    ///     Condition::tool("send_summary") & Condition::confidence(0.9)
+    ///         | Condition::text(r"\bDONE\b")?
+    ///         | Condition::max_turns(10),
+    /// );
+    /// // Display prints the canonical text: canonical names, no needless parentheses.
+    /// assert_eq!(
+    ///     stop.to_string(),
+    ///     r#"tool(send_summary) & confidence(0.9) | text("\bDONE\b") | max_turns(10)"#,
+    /// );
+    /// assert_eq!(Condition::parse(&stop.to_string())?, stop);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// An [`ExprError`] with the byte span of the problem, for instance:
+    /// - `""`: nothing ([`ExprErrorKind::Empty`]);
+    /// - `"final |"`, `"(final"`, `"final)"`, `"final final"`: a misplaced or missing
+    ///   token;
+    /// - `"max_turn(3)"`: an unknown condition, with the closest name;
+    /// - `"loop(perod=3)"`, `"max_turns(\"3\")"`, `"max_turns"`: an unknown option, a
+    ///   value of the wrong type, a missing argument;
+    /// - `"seq(\"T A\")"`, `"text(\"(\")"`: a done sequence or a regex that does not
+    ///   parse, with the span inside the string;
+    /// - over the limits: [`MAX_EXPRESSION_LEN`](crate::stop::MAX_EXPRESSION_LEN)
+    ///   bytes, [`MAX_CONDITION_DEPTH`] levels, [`MAX_CONDITION_NODES`] conditions, a
+    ///   loop's period and repeats.
+    ///
+    /// [`ExprErrorKind`] documents every case with an input that triggers it.
+    pub fn parse(text: &str) -> Result<Condition, ExprError> {
+        parse::expression(text)
+    }
+
+    /// Checks what parsing checks, for a tree built in Rust: at most
+    /// [`MAX_CONDITION_DEPTH`] levels of combinators and [`MAX_CONDITION_NODES`]
+    /// conditions; a loop's period in 1..=[`MAX_LOOP_PERIOD`] and repeats in
+    /// 2..=[`MAX_LOOP_REPEATS`]; finite thresholds; a token budget with at least one
+    /// limit and no limit of zero (`max_turns`, `tokens`, `timeout`,
+    /// `consecutive_errors`); a timeout in whole milliseconds (of at most `u64::MAX`); non-empty
+    /// names (tools, responders, exempt tools, custom conditions, the confidence key);
+    /// tool `args` that are a JSON object. Every tree that passes prints a text that
+    /// parses back to an equal tree.
+    ///
+    /// The error's input is the tree's canonical text, and its span covers the
+    /// condition at fault. The walk is iterative, so a deep tree cannot overflow the
+    /// stack here.
+    ///
+    /// ```
+    /// use doneseq::stop::{Condition, LoopDetection};
+    ///
+    /// assert!((Condition::max_turns(10) | Condition::tool("submit")).validate().is_ok());
+    ///
+    /// let mut detector = LoopDetection::default();
+    /// detector.period = 0;
+    /// let err = (Condition::max_turns(10) | Condition::Loop(detector)).validate().unwrap_err();
+    /// assert_eq!(err.input(), "max_turns(10) | loop(period=0)");
+    /// assert_eq!(&err.input()[err.span()], "loop(period=0)");
+    /// assert_eq!(err.kind().name(), "out_of_range");
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// The first fault in pre-order (a parent before its children, children in
+    /// order).
+    pub fn validate(&self) -> Result<(), ExprError> {
+        let mut stack: Vec<(&Condition, usize)> = vec![(self, 0)];
+        let mut index = 0usize;
+        while let Some((node, ancestors)) = stack.pop() {
+            let fault = if index >= MAX_CONDITION_NODES {
+                Some(ExprErrorKind::TooManyNodes {
+                    max: MAX_CONDITION_NODES,
+                })
+            } else if node.is_combinator() && ancestors >= MAX_CONDITION_DEPTH {
+                Some(ExprErrorKind::TooDeep {
+                    max: MAX_CONDITION_DEPTH,
+                })
+            } else {
+                fault(node)
+            };
+            if let Some(kind) = fault {
+                let (text, span) = display::text_with_span(self, index);
+                return Err(ExprError::built(kind, span, &text));
+            }
+            stack.extend(node.children().iter().rev().map(|c| (c, ancestors + 1)));
+            index += 1;
+        }
+        Ok(())
+    }
+
+    /// The canonical name of the condition at the root: `max_turns`, `tool`, `all`,
+    /// ... (the tag of its serde form).
+    ///
+    /// ```
+    /// use doneseq::stop::Condition;
+    ///
+    /// assert_eq!(Condition::max_turns(3).canonical_name(), "max_turns");
+    /// assert_eq!((Condition::Final | Condition::Cancelled).canonical_name(), "any");
+    /// ```
+    #[must_use]
+    pub fn canonical_name(&self) -> &'static str {
+        match self {
+            Condition::Sequence(_) => "seq",
+            Condition::Final => "final",
+            Condition::DoneSignal => "done_signal",
+            Condition::MaxTurns(_) => "max_turns",
+            Condition::Tokens(_) => "tokens",
+            Condition::Timeout(_) => "timeout",
+            Condition::ConsecutiveErrors(_) => "consecutive_errors",
+            Condition::Tool(_) => "tool",
+            Condition::NoToolCalls => "no_tool_calls",
+            Condition::Text(_) => "text",
+            Condition::Confidence(_) => "confidence",
+            Condition::Reward(_) => "reward",
+            Condition::Loop(_) => "loop",
+            Condition::Cancelled => "cancelled",
+            Condition::Custom(_) => "custom",
+            Condition::All(_) => "all",
+            Condition::Any(_) => "any",
+            Condition::Not(_) => "not",
+        }
+    }
+}
+
+/// What is wrong with `node` itself (not its children), if anything: the checks the
+/// parser makes on values, for a node built another way.
+pub(crate) fn fault(node: &Condition) -> Option<ExprErrorKind> {
+    let empty = |option| Some(ExprErrorKind::EmptyName { option });
+    let zero = |option| Some(ExprErrorKind::ZeroLimit { option });
+    match node {
+        Condition::MaxTurns(0) => zero("turns"),
+        Condition::ConsecutiveErrors(0) => zero("max"),
+        Condition::Tokens(b) if b.total == Some(0) => zero("total"),
+        Condition::Tokens(b) if b.input == Some(0) => zero("input"),
+        Condition::Tokens(b) if b.output == Some(0) => zero("output"),
+        Condition::Timeout(limit) if limit.is_zero() => zero("limit"),
+        Condition::Tokens(budget) if budget.is_empty() => Some(ExprErrorKind::EmptyBudget),
+        Condition::Timeout(limit) => {
+            duration_fault(*limit).map(|reason| ExprErrorKind::InvalidDuration { reason })
+        }
+        Condition::Tool(tool) => {
+            if tool.name.as_deref() == Some("") {
+                return empty("name");
+            }
+            match &tool.args {
+                Some(args) if !args.is_object() => Some(ExprErrorKind::WrongType {
+                    option: "args",
+                    expected: "a JSON object",
+                    found: json_kind(args).to_owned(),
+                }),
+                _ => None,
+            }
+        }
+        Condition::Text(text) => text
+            .from
+            .iter()
+            .any(|s| matches!(s, Speaker::Responder(name) if name.is_empty()))
+            .then_some(ExprErrorKind::EmptyName { option: "from" }),
+        Condition::Confidence(c) if !c.threshold.is_finite() => Some(ExprErrorKind::NotFinite {
+            option: "threshold",
+        }),
+        Condition::Confidence(c) if c.key.is_empty() => empty("key"),
+        Condition::Reward(r) if !r.threshold.is_finite() => Some(ExprErrorKind::NotFinite {
+            option: "threshold",
+        }),
+        Condition::Loop(l) => {
+            let range = |option, found: u32, min, max: u32| {
+                (found < min || found > max).then_some(ExprErrorKind::OutOfRange {
+                    option,
+                    found: u64::from(found),
+                    min: u64::from(min),
+                    max: u64::from(max),
+                })
+            };
+            range("period", l.period, 1, MAX_LOOP_PERIOD)
+                .or_else(|| range("repeats", l.repeats, 2, MAX_LOOP_REPEATS))
+                .or_else(|| {
+                    l.exempt
+                        .iter()
+                        .any(String::is_empty)
+                        .then_some(ExprErrorKind::EmptyName { option: "exempt" })
+                })
+        }
+        Condition::Custom(c) if c.name.is_empty() => empty("name"),
+        _ => None,
+    }
+}
+
+/// Why a timeout cannot be written in the language, if it cannot.
+pub(crate) fn duration_fault(limit: std::time::Duration) -> Option<&'static str> {
+    if limit.subsec_nanos() % 1_000_000 != 0 {
+        Some("finer than a millisecond (timeouts are checked at millisecond resolution)")
+    } else if u64::try_from(limit.as_millis()).is_err() {
+        Some("longer than u64::MAX milliseconds")
+    } else {
+        None
+    }
+}
+
+/// A JSON value's kind, in words.
+pub(crate) fn json_kind(value: &serde_json::Value) -> &'static str {
+    match value {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "a boolean",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Array(_) => "an array",
+        serde_json::Value::Object(_) => "an object",
+    }
+}

@@ -1,0 +1,60 @@
+//! Stop conditions that compose: one model for every stop rule of the agent frameworks
+//! doneseq subsumes.
+//!
+//! A [`Condition`] is a tree: built-in tests (done sequences, `FINAL` answers, turn,
+//! token and time budgets, errors, tools, text, confidence, reward, loops, cancel,
+//! custom conditions registered by name) combined with `&` (all, latched per run),
+//! `|` (any) and `!` (not). Put one in [`crate::TaskConfig::stop`]; the
+//! [`crate::Monitor`] compiles it with the task's done sequences (all sequences of a
+//! task share one automaton) and evaluates it after every message. A stop says what
+//! fired and gives a [`crate::VerdictKind`]: `Done`, `Exhausted`, `Stuck`, `Failed`
+//! or `Cancelled`.
+//!
+//! A condition prints as the stop-expression language and parses back from it
+//! ([`Condition::parse`], grammar in the [`crate::dsl`] docs, "Stop expressions"), and
+//! (de)serializes as tagged objects, also reading awaken's `StopConditionSpec` shapes.
+//!
+//! This module needs the `serde` feature: custom conditions and tool-argument
+//! predicates carry JSON values.
+
+mod cancel;
+mod clock;
+pub mod compat;
+mod condition;
+mod custom;
+mod expr;
+mod lint;
+mod loops;
+mod policy;
+mod report;
+mod spec;
+pub(crate) mod tree;
+
+pub use cancel::CancelHandle;
+pub use clock::{Clock, ManualClock, SystemClock};
+pub use condition::{
+    Condition, ConfidenceMet, CustomCondition, LoopDetection, LoopOver, RewardThreshold, Speaker,
+    TextMention, TextPattern, TokenBudget, ToolCalled, ToolPhase,
+};
+pub use custom::{Convergence, CustomFire, CustomPolicy, Factory, Registry, RunStats, StepView};
+pub use expr::{ExprError, ExprErrorKind};
+pub use lint::{Lint, LintKind, LintOptions, Severity, lint};
+pub use policy::{ActionResult, PolicyContext, TerminationPolicy};
+pub use report::ConditionReport;
+pub(crate) use report::Seqs;
+
+/// The longest cycle [`Condition::Loop`] may look for.
+pub const MAX_LOOP_PERIOD: u32 = 64;
+
+/// The most repeats [`Condition::Loop`] may ask for.
+pub const MAX_LOOP_REPEATS: u32 = 64;
+
+/// The most nodes (built-ins and combinators) one condition tree may have.
+pub const MAX_CONDITION_NODES: usize = 4096;
+
+/// The deepest nesting of combinators in one condition tree (also the expression
+/// language's nesting limit, so that parsing cannot overflow the stack).
+pub const MAX_CONDITION_DEPTH: usize = 64;
+
+/// The longest stop expression, in bytes.
+pub const MAX_EXPRESSION_LEN: usize = 64 * 1024;

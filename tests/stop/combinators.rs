@@ -1,0 +1,129 @@
+//! `&` (latched), `|`, `!`, precedence of kinds, and what is reported.
+
+use doneseq::stop::Condition;
+use doneseq::{Message, StopReason, ToolCall, VerdictKind};
+
+use super::support::{chatter, first_stop, monitor, stops_at};
+
+fn call(name: &str) -> Message {
+    Message::llm("").with_tool_call(ToolCall::new(name, "{}"))
+}
+
+#[test]
+fn all_is_latched_across_steps() {
+    let monitor = monitor(Condition::tool("send_summary") & Condition::NoToolCalls);
+    let messages = [
+        call("send_summary"),
+        Message::agent("sent"),
+        Message::llm("Summary sent."),
+    ];
+    let (at, outcome) = first_stop(&monitor, &messages).unwrap();
+    assert_eq!(at, 2);
+    let steps: Vec<u64> = outcome.conditions.iter().map(|c| c.at).collect();
+    assert_eq!(steps, [0, 2], "each child with the step it fired at");
+    assert_eq!(outcome.conditions[0].path, [0]);
+    // A new run starts unlatched.
+    assert_eq!(stops_at(&monitor, &messages[1..]), None);
+}
+
+#[test]
+fn empty_all_and_any_never_fire() {
+    for c in [Condition::All(vec![]), Condition::Any(vec![])] {
+        assert_eq!(stops_at(&monitor(c), &chatter(5)), None);
+    }
+}
+
+#[test]
+fn not_fires_when_its_child_does_not() {
+    let monitor = monitor(Condition::NoToolCalls & !Condition::max_turns(2));
+    // `!max_turns(2)` fires (and latches) at step 0, `no_tool_calls` at step 1.
+    assert_eq!(
+        stops_at(&monitor, &[call("x"), Message::llm("text")]),
+        Some(1)
+    );
+    let not_only = super::support::monitor(!Condition::NoToolCalls);
+    let (at, outcome) = first_stop(&not_only, &[Message::llm("a"), call("x")]).unwrap();
+    assert_eq!(at, 1);
+    assert_eq!(outcome.conditions[0].detail, "its condition did not fire");
+}
+
+#[test]
+fn every_condition_that_fires_is_reported_and_precedence_picks_the_kind() {
+    let monitor = monitor(
+        Condition::max_turns(2) | Condition::NoToolCalls | Condition::consecutive_errors(1),
+    );
+    // Step 1: max_turns (Exhausted) and no_tool_calls (Done) fire: Done wins.
+    let (at, outcome) = first_stop(&monitor, &[call("x"), Message::llm("42")]).unwrap();
+    assert_eq!(at, 1);
+    assert_eq!(outcome.kind, VerdictKind::Done);
+    assert_eq!(outcome.conditions.len(), 2);
+    assert_eq!(outcome.answer.unwrap().text, "42");
+    // Step 1 with an error: Failed wins over Exhausted.
+    let (_, outcome) = first_stop(
+        &monitor,
+        &[call("x"), Message::agent("").with_error("boom")],
+    )
+    .unwrap();
+    assert_eq!(outcome.kind, VerdictKind::Failed);
+    let kinds: Vec<VerdictKind> = outcome.conditions.iter().map(|c| c.kind).collect();
+    assert_eq!(kinds, [VerdictKind::Exhausted, VerdictKind::Failed]);
+    assert!(matches!(outcome.reason, StopReason::Condition(_)));
+}
+
+#[test]
+fn langroid_rules_and_the_tree_combine() {
+    let mut config = doneseq::TaskConfig::from_dsl(["T[calc], A"]).unwrap();
+    config.stop = Some(Condition::max_turns(2));
+    let monitor = doneseq::Monitor::new(config).unwrap();
+    let (at, outcome) = first_stop(&monitor, &[call("calc"), Message::agent("42")]).unwrap();
+    assert_eq!(at, 1);
+    assert_eq!(outcome.kind, VerdictKind::Done);
+    assert_eq!(outcome.reason, StopReason::Sequence(0));
+    assert_eq!(outcome.conditions.len(), 1, "max_turns is reported too");
+    assert_eq!(outcome.fired.len(), 1);
+}
+
+#[test]
+fn sequences_in_the_tree_share_the_automaton_but_not_the_task_list() {
+    let mut config = doneseq::TaskConfig::from_dsl(["T[calc], A"]).unwrap();
+    config.stop = Some(Condition::sequence(crate::util::seq("L")));
+    let monitor = doneseq::Monitor::new(config).unwrap();
+    let mut run = monitor.start();
+    let outcome = monitor
+        .observe(&mut run, &Message::llm("hi"))
+        .outcome()
+        .cloned()
+        .unwrap();
+    assert!(
+        outcome.fired.is_empty(),
+        "the tree's sequence is not a task sequence"
+    );
+    assert_eq!(outcome.conditions[0].detail, "matched steps 0..=0");
+    assert_eq!(monitor.explain(&run).len(), 1);
+    assert_eq!(monitor.sequences().len(), 1);
+}
+
+#[test]
+fn explain_says_how_close_every_condition_is() {
+    let monitor = monitor(
+        Condition::sequence(crate::util::seq("T[calc], A"))
+            | (Condition::tokens(1000) & Condition::max_turns(10)),
+    );
+    let mut run = monitor.start();
+    let usage = doneseq::Usage {
+        input_tokens: 700,
+        output_tokens: 110,
+    };
+    for m in [Message::llm("a").with_usage(usage), call("calc")] {
+        monitor.observe(&mut run, &m);
+    }
+    let report = monitor.explain_stop(&run).unwrap();
+    assert_eq!(report.children[0].progress, "sequence 1 of 2");
+    let all = &report.children[1];
+    assert_eq!(all.progress, "0 of 2 fired");
+    assert_eq!(all.children[0].progress, "tokens 81% (810/1000 total)");
+    assert_eq!(all.children[1].progress, "turns 2/10");
+    assert!(!report.fired);
+    let text = report.to_string();
+    assert_eq!(text.lines().count(), 5, "{text}");
+}
