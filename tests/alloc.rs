@@ -1,5 +1,6 @@
-//! Memory of a run: observing a message allocates nothing once the run is warm, and
-//! a run's state does not grow with its length.
+//! Memory of a run: observing a message allocates nothing once the run is warm
+//! (with done sequences, and with a stop condition of every stateful kind), and a
+//! run's state does not grow with its length.
 //!
 //! Its own test binary, without the test harness: the allocator counts every
 //! thread's allocations, and the harness's threads would add theirs. Run with
@@ -78,12 +79,48 @@ fn stream() -> Vec<Message> {
     ]
 }
 
+/// A stop condition of every kind that keeps state, none of which fires on the
+/// stream: budgets, a clock, an error streak, a tool, a regex, a sequence, rlm-code's
+/// policies and a loop detector over texts (each round of the stream has its own
+/// texts, so no cycle repeats).
+const STOP: &str = "tokens(1000000000) | timeout(1h) | consecutive_errors(5) | tool(never_called) \
+    | text(\"\\bnever-ever\\b\") | seq(\"T[search], T[search], U@nobody\") | confidence(0.99, fallback_final=false) \
+    | reward(0.99) | loop(over=texts)";
+
 fn steady_state_observe_allocates_nothing() {
-    for k in [9, 300] {
-        let monitor = Monitor::new(config(k)).expect("the task compiles");
-        let messages = stream();
+    let base = stream();
+    // 102 rounds of the stream, each with its own texts of the same lengths (the
+    // stop tree keeps a copy of the last LLM text, whose buffer grows to the longest
+    // one: that is not the run's length): built before counting.
+    let rounds: Vec<Message> = (0..102)
+        .flat_map(|round| {
+            base.iter().map(move |m| {
+                if m.content().is_empty() || m.content() == "PASS" || m.role() == Role::System {
+                    m.clone()
+                } else {
+                    let mut text = m.content().to_owned();
+                    text.push_str(&format!(" (round {round:03})"));
+                    let mut copy = Message::new(m.role(), text);
+                    if let Some(r) = m.responder() {
+                        copy = copy.with_responder(r);
+                    }
+                    if let Some(e) = m.error() {
+                        copy = copy.with_error(e);
+                    }
+                    m.tool_calls()
+                        .iter()
+                        .fold(copy, |c, call| c.with_tool_call(call.clone()))
+                }
+            })
+        })
+        .collect();
+    let (warm, counted) = rounds.split_at(2 * base.len());
+    for (k, stop) in [(9, None), (300, None), (9, Some(STOP))] {
+        let mut config = config(k);
+        config.stop = stop.map(|s| s.parse().expect("the stop condition parses"));
+        let monitor = Monitor::new(config).expect("the task compiles");
         // The stream exercises what it should (this allocates: before the region).
-        let labels: Vec<String> = messages
+        let labels: Vec<String> = base
             .iter()
             .flat_map(|m| monitor.classify(m).labels())
             .collect();
@@ -104,12 +141,12 @@ fn steady_state_observe_allocates_nothing() {
 
         let mut run = monitor.start();
         // Warm up: the regex engine's caches fill on first use.
-        for m in messages.iter().cycle().take(2 * messages.len()) {
+        for m in warm {
             assert!(!monitor.observe(&mut run, m).is_stop(), "{m:?}");
         }
         let region = Region::new(GLOBAL);
         let mut stops = 0;
-        for m in messages.iter().cycle().take(100 * messages.len()) {
+        for m in counted {
             stops += usize::from(monitor.observe(&mut run, m).is_stop());
         }
         let change = region.change();
@@ -117,7 +154,7 @@ fn steady_state_observe_allocates_nothing() {
         assert_eq!(
             (change.allocations, change.reallocations),
             (0, 0),
-            "{k} sequences: {change:?}"
+            "{k} sequences, stop condition {stop:?}: {change:?}"
         );
     }
 }
@@ -126,7 +163,7 @@ fn steady_state_observe_allocates_nothing() {
 /// grow with the run's length.
 fn run_state_does_not_grow_with_the_run() {
     let messages = stream();
-    println!("K sequences  size_of::<RunState>  heap bytes (heap_bytes, measured)");
+    println!("K sequences  stop condition  size_of::<RunState>  heap bytes");
     for k in [1, 10, 100, 1000] {
         let monitor = Monitor::new(config(k)).expect("the task compiles");
         let region = Region::new(GLOBAL);
@@ -146,8 +183,27 @@ fn run_state_does_not_grow_with_the_run() {
             }
         }
         assert_eq!((size_of_val(&run), run.heap_bytes()), started);
-        println!("{k:>11}  {:>19}  {:>10}", started.0, started.1);
+        println!("{k:>11}  {:>14}  {:>19}  {:>10}", "-", started.0, started.1);
     }
+
+    // With a stop condition, the state keeps a copy of the last LLM text (for a
+    // partial answer): its buffer grows to the longest one seen, then no more.
+    let mut config = config(9);
+    config.stop = Some(STOP.parse().expect("the stop condition parses"));
+    let monitor = Monitor::new(config).expect("the task compiles");
+    let mut run = monitor.start();
+    for m in &messages {
+        monitor.observe(&mut run, m);
+    }
+    let warm = (size_of_val(&run), run.heap_bytes());
+    for m in messages.iter().cycle().take(100_000) {
+        monitor.observe(&mut run, m);
+    }
+    assert_eq!((size_of_val(&run), run.heap_bytes()), warm);
+    println!(
+        "{:>11}  {:>14}  {:>19}  {:>10}",
+        9, "9 conditions", warm.0, warm.1
+    );
 }
 
 fn main() {
