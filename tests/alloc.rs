@@ -159,6 +159,10 @@ fn steady_state_observe_allocates_nothing() {
     }
 }
 
+/// How long the size test runs each monitor (the test binary is built without
+/// optimizations in CI: this keeps it to a few seconds).
+const STEPS: usize = 5_000;
+
 /// The sizes of a run's state, measured, for the README; and the state does not
 /// grow with the run's length.
 fn run_state_does_not_grow_with_the_run() {
@@ -176,7 +180,7 @@ fn run_state_does_not_grow_with_the_run() {
             started.1,
             "{k} sequences"
         );
-        for (i, m) in messages.iter().cycle().take(100_000).enumerate() {
+        for (i, m) in messages.iter().cycle().take(STEPS).enumerate() {
             monitor.observe(&mut run, m);
             if i == 0 || i == 99 {
                 assert_eq!((size_of_val(&run), run.heap_bytes()), started, "step {i}");
@@ -196,7 +200,7 @@ fn run_state_does_not_grow_with_the_run() {
         monitor.observe(&mut run, m);
     }
     let warm = (size_of_val(&run), run.heap_bytes());
-    for m in messages.iter().cycle().take(100_000) {
+    for m in messages.iter().cycle().take(STEPS) {
         monitor.observe(&mut run, m);
     }
     assert_eq!((size_of_val(&run), run.heap_bytes()), warm);
