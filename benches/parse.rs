@@ -33,6 +33,10 @@ fn parse(c: &mut Criterion) {
     group.finish();
 }
 
+// TODO(stop conditions): bench parsing typical stop expressions here, as
+// `doneseq::stop::Condition: FromStr` (the issue asks for "typical DSL strings and
+// stop expressions"), beside the done sequences above, once that module lands.
+
 fn display(c: &mut Criterion) {
     let seq = DoneSequence::parse("L, T[calculator], A, C[quit|bye]{2}").unwrap();
     assert_eq!(seq.to_string(), "L, T[calculator], A, C[quit|bye]{2}");

@@ -192,3 +192,85 @@ fn a_bad_stop_expression_is_an_input_error_with_a_caret() {
     assert!(stderr.contains("unclosed '('"), "{stderr}");
     assert!(stderr.contains("         ^"), "{stderr}");
 }
+
+#[test]
+fn summary_prints_the_verdict_without_rows() {
+    for (args, last_lines) in [
+        (
+            &["--config", "examples/calculator.config.json"][..],
+            2, // the verdict and the answer
+        ),
+        (&["--seq", "L, L", "--seq", "named: T[search], A"][..], 3),
+    ] {
+        let table = stdout(&check(&[args, &["examples/calculator.jsonl"]].concat()));
+        let summary = stdout(&check(
+            &[args, &["--summary", "examples/calculator.jsonl"]].concat(),
+        ));
+        let tail: Vec<&str> = table.lines().rev().take(last_lines).collect();
+        let tail: Vec<&str> = tail.into_iter().rev().collect();
+        assert_eq!(summary.lines().collect::<Vec<_>>(), tail, "{table}");
+    }
+
+    let full = check(&[
+        "--json",
+        "--all",
+        "--seq",
+        "T, A",
+        "examples/calculator.jsonl",
+    ]);
+    let mut full: serde_json::Value = serde_json::from_str(&stdout(&full)).unwrap();
+    let summary = check(&[
+        "--json",
+        "--all",
+        "--summary",
+        "--seq",
+        "T, A",
+        "examples/calculator.jsonl",
+    ]);
+    let summary: serde_json::Value = serde_json::from_str(&stdout(&summary)).unwrap();
+    assert!(full.as_object_mut().unwrap().remove("steps").is_some());
+    assert_eq!(summary, full);
+}
+
+/// System messages are not steps: indices map back to the transcript's around them.
+#[test]
+fn indices_are_the_transcripts_around_system_messages() {
+    let transcript = [
+        r#"{"role": "system", "content": "s"}"#,
+        r#"{"role": "llm", "content": "", "tool_calls": [{"name": "calc"}]}"#,
+        r#"{"role": "system", "content": "s"}"#,
+        r#"{"role": "system", "content": "s"}"#,
+        r#"{"role": "agent", "content": "42"}"#,
+        r#"{"role": "llm", "content": "it is 42"}"#,
+        r#"{"role": "system", "content": "s"}"#,
+    ]
+    .join("\n");
+    let run = |args: &[&str]| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_doneseq"))
+            .arg("check")
+            .args(args)
+            .arg("-")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("run doneseq");
+        use std::io::Write as _;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(transcript.as_bytes())
+            .unwrap();
+        stdout(&child.wait_with_output().unwrap())
+    };
+    let text = run(&["--seq", "T, A, L", "--summary"]);
+    assert_eq!(
+        text,
+        "done at message 5: sequence 0 \"T, A, L\" matched messages 1..=5\nanswer: it is 42\n"
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&run(&["--seq", "T, A, L", "--json"])).unwrap();
+    assert_eq!(report["fired"]["matched"], serde_json::json!([1, 4, 5]));
+    let text = run(&["--seq", "T, A, U", "--summary"]);
+    assert!(text.ends_with("element 3 failed on message 5\n"), "{text}");
+}

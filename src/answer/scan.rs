@@ -28,6 +28,9 @@
 //! the call never closes.
 
 use std::ops::ControlFlow;
+use std::sync::LazyLock;
+
+use memchr::memmem::Finder;
 
 use super::lex::{self, Dialect, Strings};
 use super::{FinalKind, FinalOptions, RejectReason, args};
@@ -36,6 +39,12 @@ use super::{FinalKind, FinalOptions, RejectReason, args};
 /// ([`RejectReason::NestedTooDeep`]) and its parenthesis counted as a plain one; this
 /// only matters when the outer calls never close.
 pub(crate) const MAX_OPEN: usize = 8;
+
+/// The searchers for the names that start a candidate, built once: `str::find`
+/// builds a two-way searcher per call, which costs more than the search itself on
+/// the short texts most messages are, and memchr's searchers are vectorized.
+static FINAL: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("FINAL"));
+static SUBMIT: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("SUBMIT"));
 
 /// A signal: a well-formed call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -159,7 +168,7 @@ impl<F: FnMut(Event) -> ControlFlow<()>> Scanner<'_, F> {
     }
 
     fn next_name(&mut self, i: usize) -> Option<usize> {
-        let find = |cache: &mut Next, pat: &str| {
+        let find = |cache: &mut Next, finder: &Finder<'_>| {
             if let Next::At(p) = *cache {
                 if p >= i {
                     return Some(p);
@@ -168,7 +177,7 @@ impl<F: FnMut(Event) -> ControlFlow<()>> Scanner<'_, F> {
                 return None;
             }
             // Every offset the scanner resumes at is a char boundary.
-            *cache = match self.text.get(i..).and_then(|rest| rest.find(pat)) {
+            *cache = match self.bytes.get(i..).and_then(|rest| finder.find(rest)) {
                 Some(k) => Next::At(i + k),
                 None => Next::None,
             };
@@ -177,8 +186,8 @@ impl<F: FnMut(Event) -> ControlFlow<()>> Scanner<'_, F> {
                 _ => None,
             }
         };
-        let f = find(&mut self.next_final, "FINAL");
-        let s = find(&mut self.next_submit, "SUBMIT");
+        let f = find(&mut self.next_final, &FINAL);
+        let s = find(&mut self.next_submit, &SUBMIT);
         match (f, s) {
             (Some(f), Some(s)) => Some(f.min(s)),
             (f, s) => f.or(s),

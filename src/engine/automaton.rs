@@ -14,9 +14,15 @@
 //!   regex, `F`, `E`, or a compound); they fail unless the message has it;
 //! - `neg[atom]`: positions that negate an atom the message has.
 //!
-//! The work per message is a few passes over the words plus the sparse rows of the
+//! The work per message is one pass over the words plus the sparse rows of the
 //! atoms the message actually has; it does not grow with the number of sequences
-//! beyond one word per 64 positions.
+//! beyond one word per 64 positions. The dense pass assumes that the message has no
+//! responder and no atom, so that it reads one precomputed row per base kind
+//! (`pass = !(fail_base[kind] | req_r_all | req_x_all)`) beside `starts` and `ends`,
+//! with no dependency from one word to the next (the carry comes from the copy of
+//! the old bits), which the compiler vectorizes. The words that the responder's and
+//! the atoms' sparse rows touch are then computed again with the full formula; a
+//! message has few atoms, so this fix-up costs little (`benches/observe.rs`).
 
 use super::bits::{self, Sparse};
 use super::classify::Classified;
@@ -41,58 +47,116 @@ pub(crate) struct Automaton {
     pub(crate) req_x: Box<[Sparse]>,
     /// Per atom: positions whose element negates it.
     pub(crate) neg_x: Box<[Sparse]>,
+    /// Per base kind (`base_index`): the positions that a message of that kind with
+    /// no responder and no atom satisfies; the dense pass's row.
+    pub(crate) pass: Box<[u64]>,
     /// For each sequence: its first position and its length.
     pub(crate) spans: Box<[(u32, u32)]>,
     /// For each position: its sequence.
     pub(crate) seq_of: Box<[u32]>,
 }
 
-/// Scratch rows for one step, kept in the run state so that a step never allocates.
+/// Scratch for the fix-up of one step, kept in the run state so that a step never
+/// allocates: per word, what the message's responder and atoms add (`[acc_r,
+/// acc_x, neg]`, all zero between steps), and the words touched.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct StepScratch {
-    acc_r: Vec<u64>,
-    acc_x: Vec<u64>,
-    neg: Vec<u64>,
+    acc: Vec<[u64; 3]>,
+    touched: Vec<u32>,
+}
+
+impl StepScratch {
+    /// A scratch that never needs to grow for an automaton of `words` words.
+    pub(crate) fn new(words: usize) -> StepScratch {
+        StepScratch {
+            acc: vec![[0; 3]; words],
+            touched: Vec::with_capacity(words),
+        }
+    }
+
+    /// Heap bytes held.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.acc.capacity() * 24 + self.touched.capacity() * 4
+    }
+
+    /// ORs `row` into column `col` of the accumulators, noting each word touched
+    /// for the first time (a sparse row's words are never zero).
+    fn add(&mut self, row: &Sparse, col: usize) {
+        for (w, bits) in row.words() {
+            let acc = &mut self.acc[w];
+            if *acc == [0; 3] {
+                #[allow(clippy::cast_possible_truncation)] // bounded by MAX_POSITIONS
+                self.touched.push(w as u32);
+            }
+            acc[col] |= bits;
+        }
+    }
 }
 
 impl Automaton {
-    /// Advances `bits` (this automaton's `words` words) over one classified message.
-    /// Returns whether any sequence's last element is now set.
+    /// Advances `bits` (this automaton's `words` words) over one classified message,
+    /// leaving the bits before the step in `prev`. Returns whether any sequence's
+    /// last element is now set.
     #[inline]
     pub(crate) fn step(
         &self,
         bits: &mut [u64],
+        prev: &mut [u64],
         message: &Classified<'_>,
         scratch: &mut StepScratch,
     ) -> bool {
         let w = self.words;
-        for row in [&mut scratch.acc_r, &mut scratch.acc_x, &mut scratch.neg] {
-            row.clear();
-            row.resize(w, 0);
+        if w == 0 {
+            return false;
         }
+        let kind = base_index(message.base);
+        let pass = &self.pass[kind * w..][..w];
+        let (starts, ends) = (&self.starts[..w], &self.ends[..w]);
+        let (bits, prev) = (&mut bits[..w], &mut prev[..w]);
+        prev.copy_from_slice(bits);
+        let mut hit = 0u64;
+        bits[0] = ((prev[0] << 1) | starts[0]) & pass[0];
+        hit |= bits[0] & ends[0];
+        for i in 1..w {
+            let next = ((prev[i] << 1) | (prev[i - 1] >> 63) | starts[i]) & pass[i];
+            bits[i] = next;
+            hit |= next & ends[i];
+        }
+        if message.responder.is_none() && message.atoms.is_empty() {
+            return hit != 0;
+        }
+
+        // The fix-up: the words the message's responder and atoms touch, with the
+        // full formula, from the bits before the step.
+        if scratch.acc.len() != w {
+            *scratch = StepScratch::new(w);
+        }
+        scratch.touched.clear();
         if let Some(r) = message.responder {
-            self.req_r[r as usize].or_into(&mut scratch.acc_r);
-            self.neg_r[r as usize].or_into(&mut scratch.neg);
+            scratch.add(&self.req_r[r as usize], 0);
+            scratch.add(&self.neg_r[r as usize], 2);
         }
         for &atom in message.atoms {
-            self.req_x[atom as usize].or_into(&mut scratch.acc_x);
-            self.neg_x[atom as usize].or_into(&mut scratch.neg);
+            scratch.add(&self.req_x[atom as usize], 1);
+            scratch.add(&self.neg_x[atom as usize], 2);
         }
-        let base = &self.fail_base[base_index(message.base) * w..][..w];
-        let mut carry = 0u64;
-        let mut hit = 0u64;
-        for i in 0..w {
-            let fail = base[i]
-                | (self.req_r_all[i] & !scratch.acc_r[i])
-                | (self.req_x_all[i] & !scratch.acc_x[i])
-                | scratch.neg[i];
-            let old = bits[i];
-            let next = ((old << 1) | carry | self.starts[i]) & !fail;
-            carry = old >> 63;
+        let base = &self.fail_base[kind * w..][..w];
+        let (mut stale, mut fixed) = (false, 0u64);
+        for &i in &scratch.touched {
+            let i = i as usize;
+            let [acc_r, acc_x, neg] = std::mem::take(&mut scratch.acc[i]);
+            let fail = base[i] | (self.req_r_all[i] & !acc_r) | (self.req_x_all[i] & !acc_x) | neg;
+            let carry = if i == 0 { 0 } else { prev[i - 1] >> 63 };
+            let next = ((prev[i] << 1) | carry | self.starts[i]) & !fail;
+            stale |= bits[i] & self.ends[i] != 0;
             bits[i] = next;
-            hit |= next & self.ends[i];
+            fixed |= next & self.ends[i];
         }
-        hit != 0
+        if stale {
+            // A word the dense pass saw fire was recomputed: count again.
+            return bits.iter().zip(&self.ends).any(|(b, e)| b & e != 0);
+        }
+        hit | fixed != 0
     }
 
     /// The sequences whose last element is set in `bits`, in list order: the set
@@ -146,7 +210,8 @@ impl Automaton {
 
     /// Heap bytes held by the program.
     pub(crate) fn heap_bytes(&self) -> usize {
-        let dense = self.starts.len()
+        let dense = self.pass.len()
+            + self.starts.len()
             + self.ends.len()
             + self.fail_base.len()
             + self.req_r_all.len()

@@ -20,12 +20,9 @@ impl Sparse {
         }
     }
 
-    /// ORs the set into `dense`.
-    #[inline]
-    pub(crate) fn or_into(&self, dense: &mut [u64]) {
-        for &(w, bits) in &self.0 {
-            dense[w as usize] |= bits;
-        }
+    /// The non-zero words, as `(word index, bits)` in index order.
+    pub(crate) fn words(&self) -> impl Iterator<Item = (usize, u64)> + '_ {
+        self.0.iter().map(|&(w, bits)| (w as usize, bits))
     }
 
     /// Heap bytes held.
@@ -76,7 +73,9 @@ mod tests {
             vec![(0, (1 << 3) | (1 << 5)), (1, 1), (2, (1 << 2) | (1 << 1))]
         );
         let mut dense = vec![0u64; 3];
-        s.or_into(&mut dense);
+        for (w, bits) in s.words() {
+            dense[w] |= bits;
+        }
         assert!(get(&dense, 130) && get(&dense, 64) && !get(&dense, 4));
         assert_eq!(highest_in(&dense, 0, 64), Some(5));
         assert_eq!(highest_in(&dense, 6, 64), None);

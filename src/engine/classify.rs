@@ -60,12 +60,36 @@ pub(crate) struct Classifier {
     /// The distinct content regexes, as written; atom ids `pattern_base..`.
     pub(crate) pattern_sources: Vec<Box<str>>,
     pub(crate) pattern_base: u32,
-    pub(crate) patterns: Option<meta::Regex>,
+    pub(crate) patterns: Option<Patterns>,
     pub(crate) final_atom: Option<u32>,
     pub(crate) error_atom: Option<u32>,
     pub(crate) compounds: Vec<Compound>,
     pub(crate) compound_base: u32,
     pub(crate) detector: FinalDetector,
+}
+
+/// A task's content regexes as one set (see `compile::build_set`).
+#[derive(Clone, Debug)]
+pub(crate) struct Patterns {
+    /// Leftmost-first: whether any regex matches (fast, with a prefilter).
+    pub(crate) any: meta::Regex,
+    /// Overlapping: which regexes match.
+    pub(crate) all: meta::Regex,
+}
+
+impl Patterns {
+    /// Puts into `set` the regexes that match `content`.
+    fn matches(&self, content: &str, set: &mut PatternSet) {
+        set.clear();
+        let input = Input::new(content);
+        if self.any.is_match(input.clone()) {
+            self.all.which_overlapping_matches(&input, set);
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.all.pattern_len()
+    }
 }
 
 /// Reusable buffers for classification, kept in the run state.
@@ -75,7 +99,23 @@ pub(crate) struct ClassifyScratch {
     patset: Option<PatternSet>,
 }
 
+impl ClassifyScratch {
+    /// Heap bytes held.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.atoms.capacity() * 4 + self.patset.as_ref().map_or(0, PatternSet::capacity)
+    }
+}
+
 impl Classifier {
+    /// A scratch that never needs to grow: room for every atom (a message has each
+    /// at most once) and for every regex of the set.
+    pub(crate) fn scratch(&self) -> ClassifyScratch {
+        ClassifyScratch {
+            atoms: Vec::with_capacity(self.compound_base as usize + self.compounds.len()),
+            patset: self.patterns.as_ref().map(|set| PatternSet::new(set.len())),
+        }
+    }
+
     /// Classifies `message` into `scratch` (no allocation once the scratch is warm).
     pub(crate) fn classify<'s>(
         &self,
@@ -100,9 +140,8 @@ impl Classifier {
         if let Some(set) = &self.patterns {
             let patset = scratch
                 .patset
-                .get_or_insert_with(|| PatternSet::new(set.pattern_len()));
-            patset.clear();
-            set.which_overlapping_matches(&Input::new(message.content()), patset);
+                .get_or_insert_with(|| PatternSet::new(set.len()));
+            set.matches(message.content(), patset);
             atoms.extend(patset.iter().map(|p| self.pattern_base + p.as_u32()));
         }
         if let Some(id) = self.final_atom {
@@ -137,8 +176,8 @@ impl Classifier {
         let Some(set) = &self.patterns else {
             return Vec::new();
         };
-        let mut patset = PatternSet::new(set.pattern_len());
-        set.which_overlapping_matches(&Input::new(content), &mut patset);
+        let mut patset = PatternSet::new(set.len());
+        set.matches(content, &mut patset);
         patset.iter().map(|p| p.as_usize()).collect()
     }
 }

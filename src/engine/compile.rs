@@ -7,7 +7,7 @@ use smallvec::SmallVec;
 
 use super::automaton::{Automaton, BASES, base_index};
 use super::bits::{self, Sparse};
-use super::classify::{Classifier, Compound};
+use super::classify::{Classifier, Compound, Patterns};
 use super::limits::{
     CompileError, MAX_POSITIONS, MAX_REGEX_SET_SIZE, MAX_SEQUENCES, MAX_TASK_PATTERNS,
 };
@@ -228,6 +228,14 @@ pub(crate) fn compile(sequences: &[DoneSequence]) -> Result<(Classifier, Automat
         }
     }
 
+    // The dense pass's lanes: what passes with no responder and no atom.
+    let pass: Box<[u64]> = (0..BASES.len() * words)
+        .map(|j| {
+            let i = j % words;
+            !(fail_base[j] | req_r_all[i] | req_x_all[i])
+        })
+        .collect();
+
     let patterns = if pattern_sources.is_empty() {
         None
     } else {
@@ -250,6 +258,7 @@ pub(crate) fn compile(sequences: &[DoneSequence]) -> Result<(Classifier, Automat
         starts,
         ends,
         fail_base,
+        pass,
         req_r_all,
         req_r: req_r.into(),
         neg_r: neg_r.into(),
@@ -262,20 +271,31 @@ pub(crate) fn compile(sequences: &[DoneSequence]) -> Result<(Classifier, Automat
     Ok((classifier, automaton))
 }
 
-/// All content regexes of a task in one set: one pass over a message's content finds
-/// every one that matches. Case-insensitive and unanchored, as each `C[...]`.
-fn build_set(sources: &[Box<str>]) -> Result<meta::Regex, CompileError> {
-    meta::Regex::builder()
-        .syntax(syntax::Config::new().case_insensitive(true))
-        .configure(
-            meta::Config::new()
-                .match_kind(MatchKind::All)
-                .nfa_size_limit(Some(MAX_REGEX_SET_SIZE)),
-        )
-        .build_many(sources)
-        .map_err(|e| CompileError::RegexSetTooBig {
-            detail: e.to_string(),
-        })
+/// All content regexes of a task in one set, compiled twice: `all` reports every one
+/// that matches in one pass over a message's content; `any` (leftmost-first, the
+/// same regexes) only says whether one does, and can skip through the text with a
+/// literal prefilter, which overlapping searches do not use. Most messages match no
+/// regex, and `any` rejects them 15-20 times faster (`benches/observe.rs`, content
+/// patterns); a message that matches costs `any` up to its first match, then `all`.
+/// Case-insensitive and unanchored, as each `C[...]`.
+fn build_set(sources: &[Box<str>]) -> Result<Patterns, CompileError> {
+    let build = |kind: MatchKind| {
+        meta::Regex::builder()
+            .syntax(syntax::Config::new().case_insensitive(true))
+            .configure(
+                meta::Config::new()
+                    .match_kind(kind)
+                    .nfa_size_limit(Some(MAX_REGEX_SET_SIZE)),
+            )
+            .build_many(sources)
+            .map_err(|e| CompileError::RegexSetTooBig {
+                detail: e.to_string(),
+            })
+    };
+    Ok(Patterns {
+        any: build(MatchKind::LeftmostFirst)?,
+        all: build(MatchKind::All)?,
+    })
 }
 
 #[allow(clippy::cast_possible_truncation)] // every count is bounded by MAX_POSITIONS

@@ -236,8 +236,16 @@ impl Monitor {
                 tree.start(tree.needs_clock.then(|| self.clock.now()))
             }),
             #[cfg(feature = "serde")]
-            cancel: crate::stop::CancelHandle::default(),
-            scratch: state::Scratch::default(),
+            cancel: std::sync::OnceLock::new(),
+            scratch: self.scratch(),
+        }
+    }
+
+    /// Scratch buffers sized for this monitor, so that no step allocates.
+    fn scratch(&self) -> state::Scratch {
+        state::Scratch {
+            classify: self.classifier.scratch(),
+            step: engine::StepScratch::new(self.automaton.words),
         }
     }
 
@@ -284,7 +292,7 @@ impl Monitor {
             }
             None => {}
         }
-        state.scratch = state::Scratch::default();
+        state.scratch = self.scratch();
         Ok(state)
     }
 
@@ -316,13 +324,15 @@ impl Monitor {
         }
         let at = state.steps;
         state.steps += 1;
-        state.prev.copy_from_slice(&state.bits);
         let scratch = &mut state.scratch;
         let classified = self.classifier.classify(message, &mut scratch.classify);
         let base = classified.base;
-        let hit = self
-            .automaton
-            .step(&mut state.bits, &classified, &mut scratch.step);
+        let hit = self.automaton.step(
+            &mut state.bits,
+            &mut state.prev,
+            &classified,
+            &mut scratch.step,
+        );
         let task_hit = hit
             && self
                 .automaton
@@ -334,7 +344,7 @@ impl Monitor {
         #[cfg(not(feature = "serde"))]
         let tree_fired = false;
         #[cfg(feature = "serde")]
-        let cancelled = state.cancel.is_cancelled();
+        let cancelled = state.is_cancelled();
         #[cfg(not(feature = "serde"))]
         let cancelled = false;
         if reason.is_none() && !tree_fired && !cancelled {

@@ -1,5 +1,9 @@
 //! Text signals: Langroid's `DONE`, and the answer a stop carries.
 
+use std::sync::LazyLock;
+
+use memchr::memmem::Finder;
+
 use super::verdict::{Answer, AnswerSource, StopReason};
 use crate::Message;
 use crate::answer::FinalKind;
@@ -11,10 +15,14 @@ pub(crate) fn says_done(content: &str) -> bool {
     done_at(content).is_some()
 }
 
+/// The searcher for `DONE`, built once (`str::match_indices` builds one per call,
+/// which costs more than the search on a short message).
+static DONE: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("DONE"));
+
 /// The byte offset of the first `DONE` word.
 fn done_at(content: &str) -> Option<usize> {
     let word = |c: char| c.is_alphanumeric() || c == '_';
-    content.match_indices("DONE").map(|(i, _)| i).find(|&i| {
+    DONE.find_iter(content.as_bytes()).find(|&i| {
         let before = content[..i].chars().next_back();
         let after = content[i + 4..].chars().next();
         !before.is_some_and(word) && !after.is_some_and(word)

@@ -1,14 +1,17 @@
 //! `doneseq check`: replay a transcript against a task's done sequences and options.
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Write};
+use std::io::{self, BufRead, BufReader, BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use doneseq::stop::{Condition, ConditionReport, LintOptions};
 use doneseq::transcript::{Format, Reader};
-use doneseq::{DoneSequence, Monitor, Outcome, Role, StopReason, TaskConfig, Verdict, VerdictKind};
+use doneseq::{
+    DoneSequence, Message, Monitor, Outcome, Role, StopReason, TaskConfig, Verdict, VerdictKind,
+};
 use serde_json::{Value, json};
 
 /// Arguments of `doneseq check`.
@@ -29,7 +32,7 @@ pub(crate) struct Args {
     #[arg(long, value_name = "EXPR")]
     stop: Option<String>,
     /// The agent's tools, comma-separated: the lint then reports stop conditions
-    /// and sequences naming a tool that is not among them.
+    /// naming a tool that is not among them.
     #[arg(long, value_name = "NAMES", value_delimiter = ',')]
     tools: Option<Vec<String>>,
     /// The transcript's format.
@@ -41,6 +44,10 @@ pub(crate) struct Args {
     /// Print one JSON object instead of the table.
     #[arg(long)]
     json: bool,
+    /// Print only the verdict, the answer and how far each sequence got, with no row
+    /// per message (for long transcripts: memory stays constant).
+    #[arg(long)]
+    summary: bool,
     /// The transcript file, or '-' for standard input.
     transcript: String,
 }
@@ -59,14 +66,94 @@ pub(crate) fn run(args: &Args) -> ExitCode {
     }
 }
 
-/// One row of the report.
-struct Step {
+/// Per message, what the report shows: kept compact, because a replay may read
+/// millions of messages (event lists and responders are interned; progress is one
+/// `u16` per sequence per row, in one flat list).
+#[derive(Default)]
+struct Steps {
+    rows: Vec<Row>,
+    /// `count` entries per row.
+    progress: Vec<u16>,
+    events: Vec<Vec<String>>,
+    event_ids: HashMap<Vec<String>, u32>,
+    responders: Vec<String>,
+    responder_ids: HashMap<String, u32>,
+}
+
+struct Row {
     index: usize,
     role: Role,
-    responder: Option<String>,
+    responder: Option<u32>,
     /// `None` for a system message (not a step).
-    events: Option<Vec<String>>,
-    progress: Vec<usize>,
+    events: Option<u32>,
+}
+
+/// The id of `key` in `table`, adding it if new.
+fn intern<K: Clone + Eq + std::hash::Hash>(
+    ids: &mut HashMap<K, u32>,
+    table: &mut Vec<K>,
+    key: K,
+) -> u32 {
+    if let Some(&id) = ids.get(&key) {
+        return id;
+    }
+    let id = u32::try_from(table.len()).expect("fewer than 2^32 distinct values");
+    table.push(key.clone());
+    ids.insert(key, id);
+    id
+}
+
+impl Steps {
+    fn push(&mut self, index: usize, message: &Message, events: Option<Vec<String>>) {
+        let events = events.map(|e| intern(&mut self.event_ids, &mut self.events, e));
+        let responder = message
+            .responder()
+            .map(|r| intern(&mut self.responder_ids, &mut self.responders, r.to_owned()));
+        self.rows.push(Row {
+            index,
+            role: message.role(),
+            responder,
+            events,
+        });
+    }
+
+    /// The progress of row `row`, one entry per sequence.
+    fn progress_of(&self, row: usize, count: usize) -> &[u16] {
+        &self.progress[row * count..][..count]
+    }
+
+    fn responder(&self, row: &Row) -> Option<&str> {
+        row.responder.map(|r| self.responders[r as usize].as_str())
+    }
+}
+
+/// Step index -> transcript index: system messages are not steps, and are few, so
+/// their indices are all that is kept.
+#[derive(Default)]
+struct Lines {
+    system: Vec<usize>,
+}
+
+impl Lines {
+    fn line_of(&self, step: u64) -> usize {
+        let mut line = usize::try_from(step).unwrap_or(usize::MAX);
+        for &s in &self.system {
+            if s <= line {
+                line += 1;
+            } else {
+                break;
+            }
+        }
+        line
+    }
+}
+
+/// The first stop, with the transcript indices it refers to.
+struct First {
+    at: usize,
+    outcome: Outcome,
+    /// The transcript indices of the steps the first firing sequence matched.
+    matched: Option<Vec<usize>>,
 }
 
 fn check(args: &Args) -> Result<(), String> {
@@ -79,33 +166,45 @@ fn check(args: &Args) -> Result<(), String> {
         Box::new(BufReader::with_capacity(1 << 16, file))
     };
     let mut run = monitor.start();
-    let mut steps: Vec<Step> = Vec::new();
-    // Step index -> transcript index (system messages are not steps).
-    let mut step_lines: Vec<usize> = Vec::new();
-    let mut first: Option<(usize, Outcome)> = None;
+    let mut steps = Steps::default();
+    let mut lines = Lines::default();
+    let mut first: Option<First> = None;
     let mut all_matches: Vec<usize> = Vec::new();
     let count = monitor.sequences().len();
     for (index, message) in Reader::new(input, args.format).enumerate() {
         let message = message.map_err(|e| format!("{}: {e}", args.transcript))?;
         let verdict = monitor.observe(&mut run, &message);
-        let events = (message.role() != Role::System).then(|| {
-            step_lines.push(index);
-            monitor.classify(&message).labels()
-        });
+        let step = message.role() != Role::System;
+        if !step {
+            lines.system.push(index);
+        }
+        if !args.summary {
+            let events = step.then(|| monitor.classify(&message).labels());
+            steps.push(index, &message, events);
+            steps.progress.extend((0..count).map(|s| {
+                // A sequence has at most MAX_ELEMENTS (256) elements.
+                u16::try_from(monitor.progress(&run, s)).unwrap_or(u16::MAX)
+            }));
+        }
         let fired = verdict.outcome().is_some_and(|o| !o.fired.is_empty());
-        steps.push(Step {
-            index,
-            role: message.role(),
-            responder: message.responder().map(str::to_owned),
-            events,
-            progress: (0..count).map(|s| monitor.progress(&run, s)).collect(),
-        });
         if fired {
             all_matches.push(index);
         }
         if let Verdict::Stop(outcome) = verdict {
             if first.is_none() {
-                first = Some((index, outcome));
+                let matched = match outcome.reason {
+                    StopReason::Sequence(s) => outcome
+                        .fired
+                        .iter()
+                        .find(|f| f.sequence == s)
+                        .map(|f| f.matched.clone().map(|m| lines.line_of(m)).collect()),
+                    _ => None,
+                };
+                first = Some(First {
+                    at: index,
+                    outcome,
+                    matched,
+                });
             }
             if !args.all {
                 break;
@@ -114,21 +213,21 @@ fn check(args: &Args) -> Result<(), String> {
     }
     let report = Report {
         monitor: &monitor,
-        steps: &steps,
-        step_lines: &step_lines,
+        steps: (!args.summary).then_some(&steps),
+        lines: &lines,
         first: first.as_ref(),
         all_matches: args.all.then_some(&all_matches[..]),
         explain: &monitor.explain(&run),
         explain_stop: monitor.explain_stop(&run),
     };
-    let out = if args.json {
-        report.json().to_string() + "\n"
+    let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    let written = if args.json {
+        report.json(&mut out)
     } else {
-        report.text()
+        report.text(&mut out)
     };
-    io::stdout()
-        .lock()
-        .write_all(out.as_bytes())
+    written
+        .and_then(|()| out.flush())
         .map_err(|e| format!("cannot write: {e}"))
 }
 
@@ -182,24 +281,33 @@ fn load(args: &Args) -> Result<Monitor, String> {
     Monitor::new(config).map_err(|e| e.to_string())
 }
 
-/// Reads a task configuration in the format its extension names.
-fn parse_config(path: &std::path::Path, text: &str) -> Result<TaskConfig, String> {
-    let extension = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase);
-    match extension.as_deref() {
-        Some("toml") => toml::from_str(text).map_err(|e| e.to_string()),
-        Some("yaml" | "yml") => serde_norway::from_str(text).map_err(|e| e.to_string()),
-        _ => serde_json::from_str(text).map_err(|e| e.to_string()),
+/// The role column, padded, in `role_index` order.
+const ROLES: [&str; 4] = ["user  ", "llm   ", "agent ", "system"];
+
+const fn role_index(role: Role) -> usize {
+    match role {
+        Role::User => 0,
+        Role::Llm => 1,
+        Role::Agent => 2,
+        Role::System => 3,
     }
+}
+
+/// Writes `line` without its trailing blanks, and empties it for the next.
+fn write_line(line: &mut String, out: &mut impl Write) -> io::Result<()> {
+    line.truncate(line.trim_end().len());
+    line.push('\n');
+    let written = out.write_all(line.as_bytes());
+    line.clear();
+    written
 }
 
 struct Report<'a> {
     monitor: &'a Monitor,
-    steps: &'a [Step],
-    step_lines: &'a [usize],
-    first: Option<&'a (usize, Outcome)>,
+    /// `None` with `--summary`.
+    steps: Option<&'a Steps>,
+    lines: &'a Lines,
+    first: Option<&'a First>,
     all_matches: Option<&'a [usize]>,
     explain: &'a [doneseq::SequenceProgress],
     explain_stop: Option<ConditionReport>,
@@ -232,51 +340,41 @@ fn report_json(report: &ConditionReport, line_of: &dyn Fn(u64) -> usize) -> Valu
     })
 }
 
+/// Reads a task configuration in the format its extension names.
+fn parse_config(path: &std::path::Path, text: &str) -> Result<TaskConfig, String> {
+    let extension = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    match extension.as_deref() {
+        Some("toml") => toml::from_str(text).map_err(|e| e.to_string()),
+        Some("yaml" | "yml") => serde_norway::from_str(text).map_err(|e| e.to_string()),
+        _ => serde_json::from_str(text).map_err(|e| e.to_string()),
+    }
+}
+
 impl Report<'_> {
-    fn line_of(&self, step: u64) -> usize {
-        usize::try_from(step)
-            .ok()
-            .and_then(|s| self.step_lines.get(s).copied())
-            .unwrap_or(usize::MAX)
-    }
-
-    fn sequence_json(&self, s: usize, matched: &std::ops::RangeInclusive<u64>) -> Value {
-        let sequence = &self.monitor.sequences()[s];
-        let lines: Vec<usize> = matched.clone().map(|m| self.line_of(m)).collect();
-        json!({
-            "sequence": s,
-            "name": sequence.name(),
-            "canonical": sequence.to_string(),
-            "matched": lines,
-        })
-    }
-
-    fn json(&self) -> Value {
-        let steps: Vec<Value> = self
-            .steps
-            .iter()
-            .map(|s| {
-                json!({
-                    "index": s.index,
-                    "role": s.role.as_str(),
-                    "responder": s.responder,
-                    "events": s.events,
-                    "progress": s.progress,
-                })
-            })
-            .collect();
+    /// The verdict as JSON, without the steps.
+    fn verdict_json(&self) -> Value {
         let (at, outcome) = match self.first {
-            Some((at, outcome)) => (Some(*at), Some(outcome)),
+            Some(first) => (Some(first.at), Some(&first.outcome)),
             None => (None, None),
         };
-        let fired = outcome.and_then(|o| match o.reason {
-            StopReason::Sequence(s) => o
-                .fired
-                .iter()
-                .find(|f| f.sequence == s)
-                .map(|f| self.sequence_json(s, &f.matched)),
-            _ => None,
-        });
+        let fired =
+            self.first.and_then(
+                |first| match (first.outcome.reason.clone(), &first.matched) {
+                    (StopReason::Sequence(s), Some(lines)) => {
+                        let sequence = &self.monitor.sequences()[s];
+                        Some(json!({
+                            "sequence": s,
+                            "name": sequence.name(),
+                            "canonical": sequence.to_string(),
+                            "matched": lines,
+                        }))
+                    }
+                    _ => None,
+                },
+            );
         let mut report = json!({
             "done": outcome.is_some_and(|o| o.kind == VerdictKind::Done),
             "stopped": outcome.is_some(),
@@ -292,12 +390,11 @@ impl Report<'_> {
                 "condition": c.condition,
                 "path": c.path,
                 "kind": c.kind.as_str(),
-                "at": self.line_of(c.at),
+                "at": self.lines.line_of(c.at),
                 "detail": c.detail,
             })).collect::<Vec<_>>()),
-            "stop": self.explain_stop.as_ref().map(|r| report_json(r, &|s| self.line_of(s))),
+            "stop": self.explain_stop.as_ref().map(|r| report_json(r, &|s| self.lines.line_of(s))),
             "answer": outcome.and_then(|o| o.answer.as_ref()).map(|a| a.text.clone()),
-            "steps": steps,
         });
         if let Some(all) = self.all_matches {
             report["all_matches"] = json!(all);
@@ -305,8 +402,58 @@ impl Report<'_> {
         report
     }
 
-    fn text(&self) -> String {
+    /// One JSON object: the verdict, then (unless `--summary`) every step, written
+    /// as it goes rather than built as one value.
+    fn json(&self, out: &mut impl Write) -> io::Result<()> {
+        let verdict = self.verdict_json().to_string();
+        let Some(steps) = self.steps else {
+            return writeln!(out, "{verdict}");
+        };
+        // The verdict's fields, then "steps" last.
+        let fields = verdict.strip_suffix('}').unwrap_or(&verdict);
+        write!(out, "{fields},\"steps\":[")?;
+        let count = self.monitor.sequences().len();
+        let events: Vec<String> = steps
+            .events
+            .iter()
+            .map(|labels| serde_json::to_string(labels).unwrap_or_default())
+            .collect();
+        for (i, row) in steps.rows.iter().enumerate() {
+            if i > 0 {
+                out.write_all(b",")?;
+            }
+            write!(
+                out,
+                "{{\"index\":{},\"role\":\"{}\",\"responder\":",
+                row.index,
+                row.role.as_str()
+            )?;
+            serde_json::to_writer(&mut *out, &steps.responder(row))?;
+            out.write_all(b",\"events\":")?;
+            match row.events {
+                Some(id) => out.write_all(events[id as usize].as_bytes())?,
+                None => out.write_all(b"null")?,
+            }
+            out.write_all(b",\"progress\":")?;
+            serde_json::to_writer(&mut *out, steps.progress_of(i, count))?;
+            out.write_all(b"}")?;
+        }
+        out.write_all(b"]}\n")
+    }
+
+    /// The table (unless `--summary`), then the verdict.
+    fn text(&self, out: &mut impl Write) -> io::Result<()> {
+        if let Some(steps) = self.steps {
+            self.table(steps, out)?;
+            out.write_all(b"\n")?;
+        }
+        out.write_all(self.verdict_text().as_bytes())
+    }
+
+    /// One row per message: its events and each sequence's progress.
+    fn table(&self, steps: &Steps, out: &mut impl Write) -> io::Result<()> {
         let sequences = self.monitor.sequences();
+        let count = sequences.len();
         let headers: Vec<String> = sequences
             .iter()
             .enumerate()
@@ -321,19 +468,11 @@ impl Report<'_> {
                     .max(format!("{0}/{0} fired", s.len()).len())
             })
             .collect();
-        let events: Vec<String> = self
-            .steps
+        let events: Vec<String> = steps.events.iter().map(|e| e.join(" ")).collect();
+        let responder_width = steps
+            .responders
             .iter()
-            .map(|s| {
-                s.events
-                    .as_ref()
-                    .map_or_else(|| "-".to_owned(), |e| e.join(" "))
-            })
-            .collect();
-        let responder_width = self
-            .steps
-            .iter()
-            .filter_map(|s| s.responder.as_ref().map(|r| r.chars().count()))
+            .map(|r| r.chars().count())
             .chain([9])
             .max()
             .unwrap_or(9);
@@ -343,56 +482,82 @@ impl Report<'_> {
             .chain([6])
             .max()
             .unwrap_or(6);
-        let index_width = self
-            .steps
+        let index_width = steps
+            .rows
             .last()
             .map_or(1, |s| s.index.to_string().len())
             .max(1);
-        let mut out = String::new();
+        // Each line is made in one buffer, reused, and written without its trailing
+        // blanks.
+        let mut line = String::new();
         let _ = write!(
-            out,
+            line,
             "{:>index_width$}  {:<6} {:<responder_width$}  {:<events_width$}",
             "#", "role", "responder", "events"
         );
         for (h, width) in headers.iter().zip(&widths) {
-            let _ = write!(out, "  {h:<width$}");
+            let _ = write!(line, "  {h:<width$}");
         }
-        out.truncate(out.trim_end().len());
-        out.push('\n');
-        for (step, events) in self.steps.iter().zip(&events) {
-            let _ = write!(
-                out,
-                "{:>index_width$}  {:<6} {:<responder_width$}  {:<events_width$}",
-                step.index,
-                step.role.as_str(),
-                step.responder.as_deref().unwrap_or("-"),
-                events
+        write_line(&mut line, out)?;
+        // Every cell a row can hold is made once: a row is then its index and copies.
+        let pad = |text: &str, width: usize| format!("{text:<width$}");
+        let responders: Vec<String> = steps
+            .responders
+            .iter()
+            .map(|r| pad(r, responder_width))
+            .collect();
+        let no_responder = pad("-", responder_width);
+        let event_cells: Vec<String> = events.iter().map(|e| pad(e, events_width)).collect();
+        let no_events = pad("-", events_width);
+        // Per sequence, per progress p: "  p/len" (and " fired" at len), padded.
+        let progress_cells: Vec<Vec<String>> = sequences
+            .iter()
+            .zip(&widths)
+            .map(|(seq, &width)| {
+                (0..=seq.len())
+                    .map(|p| {
+                        let fired = if p == seq.len() { " fired" } else { "" };
+                        format!("  {:<width$}", format!("{p}/{}{fired}", seq.len()))
+                    })
+                    .collect()
+            })
+            .collect();
+        for (i, row) in steps.rows.iter().enumerate() {
+            let _ = write!(line, "{:>index_width$}  ", row.index);
+            line.push_str(ROLES[role_index(row.role)]);
+            line.push(' ');
+            line.push_str(
+                row.responder
+                    .map_or(&no_responder, |r| &responders[r as usize]),
             );
-            for ((width, &p), seq) in widths.iter().zip(&step.progress).zip(sequences) {
-                let cell = if step.events.is_none() {
-                    String::new()
-                } else if p == seq.len() {
-                    format!("{p}/{} fired", seq.len())
-                } else {
-                    format!("{p}/{}", seq.len())
-                };
-                let _ = write!(out, "  {cell:<width$}");
+            line.push_str("  ");
+            line.push_str(row.events.map_or(&no_events, |e| &event_cells[e as usize]));
+            if row.events.is_some() {
+                for (cells, &p) in progress_cells.iter().zip(steps.progress_of(i, count)) {
+                    line.push_str(cells.get(usize::from(p)).map_or("", String::as_str));
+                }
             }
-            out.truncate(out.trim_end().len());
-            out.push('\n');
+            write_line(&mut line, out)?;
         }
-        out.push('\n');
+        Ok(())
+    }
+
+    /// The verdict and the answer, or how far each sequence got; every match with
+    /// `--all`.
+    fn verdict_text(&self) -> String {
+        let sequences = self.monitor.sequences();
+        let mut out = String::new();
         match self.first {
-            Some((at, outcome)) => {
+            Some(first) => {
+                let outcome = &first.outcome;
                 let kind = outcome.kind.as_str();
-                let _ = write!(out, "{kind} at message {at}: ");
+                let _ = write!(out, "{kind} at message {}: ", first.at);
                 let _ = match &outcome.reason {
                     StopReason::Sequence(s) => {
-                        let f = outcome.fired.iter().find(|f| f.sequence == *s);
-                        let (from, to) = f.map_or((0, 0), |f| {
+                        let (from, to) = first.matched.as_ref().map_or((0, 0), |m| {
                             (
-                                self.line_of(*f.matched.start()),
-                                self.line_of(*f.matched.end()),
+                                m.first().copied().unwrap_or(0),
+                                m.last().copied().unwrap_or(0),
                             )
                         });
                         writeln!(
@@ -420,7 +585,7 @@ impl Report<'_> {
                         "  fired: {} ({}, message {}): {}",
                         c.condition,
                         c.kind,
-                        self.line_of(c.at),
+                        self.lines.line_of(c.at),
                         c.detail
                     );
                 }
@@ -450,7 +615,7 @@ impl Report<'_> {
                             out,
                             "; element {} failed on message {}",
                             f.element + 1,
-                            self.line_of(f.at)
+                            self.lines.line_of(f.at)
                         );
                     }
                     out.push('\n');

@@ -1,0 +1,169 @@
+//! Memory of a run: observing a message allocates nothing once the run is warm, and
+//! a run's state does not grow with its length.
+//!
+//! Its own test binary, without the test harness: the allocator counts every
+//! thread's allocations, and the harness's threads would add theirs. Run with
+//! `cargo test --test alloc`; it also prints each monitor's run-state size.
+//!
+//! The counting allocator is `stats_alloc`'s (a wrapper around `System`, no unsafe
+//! code here: the crate forbids it in every target).
+
+use std::alloc::System;
+use std::mem::size_of_val;
+
+use doneseq::{Message, Monitor, Role, TaskConfig, ToolCall};
+use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
+
+#[global_allocator]
+static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
+
+/// Sequences that use every kind of row the automaton has (base kinds, tool names,
+/// responders, regexes alone and in compounds, `F`, `E`, negations, repeats), each
+/// ending in an element no message satisfies, so that nothing ever stops: a stop
+/// allocates its outcome, which is not the steady state. The first `k` of them; past
+/// the ninth, generated ones spread the automaton over more words.
+fn config(k: usize) -> TaskConfig {
+    let mut texts: Vec<String> = [
+        "calc: T[calculator], A@Calculator & !E",
+        "L & C[\\bquit\\b]",
+        "F & !E",
+        "T[search]{2}",
+        "!T[search] & T, A",
+        "C[paris|london] & C[capital]",
+        "!A@Calculator, E",
+        "_{3}",
+        "L@SubTask & !F",
+    ]
+    .iter()
+    .map(|s| format!("{s}, U@nobody"))
+    .collect();
+    texts.extend((0..k.saturating_sub(texts.len())).map(|i| match i % 3 {
+        0 => format!("T[tool_{i}], A, U@nobody"),
+        1 => format!("C[stopword_{i}], U@nobody"),
+        _ => format!("L@agent_{i}, U@nobody"),
+    }));
+    texts.truncate(k);
+    TaskConfig::from_dsl(texts).expect("the sequences parse")
+}
+
+/// About 10 KB of prose with non-ASCII text (Unicode word boundaries are the
+/// regex engine's slow path).
+fn long_text() -> String {
+    "The café’s totals — see “context” — differ by 3.5 % from last year’s. ".repeat(140)
+}
+
+/// Every kind of message: tool calls (one, several, unknown), text, regex matches,
+/// FINAL answers, errors, responders, no response, a system message, 10 KB.
+fn stream() -> Vec<Message> {
+    vec![
+        Message::system("You are a calculator agent."),
+        Message::user("What is 6*7? Then quit."),
+        Message::llm("").with_tool_call(ToolCall::new("calculator", r#"{"x": "6*7"}"#)),
+        Message::agent("42").with_responder("Calculator"),
+        Message::agent("")
+            .with_responder("Calculator")
+            .with_error("division by zero"),
+        Message::llm("The capital is Paris. FINAL(\"Paris\")"),
+        Message::llm("")
+            .with_tool_call(ToolCall::new("search", "{}"))
+            .with_tool_call(ToolCall::new("calculator", "{}"))
+            .with_tool_call(ToolCall::new("search", "{}")),
+        Message::llm("").with_tool_call(ToolCall::new("unknown_tool", "{}")),
+        Message::no_response(Role::Llm),
+        Message::agent(long_text()),
+        Message::user("I will quit now; stopword_1 finished."),
+        Message::llm("Summing up.").with_responder("SubTask"),
+        Message::llm("FINAL_VAR(result)").with_responder("agent_2"),
+        Message::agent("PASS"),
+    ]
+}
+
+fn steady_state_observe_allocates_nothing() {
+    for k in [9, 300] {
+        let monitor = Monitor::new(config(k)).expect("the task compiles");
+        let messages = stream();
+        // The stream exercises what it should (this allocates: before the region).
+        let labels: Vec<String> = messages
+            .iter()
+            .flat_map(|m| monitor.classify(m).labels())
+            .collect();
+        for expected in [
+            "T[calculator]",
+            "T[search]",
+            "C[\\bquit\\b]",
+            "C[paris|london]",
+            "C[capital]",
+            "F",
+            "E",
+            "N",
+            "@Calculator",
+            "@SubTask",
+        ] {
+            assert!(labels.iter().any(|l| l == expected), "no {expected}");
+        }
+
+        let mut run = monitor.start();
+        // Warm up: the regex engine's caches fill on first use.
+        for m in messages.iter().cycle().take(2 * messages.len()) {
+            assert!(!monitor.observe(&mut run, m).is_stop(), "{m:?}");
+        }
+        let region = Region::new(GLOBAL);
+        let mut stops = 0;
+        for m in messages.iter().cycle().take(100 * messages.len()) {
+            stops += usize::from(monitor.observe(&mut run, m).is_stop());
+        }
+        let change = region.change();
+        assert_eq!(stops, 0);
+        assert_eq!(
+            (change.allocations, change.reallocations),
+            (0, 0),
+            "{k} sequences: {change:?}"
+        );
+    }
+}
+
+/// The sizes of a run's state, measured, for the README; and the state does not
+/// grow with the run's length.
+fn run_state_does_not_grow_with_the_run() {
+    let messages = stream();
+    println!("K sequences  size_of::<RunState>  heap bytes (heap_bytes, measured)");
+    for k in [1, 10, 100, 1000] {
+        let monitor = Monitor::new(config(k)).expect("the task compiles");
+        let region = Region::new(GLOBAL);
+        let mut run = monitor.start();
+        let change = region.change();
+        let started = (size_of_val(&run), run.heap_bytes());
+        // heap_bytes tells what the state really holds on the heap.
+        assert_eq!(
+            change.bytes_allocated - change.bytes_deallocated,
+            started.1,
+            "{k} sequences"
+        );
+        for (i, m) in messages.iter().cycle().take(100_000).enumerate() {
+            monitor.observe(&mut run, m);
+            if i == 0 || i == 99 {
+                assert_eq!((size_of_val(&run), run.heap_bytes()), started, "step {i}");
+            }
+        }
+        assert_eq!((size_of_val(&run), run.heap_bytes()), started);
+        println!("{k:>11}  {:>19}  {:>10}", started.0, started.1);
+    }
+}
+
+fn main() {
+    let tests: [(&str, fn()); 2] = [
+        (
+            "steady_state_observe_allocates_nothing",
+            steady_state_observe_allocates_nothing,
+        ),
+        (
+            "run_state_does_not_grow_with_the_run",
+            run_state_does_not_grow_with_the_run,
+        ),
+    ];
+    for (name, test) in tests {
+        test();
+        println!("test {name} ... ok");
+    }
+    println!("{} passed, 0 failed", tests.len());
+}
