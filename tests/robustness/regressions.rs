@@ -48,3 +48,137 @@ fn a_step_count_at_its_maximum_saturates() {
     }
     assert_eq!(run.steps(), u64::MAX);
 }
+
+/// Found while reviewing the parser's limits for the round trip: `T[[][]...]` fits in
+/// `MAX_DSL_LEN`, but its canonical text escapes every bracket (`T[\[\]...]`) and was
+/// twice as long, so `parse(seq.to_string())` failed with `TooLong`. A sequence whose
+/// canonical text would not parse back is now refused, by every constructor.
+#[test]
+fn a_canonical_text_past_the_limit_is_refused() {
+    use doneseq::dsl::MAX_DSL_LEN;
+    use doneseq::object::{ElementObject, EventObject};
+    use doneseq::{Element, EventKind, EventType, ParseErrorKind, SequenceObject, ToolName};
+
+    let text = format!("T[{}]", "[]".repeat(20_000));
+    assert!(text.len() <= MAX_DSL_LEN);
+    let err = DoneSequence::parse(&text).unwrap_err();
+    assert_eq!(
+        err.kind(),
+        &ParseErrorKind::CanonicalTooLong {
+            len: 80_003,
+            max: MAX_DSL_LEN
+        }
+    );
+    assert_eq!(err.span(), 0..text.len());
+    assert_eq!(err.kind().name(), "canonical_too_long");
+    // Half as many brackets print within the limit, and round-trip.
+    let half = format!("T[{}]", "[]".repeat(10_000));
+    assert!(DoneSequence::parse(&half).is_ok());
+    checks::dsl(&half);
+    // Spacing counts too: `T,A` prints as `T, A`.
+    let name = "x".repeat(MAX_DSL_LEN - 5);
+    let near = format!("T[{name}],A");
+    assert_eq!(near.len(), MAX_DSL_LEN);
+    assert!(matches!(
+        DoneSequence::parse(&near).unwrap_err().kind(),
+        ParseErrorKind::CanonicalTooLong { .. }
+    ));
+    // Without the second element it fits, and round-trips.
+    let alone = format!("T[{name}]");
+    assert_eq!(DoneSequence::parse(&alone).unwrap().to_string(), alone);
+    checks::dsl(&alone);
+
+    // The Rust constructor and the object form refuse it as well.
+    let long = ToolName::new(&"[".repeat(40_000)).unwrap();
+    let element = Element::new(EventKind::SpecificTool(long).into());
+    let err = DoneSequence::new(vec![element]).unwrap_err();
+    assert!(matches!(
+        err.kind(),
+        ParseErrorKind::CanonicalTooLong { .. }
+    ));
+    let object = SequenceObject {
+        name: Some("\"".repeat(40_000)),
+        events: vec![ElementObject::Event(EventObject::new(EventType::Any))],
+    };
+    let err = DoneSequence::try_from(object).unwrap_err();
+    assert!(err.to_string().starts_with("name: "), "{err}");
+}
+
+/// Found while reviewing the object form's limits: every `content_match` was compiled
+/// before the element and regex counts were checked, and `MAX_PATTERNS` was not
+/// checked at all (a sequence of 256 distinct regexes, or one conjunction of a
+/// hundred thousand, went through). The counts now come first; a run of equal
+/// elements (the object form's `X{n}`) compiles once. Each input below would compile
+/// a regex 100,000 times (minutes) if the counts came after the work.
+#[test]
+fn object_form_counts_come_before_any_regex_is_compiled() {
+    use doneseq::dsl::{MAX_ELEMENTS, MAX_LITERALS, MAX_PATTERNS};
+    use doneseq::object::{ElementObject, EventObject};
+    use doneseq::{Element, EventType, ObjectError, ParseErrorKind, SequenceObject};
+
+    let pattern = |n: usize| {
+        ElementObject::Event(EventObject {
+            content_pattern: Some(format!(r"\w{{20}}{n}")),
+            ..EventObject::new(EventType::ContentMatch)
+        })
+    };
+    let invalid = |object: SequenceObject| match DoneSequence::try_from(object) {
+        Err(ObjectError::Invalid { path, error }) => (path, error.kind().clone()),
+        other => panic!("expected a count error, got {other:?}"),
+    };
+    let many = SequenceObject {
+        name: None,
+        events: (0..100_000).map(pattern).collect(),
+    };
+    assert_eq!(
+        invalid(many),
+        (
+            "events".into(),
+            ParseErrorKind::TooManyElements { max: MAX_ELEMENTS }
+        )
+    );
+    let members = (0..100_000)
+        .map(|n| match pattern(n) {
+            ElementObject::Event(e) => e,
+            ElementObject::All(_) => unreachable!(),
+        })
+        .collect();
+    let wide = SequenceObject {
+        name: None,
+        events: vec![ElementObject::All(members)],
+    };
+    assert_eq!(
+        invalid(wide),
+        (
+            "events[0]".into(),
+            ParseErrorKind::TooManyLiterals { max: MAX_LITERALS }
+        )
+    );
+    let distinct = SequenceObject {
+        name: None,
+        events: (0..MAX_PATTERNS + 1).map(pattern).collect(),
+    };
+    assert_eq!(
+        invalid(distinct),
+        (
+            "events".into(),
+            ParseErrorKind::TooManyPatterns { max: MAX_PATTERNS }
+        )
+    );
+    // A run of one regex is `C[...]{256}`: one regex, as in the DSL.
+    let run = SequenceObject {
+        name: None,
+        events: vec![pattern(0); MAX_ELEMENTS],
+    };
+    let seq = DoneSequence::try_from(run).unwrap();
+    assert_eq!(seq, DoneSequence::parse(r"C[\w{20}0]{256}").unwrap());
+    // The Rust constructor counts regexes the same way.
+    let elements: Vec<Element> = (0..MAX_PATTERNS + 1)
+        .map(|n| Element::new(format!("C[x{n}]").parse().unwrap()))
+        .collect();
+    let err = DoneSequence::new(elements).unwrap_err();
+    assert_eq!(
+        err.kind(),
+        &ParseErrorKind::TooManyPatterns { max: MAX_PATTERNS }
+    );
+}
