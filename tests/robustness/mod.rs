@@ -3,5 +3,6 @@
 //! `checks.rs` with the properties here; `regressions.rs` replays what fuzzing found.
 
 pub(crate) mod checks;
+mod limits;
 mod props;
 mod regressions;
