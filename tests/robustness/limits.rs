@@ -175,3 +175,53 @@ fn langroid_tool_search_is_bounded_and_loses_nothing() {
         2
     );
 }
+
+/// The CLI reads standard input a line at a time (so `yes T | doneseq parse` runs in
+/// constant memory; it used to read all of it first) and a line or a configuration
+/// file only up to a bound (`--config /dev/zero` used to grow until memory ran out).
+#[cfg(all(feature = "cli", target_os = "linux"))]
+#[test]
+fn the_cli_reads_bounded_input() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+
+    let run = |args: &[&str], stdin: &[u8]| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_doneseq"))
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut pipe = child.stdin.take().unwrap();
+        // The child may stop reading early: a broken pipe is fine.
+        let _ = pipe.write_all(stdin);
+        drop(pipe);
+        let out = child.wait_with_output().unwrap();
+        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        (out.status.code(), text(&out.stdout), text(&out.stderr))
+    };
+    let mut input = b"T, A\n".to_vec();
+    input.extend(std::iter::repeat_n(b'T', 16 * MB + 1));
+    let (code, stdout, stderr) = run(&["parse"], &input);
+    assert_eq!(code, Some(2));
+    assert_eq!(
+        stdout, "T, A\n",
+        "the first line is parsed before the second is read"
+    );
+    assert!(
+        stderr.starts_with("error: line 2: longer than 16777216 bytes"),
+        "{stderr}"
+    );
+    // A line past the DSL's limit but within the reader's is a parse error, reported.
+    let long = "T, ".repeat(30_000);
+    let (code, _, stderr) = run(&["parse", "--json"], long.as_bytes());
+    assert_eq!(code, Some(1), "{stderr}");
+
+    let (code, _, stderr) = run(&["check", "--config", "/dev/zero", "-"], b"");
+    assert_eq!(code, Some(1));
+    assert!(
+        stderr.contains("/dev/zero: longer than 16777216 bytes"),
+        "{stderr}"
+    );
+}
