@@ -6,6 +6,8 @@
 use doneseq::naive::element_holds;
 use doneseq::transcript::{Format, read_transcript};
 use doneseq::{DoneSequence, Message, Monitor, Role, TaskConfig, ToolCall, Usage};
+use std::sync::OnceLock;
+
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
@@ -214,6 +216,21 @@ fn pool_message() -> impl Strategy<Value = Message> {
         })
 }
 
+/// Two monitors compiled from the same task: one sequence per single-element entry
+/// of [`ELEMENTS`], no string signal. Built once (compiling is the slow part).
+fn single_element_monitors() -> &'static (Monitor, Monitor) {
+    static MONITORS: OnceLock<(Monitor, Monitor)> = OnceLock::new();
+    MONITORS.get_or_init(|| {
+        let singles = ELEMENTS
+            .iter()
+            .filter(|e| DoneSequence::parse(e).unwrap().len() == 1);
+        let mut config = TaskConfig::from_dsl(singles).unwrap();
+        config.recognize_string_signals = false;
+        let monitor = Monitor::new(config.clone()).unwrap();
+        (monitor, Monitor::new(config).unwrap())
+    })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(1_000))]
 
@@ -272,17 +289,6 @@ proptest! {
         checks::final_answer(&text);
     }
 
-    /// The compiled monitor against the oracle with any content (regexes and `F` see
-    /// arbitrary text), and a checkpoint anywhere.
-    #[test]
-    fn compiled_equals_naive_on_any_content(
-        sequences in prop::collection::vec(pool_sequence(), 1..5),
-        messages in prop::collection::vec(pool_message(), 0..30),
-        cut in any::<usize>(),
-    ) {
-        checks::differential(&sequences, &messages, cut);
-    }
-
     /// What a message is classified as depends on the message alone: not on the run's
     /// history, not on which run or monitor (compiled from the same configuration)
     /// looks at it. One single-element sequence per kind of element makes the verdict
@@ -292,19 +298,11 @@ proptest! {
         history in prop::collection::vec(pool_message(), 0..20),
         message in pool_message(),
     ) {
-        let singles: Vec<&str> = ELEMENTS
-            .iter()
-            .copied()
-            .filter(|e| DoneSequence::parse(e).unwrap().len() == 1)
-            .collect();
-        let mut config = TaskConfig::from_dsl(&singles).unwrap();
-        config.recognize_string_signals = false;
-        let monitor = Monitor::new(config.clone()).unwrap();
-        let other = Monitor::new(config).unwrap();
+        let (monitor, other) = single_element_monitors();
         let expected: Vec<usize> = if message.role() == Role::System {
             Vec::new()
         } else {
-            (0..singles.len())
+            (0..monitor.sequences().len())
                 .filter(|&s| element_holds(&monitor.sequences()[s].elements()[0], &message))
                 .collect()
         };
@@ -334,5 +332,21 @@ proptest! {
         messages in prop::collection::vec(pool_message(), 0..10),
     ) {
         checks::forged_checkpoint(&sequences, steps, &bits, &prev, stopped_at, &messages);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// The compiled monitor against the oracle with any content (regexes and `F` see
+    /// arbitrary text), and a checkpoint anywhere. Fewer cases: `tests/oracle.rs` runs
+    /// thousands over the pool's contents, and the fuzz target millions.
+    #[test]
+    fn compiled_equals_naive_on_any_content(
+        sequences in prop::collection::vec(pool_sequence(), 1..5),
+        messages in prop::collection::vec(pool_message(), 0..30),
+        cut in any::<usize>(),
+    ) {
+        checks::differential(&sequences, &messages, cut);
     }
 }
