@@ -6,3 +6,4 @@ pub(crate) mod checks;
 mod limits;
 mod props;
 mod regressions;
+mod soak;
