@@ -3,6 +3,7 @@
 //! `checks.rs` with the properties here; `regressions.rs` replays what fuzzing found.
 
 pub(crate) mod checks;
+mod concurrency;
 mod limits;
 mod props;
 mod regressions;
