@@ -3,12 +3,165 @@
 //! sized so that a hang or quadratic work would be obvious: minutes, not
 //! milliseconds; no test measures time).
 
+use doneseq::dsl::{MAX_DSL_LEN, MAX_ELEMENTS, MAX_LITERALS, MAX_PATTERNS};
 use doneseq::transcript::{
     Format, MAX_JSON_DEPTH, MAX_LINE_LEN, Reader, TranscriptError, TranscriptErrorKind,
     read_transcript,
 };
+use doneseq::{
+    CompileError, DoneSequence, MAX_PATTERN_LEN, MAX_POSITIONS, MAX_REGEX_SET_SIZE, MAX_SEQUENCES,
+    MAX_TASK_PATTERNS, Monitor, ParseErrorKind, TaskConfig,
+};
 
 const MB: usize = 1 << 20;
+
+/// `piece` repeated to `len` bytes at most.
+fn fill(prefix: &str, piece: &str, len: usize) -> String {
+    format!(
+        "{prefix}{}",
+        piece.repeat((len - prefix.len()) / piece.len())
+    )
+}
+
+/// A megabyte of anything is refused by its length before it is parsed; just under
+/// the limit, the worst pieces (brackets that never close, escapes, quotes, `&`,
+/// commas, repeat counts, regexes) fail on the limit they hit or on the syntax, in one
+/// pass.
+#[test]
+fn pathological_dsl_fails_fast() {
+    use ParseErrorKind as K;
+    let pieces = [
+        "T,", "[", "T[", "C[", "C[[", "\\", "\"", "!", "&", "T&", "{", "é", "T{9", "@",
+    ];
+    for piece in pieces {
+        let text = fill("", piece, MB);
+        let err = DoneSequence::parse(&text).unwrap_err();
+        assert_eq!(
+            err.kind(),
+            &K::TooLong {
+                len: text.len(),
+                max: MAX_DSL_LEN
+            },
+            "{piece}"
+        );
+    }
+    let cases: &[(&str, &str, K)] = &[
+        ("", "T, ", K::TooManyElements { max: MAX_ELEMENTS }),
+        ("", "T & ", K::TooManyLiterals { max: MAX_LITERALS }),
+        ("", "C[a], ", K::TooManyPatterns { max: MAX_PATTERNS }),
+        ("T[", "[", K::UnclosedBracket),
+        ("T[", "\\]", K::UnclosedBracket),
+        ("C[", "[", K::UnclosedBracket),
+        ("C[", "(", K::UnclosedBracket),
+        ("\"", "a", K::UnclosedQuote),
+        (
+            "T{",
+            "9",
+            K::Unexpected {
+                expected: "'}' after the repeat count",
+                found: None,
+            },
+        ),
+        (
+            "L, ",
+            "L",
+            K::UnknownEvent {
+                found: String::new(),
+            },
+        ),
+    ];
+    for (prefix, piece, kind) in cases {
+        let text = fill(prefix, piece, MAX_DSL_LEN);
+        let err = DoneSequence::parse(&text).unwrap_err();
+        match (err.kind(), kind) {
+            (K::UnknownEvent { found }, K::UnknownEvent { .. }) => assert!(found.len() > 60_000),
+            (got, kind) => assert_eq!(got, kind, "{prefix}{piece}..."),
+        }
+    }
+    // A regex is refused by its length before any regex parsing: 64 KiB of `\pL`
+    // took seconds and most of a gigabyte in the regex parser.
+    let text = fill("C[", "\\pL", MAX_DSL_LEN - 1) + "]";
+    let err = DoneSequence::parse(&text).unwrap_err();
+    assert_eq!(
+        err.kind(),
+        &K::PatternTooLong {
+            len: text.len() - 3,
+            max: MAX_PATTERN_LEN
+        }
+    );
+}
+
+/// The task limits, each refused before anything is compiled (but the regex set's size,
+/// which is what its compilation finds out).
+#[test]
+fn task_limits_are_typed_errors() {
+    let monitor = |texts: Vec<String>| Monitor::new(TaskConfig::from_dsl(texts).unwrap());
+    let err = monitor(vec!["T".into(); MAX_SEQUENCES + 1]).unwrap_err();
+    assert_eq!(
+        err,
+        CompileError::TooManySequences {
+            count: MAX_SEQUENCES + 1,
+            max: MAX_SEQUENCES
+        }
+    );
+    let full = format!("_{{{MAX_ELEMENTS}}}");
+    let sequences = MAX_POSITIONS / MAX_ELEMENTS;
+    assert!(monitor(vec![full.clone(); sequences]).is_ok());
+    let err = monitor(vec![full; sequences + 1]).unwrap_err();
+    let count = MAX_POSITIONS + MAX_ELEMENTS;
+    assert_eq!(
+        err,
+        CompileError::TooManyPositions {
+            count,
+            max: MAX_POSITIONS
+        }
+    );
+    let distinct = |n: usize| (0..n).map(|i| format!("C[x{i}]")).collect::<Vec<_>>();
+    assert!(monitor(distinct(MAX_TASK_PATTERNS)).is_ok());
+    let err = monitor(distinct(MAX_TASK_PATTERNS + 1)).unwrap_err();
+    let (count, max) = (MAX_TASK_PATTERNS + 1, MAX_TASK_PATTERNS);
+    assert_eq!(err, CompileError::TooManyPatterns { count, max });
+    // Each of these compiles alone (to over 3/4 of MAX_REGEX_SIZE, 1 MiB), and
+    // together they do not fit in one set.
+    let count = MAX_REGEX_SET_SIZE / (MB * 3 / 4) + 1;
+    let big: Vec<String> = (0..count).map(|i| format!(r"C[{i}\d{{200}}]")).collect();
+    assert!(matches!(
+        monitor(big),
+        Err(CompileError::RegexSetTooBig { .. })
+    ));
+}
+
+/// A megabyte configuration of a quarter of a million sequences: read, then refused by
+/// the sequence limit.
+#[test]
+fn a_megabyte_of_configuration_is_refused() {
+    let config = format!(r#"{{"done_sequences": [{}"T"]}}"#, "\"T\",".repeat(MB / 4));
+    let config: TaskConfig = serde_json::from_str(&config).unwrap();
+    let err = Monitor::new(config).unwrap_err();
+    assert!(
+        matches!(err, CompileError::TooManySequences { .. }),
+        "{err}"
+    );
+}
+
+/// A megabyte of the inputs that are worst for FINAL detection (unclosed calls,
+/// unclosed strings inside a call), in prose and in code: read in one pass.
+#[test]
+fn a_megabyte_of_hostile_final_calls_is_read() {
+    use doneseq::answer::{FinalDetector, FinalOptions};
+    for (prefix, piece) in [
+        ("", "FINAL("),
+        ("FINAL(", "\\'"),
+        ("", "FINAL_VAR(FINAL_VAR("),
+    ] {
+        let text = fill(prefix, piece, MB);
+        for options in [FinalOptions::text(), FinalOptions::code()] {
+            let detector = FinalDetector::new(options);
+            assert!(!detector.detect(&text).detected, "{prefix}{piece}");
+            assert!(detector.find(&text).is_none());
+        }
+    }
+}
 
 fn read_err(text: &[u8], format: Format) -> TranscriptError {
     read_transcript(text, format).expect_err("a bad transcript")
