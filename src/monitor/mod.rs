@@ -255,7 +255,8 @@ impl Monitor {
     /// # Errors
     ///
     /// [`StateError::Foreign`] if it was made by a monitor with other sequences or
-    /// options, [`StateError::Corrupt`] if its automaton bits do not fit.
+    /// options, [`StateError::Corrupt`] if its automaton bits do not fit or claim more
+    /// progress than its step count allows.
     pub fn resume(&self, mut state: RunState) -> Result<RunState, StateError> {
         if state.fingerprint != self.fingerprint {
             return Err(StateError::Foreign);
@@ -273,6 +274,16 @@ impl Monitor {
         }
         if state.stopped_at.is_some_and(|s| s >= state.steps) {
             return Err(StateError::Corrupt("stopped at a step not yet taken"));
+        }
+        // A sequence cannot have more elements satisfied than steps were taken (the
+        // match it reports would start before the run did).
+        let ahead = |bits: &[u64], steps: u64| {
+            (0..self.automaton.spans.len()).any(|s| self.automaton.progress(bits, s) as u64 > steps)
+        };
+        if ahead(&state.bits, state.steps) || ahead(&state.prev, state.steps.saturating_sub(1)) {
+            return Err(StateError::Corrupt(
+                "more elements satisfied than steps taken",
+            ));
         }
         #[cfg(feature = "serde")]
         match &self.tree {
@@ -323,7 +334,8 @@ impl Monitor {
             return Verdict::Continue;
         }
         let at = state.steps;
-        state.steps += 1;
+        // Saturating: only a forged checkpoint can be 2^64 steps old.
+        state.steps = state.steps.saturating_add(1);
         let scratch = &mut state.scratch;
         let classified = self.classifier.classify(message, &mut scratch.classify);
         let base = classified.base;
@@ -359,7 +371,7 @@ impl Monitor {
                     let len = self.config.done_sequences[s].len() as u64;
                     SequenceMatch {
                         sequence: s,
-                        matched: at + 1 - len..=at,
+                        matched: at - (len - 1)..=at,
                     }
                 })
                 .collect()

@@ -71,13 +71,17 @@ impl RunState {
     #[cfg(feature = "serde")]
     #[must_use]
     pub fn cancel_handle(&self) -> crate::stop::CancelHandle {
-        self.cancel.get_or_init(crate::stop::CancelHandle::default).clone()
+        self.cancel
+            .get_or_init(crate::stop::CancelHandle::default)
+            .clone()
     }
 
     /// Whether the run's cancel handle was set.
     #[cfg(feature = "serde")]
     pub(crate) fn is_cancelled(&self) -> bool {
-        self.cancel.get().is_some_and(crate::stop::CancelHandle::is_cancelled)
+        self.cancel
+            .get()
+            .is_some_and(crate::stop::CancelHandle::is_cancelled)
     }
 
     /// The run's statistics as the stop conditions count them (steps, tokens,

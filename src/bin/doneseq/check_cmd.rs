@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -231,11 +231,29 @@ fn check(args: &Args) -> Result<(), String> {
         .map_err(|e| format!("cannot write: {e}"))
 }
 
+/// The largest configuration file read, in bytes (a task's configuration is a few
+/// kilobytes; this keeps `--config /dev/zero` from growing without bound).
+const MAX_CONFIG_LEN: usize = 16 << 20;
+
+/// The whole file at `path`, if it is UTF-8 and at most [`MAX_CONFIG_LEN`] bytes.
+fn read_config(path: &std::path::Path) -> Result<String, String> {
+    let mut bytes = Vec::new();
+    File::open(path)
+        .and_then(|file| file.take(MAX_CONFIG_LEN as u64 + 1).read_to_end(&mut bytes))
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    if bytes.len() > MAX_CONFIG_LEN {
+        return Err(format!(
+            "{}: longer than {MAX_CONFIG_LEN} bytes",
+            path.display()
+        ));
+    }
+    String::from_utf8(bytes).map_err(|e| format!("cannot read {}: {e}", path.display()))
+}
+
 fn load(args: &Args) -> Result<Monitor, String> {
     let mut config = match &args.config {
         Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            let text = read_config(path)?;
             parse_config(path, &text).map_err(|e| format!("{}: {e}", path.display()))?
         }
         None => TaskConfig::default(),
