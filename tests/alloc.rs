@@ -79,8 +79,19 @@ fn stream() -> Vec<Message> {
 }
 
 fn steady_state_observe_allocates_nothing() {
-    for k in [9, 300] {
-        let monitor = Monitor::new(config(k)).expect("the task compiles");
+    for (k, with_stop) in [(9, false), (300, false), (9, true)] {
+        let mut config = config(k);
+        if with_stop {
+            // Every kind of condition that does not fire on this stream (a loop over
+            // calls parses arguments, which allocates: not here).
+            let stop = r#"max_turns(1000000) | tokens(1000000000) | timeout(1h)
+                | consecutive_errors(50) | tool(never) | tool(never, executed)
+                | text("zzz", from=[llm]) | confidence(2.0, fallback_final=false) | reward(1000000000)
+                | seq("T[never], A") | cancelled | (tool(never2) & !max_turns(3))
+                | loop(over=texts, period=3, repeats=40)"#;
+            config.stop = Some(stop.parse().expect("the stop condition parses"));
+        }
+        let monitor = Monitor::new(config).expect("the task compiles");
         let messages = stream();
         // The stream exercises what it should (this allocates: before the region).
         let labels: Vec<String> = messages
