@@ -1,10 +1,12 @@
 //! Parsing cost of typical done sequences (one-time, per configuration).
 //!
 //! Run with `cargo bench --bench parse`. Langroid's `parse_done_sequence` takes
-//! 8–16 µs per string (LANGROID.md, Benchmark); these are the same shapes.
+//! 8–16 µs per string (LANGROID.md, Benchmark); these are the same shapes. Stop
+//! expressions too (feature `serde`, on by default).
 
 use criterion::{Criterion, black_box, criterion_main};
 use doneseq::DoneSequence;
+use doneseq::stop::Condition;
 
 /// (name, DSL text, expected canonical text)
 const CASES: &[(&str, &str, &str)] = &[
@@ -33,9 +35,32 @@ fn parse(c: &mut Criterion) {
     group.finish();
 }
 
-// TODO(stop conditions): bench parsing typical stop expressions here, as
-// `doneseq::stop::Condition: FromStr` (the issue asks for "typical DSL strings and
-// stop expressions"), beside the done sequences above, once that module lands.
+/// Typical stop expressions (`doneseq::stop::Condition`), each already canonical.
+const STOP_CASES: &[(&str, &str)] = &[
+    ("one budget", "max_turns(10)"),
+    (
+        "search example",
+        "final | consecutive_errors(2) | loop | max_turns(12) | tokens(20000)",
+    ),
+    (
+        "with a regex",
+        r#"tool(send_summary) & confidence(0.9) | text("\bDONE\b") | max_turns(10)"#,
+    ),
+    (
+        "with a sequence",
+        r#"seq("T[calculator], A") & !consecutive_errors(1) | max_turns(3)"#,
+    ),
+];
+
+fn parse_stop(c: &mut Criterion) {
+    let mut group = c.benchmark_group("parse stop Condition");
+    for &(name, text) in STOP_CASES {
+        // Check the answer before timing it.
+        assert_eq!(text.parse::<Condition>().unwrap().to_string(), text);
+        group.bench_function(name, |b| b.iter(|| black_box(text).parse::<Condition>()));
+    }
+    group.finish();
+}
 
 fn display(c: &mut Criterion) {
     let seq = DoneSequence::parse("L, T[calculator], A, C[quit|bye]{2}").unwrap();
@@ -48,6 +73,6 @@ fn display(c: &mut Criterion) {
 // criterion's macros generate undocumented functions.
 #[allow(missing_docs)]
 mod harness {
-    criterion::criterion_group!(benches, super::parse, super::display);
+    criterion::criterion_group!(benches, super::parse, super::parse_stop, super::display);
 }
 criterion_main!(harness::benches);
