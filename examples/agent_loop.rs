@@ -35,7 +35,7 @@ fn run_tool(name: &str, _args: &str) -> Result<String, String> {
     }
 }
 
-/// The stop condition, written as the expression language prints it.
+/// The stop condition, built in Rust; `Display` prints it in the expression language.
 fn condition() -> Condition {
     let calculated_then_answered = Condition::sequence("T[calculator], A, L".parse().unwrap());
     calculated_then_answered
@@ -103,10 +103,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (verdict, _) = run()?;
     match verdict.outcome() {
         Some(outcome) => {
-            println!(
-                "\n{} at step {}: {:?}",
-                outcome.kind, outcome.at, outcome.reason
-            );
+            let reason = match &outcome.reason {
+                doneseq::StopReason::Condition(text) => text.clone(),
+                other => format!("{other:?}"),
+            };
+            println!("\n{} at step {}: {reason}", outcome.kind, outcome.at);
             for fired in &outcome.conditions {
                 println!("  fired: {} ({})", fired.condition, fired.detail);
             }

@@ -13,7 +13,10 @@
 
 use std::fmt;
 
-use crate::dsl::{DoneSequence, Element, Literal, ParseError};
+use crate::dsl::{
+    DoneSequence, Element, Literal, MAX_ELEMENTS, MAX_LITERALS, MAX_PATTERNS, ParseError,
+    ParseErrorKind,
+};
 use crate::event::{AgentEvent, EventKind, ToolName};
 use crate::pattern::ContentPattern;
 
@@ -245,13 +248,16 @@ pub enum ObjectError {
         /// The error, with its span in the pattern.
         error: ParseError,
     },
-    /// The sequence or one element as a whole is invalid: no events, too many, an
-    /// empty conjunction or one no message can satisfy.
+    /// The sequence or one element as a whole is invalid: no events, too many (of
+    /// elements, literals in an element or regexes, checked before anything is
+    /// converted), an empty conjunction or one no message can satisfy, or a canonical
+    /// text too long to parse back.
     #[error("{path}: {error}")]
     Invalid {
         /// `events`, or which element.
         path: String,
-        /// The error, whose input is the canonical text of what was given.
+        /// The error, whose input is the canonical text of what was given (empty for a
+        /// count checked before converting).
         error: ParseError,
     },
 }
@@ -260,30 +266,83 @@ impl TryFrom<SequenceObject> for DoneSequence {
     type Error = ObjectError;
 
     fn try_from(object: SequenceObject) -> Result<DoneSequence, ObjectError> {
-        let mut elements = Vec::with_capacity(object.events.len());
-        for (index, element) in object.events.into_iter().enumerate() {
+        check_counts(&object.events)?;
+        let mut elements: Vec<Element> = Vec::with_capacity(object.events.len());
+        for (index, element) in object.events.iter().enumerate() {
+            // A run of equal elements is how this form writes `X{n}`: converted (and
+            // its regexes compiled) once.
+            if let Some(last) = elements
+                .last()
+                .filter(|_| object.events[index - 1] == *element)
+            {
+                elements.push(last.clone());
+                continue;
+            }
             let path = format!("events[{index}]");
             let literals = match element {
-                ElementObject::Event(event) => vec![to_literal(event, &path)?],
+                ElementObject::Event(event) => vec![to_literal(event.clone(), &path)?],
                 ElementObject::All(events) => events
-                    .into_iter()
+                    .iter()
                     .enumerate()
-                    .map(|(member, event)| to_literal(event, &format!("{path}[{member}]")))
+                    .map(|(member, event)| to_literal(event.clone(), &format!("{path}[{member}]")))
                     .collect::<Result<_, _>>()?,
             };
             let element =
                 Element::all(literals).map_err(|error| ObjectError::Invalid { path, error })?;
             elements.push(element);
         }
-        let seq = DoneSequence::new(elements).map_err(|error| ObjectError::Invalid {
-            path: "events".into(),
+        let invalid = |path: &str, error| ObjectError::Invalid {
+            path: path.to_owned(),
             error,
-        })?;
-        Ok(match object.name {
+        };
+        let seq = DoneSequence::new(elements).map_err(|error| invalid("events", error))?;
+        let seq = match object.name {
             Some(name) => seq.with_name(name),
             None => seq,
-        })
+        };
+        // A long name can still make the canonical text too long to parse back.
+        crate::dsl::check_canonical(&seq).map_err(|kind| {
+            let text = seq.to_string();
+            invalid("name", ParseError::new(kind, 0..text.len(), &text))
+        })?;
+        Ok(seq)
     }
+}
+
+/// The count limits of [`DoneSequence`], checked on the object before anything is
+/// converted: every `content_match` compiles a regex, and the work must stay bounded
+/// by the limits, not by the size of the object.
+fn check_counts(events: &[ElementObject]) -> Result<(), ObjectError> {
+    let invalid = |path: String, kind| ObjectError::Invalid {
+        path,
+        error: ParseError::new(kind, 0..0, ""),
+    };
+    if events.len() > MAX_ELEMENTS {
+        let kind = ParseErrorKind::TooManyElements { max: MAX_ELEMENTS };
+        return Err(invalid("events".into(), kind));
+    }
+    let mut patterns = 0;
+    for (index, element) in events.iter().enumerate() {
+        let members = match element {
+            ElementObject::Event(event) => std::slice::from_ref(event),
+            ElementObject::All(events) => events.as_slice(),
+        };
+        if members.len() > MAX_LITERALS {
+            let kind = ParseErrorKind::TooManyLiterals { max: MAX_LITERALS };
+            return Err(invalid(format!("events[{index}]"), kind));
+        }
+        if index == 0 || events[index - 1] != *element {
+            patterns += members
+                .iter()
+                .filter(|e| e.event_type == EventType::ContentMatch)
+                .count();
+        }
+    }
+    if patterns > MAX_PATTERNS {
+        let kind = ParseErrorKind::TooManyPatterns { max: MAX_PATTERNS };
+        return Err(invalid("events".into(), kind));
+    }
+    Ok(())
 }
 
 fn to_literal(object: EventObject, path: &str) -> Result<Literal, ObjectError> {

@@ -227,7 +227,7 @@ impl<'de> Deserialize<'de> for RunState {
             prev: wire.prev.into(),
             stopped_at: wire.stopped_at,
             tree: wire.conditions,
-            cancel: crate::stop::CancelHandle::default(),
+            cancel: std::sync::OnceLock::new(),
             scratch: crate::monitor::Scratch::default(),
         })
     }

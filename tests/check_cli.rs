@@ -174,7 +174,7 @@ fn stop_expression_reports_every_condition_and_the_kind() {
 fn not_stopped_shows_how_close_each_condition_is() {
     let out = check(&[
         "--stop",
-        "max_turns(30) | tokens(input=10000) | tool(nope)",
+        "max_turns(30) | tokens(input=10000) | tool(calculater)",
         "--tools",
         "calculator",
         "examples/calculator.jsonl",

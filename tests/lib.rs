@@ -12,6 +12,8 @@ mod langroid;
 mod monitor;
 mod object;
 mod oracle;
+#[cfg(feature = "json")]
+mod robustness;
 mod roundtrip;
 mod serde;
 #[cfg(feature = "serde")]

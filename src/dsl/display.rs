@@ -83,6 +83,21 @@ impl fmt::Display for EventKind {
     }
 }
 
+/// The length in bytes of a sequence's canonical text, without building it.
+pub(crate) fn canonical_len(seq: &DoneSequence) -> usize {
+    struct Count(usize);
+    impl Write for Count {
+        fn write_str(&mut self, s: &str) -> fmt::Result {
+            self.0 += s.len();
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    // Writing to a counter cannot fail, and `Display` has no error of its own.
+    let _ = write!(count, "{seq}");
+    count.0
+}
+
 /// A sequence name or responder: bare when it is made of name characters, quoted
 /// otherwise.
 fn write_name(f: &mut fmt::Formatter<'_>, name: &str) -> fmt::Result {

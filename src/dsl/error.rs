@@ -81,6 +81,16 @@ pub enum ParseErrorKind {
         /// The limit.
         max: usize,
     },
+    /// The sequence's canonical text (what `Display` prints) would be longer than
+    /// [`MAX_DSL_LEN`](crate::dsl::MAX_DSL_LEN) bytes, so it could not be parsed back:
+    /// escapes and spacing lengthen a text near the limit (`T[[]...]` prints as
+    /// `T[\[\]...]`).
+    CanonicalTooLong {
+        /// The length of the canonical text in bytes.
+        len: usize,
+        /// The limit.
+        max: usize,
+    },
     /// More than [`MAX_ELEMENTS`](crate::dsl::MAX_ELEMENTS) elements after expanding
     /// repeats: `"T{300}"`.
     TooManyElements {
@@ -216,6 +226,7 @@ impl ParseErrorKind {
         match self {
             ParseErrorKind::Empty => "empty",
             ParseErrorKind::TooLong { .. } => "too_long",
+            ParseErrorKind::CanonicalTooLong { .. } => "canonical_too_long",
             ParseErrorKind::TooManyElements { .. } => "too_many_elements",
             ParseErrorKind::TooManyLiterals { .. } => "too_many_literals",
             ParseErrorKind::Unexpected { .. } => "unexpected",
@@ -382,6 +393,12 @@ impl fmt::Display for ParseErrorKind {
                 write!(
                     f,
                     "done sequence text is {len} bytes long, the limit is {max}"
+                )
+            }
+            ParseErrorKind::CanonicalTooLong { len, max } => {
+                write!(
+                    f,
+                    "done sequence's canonical text would be {len} bytes long, the limit is {max}"
                 )
             }
             ParseErrorKind::TooManyElements { max } => {

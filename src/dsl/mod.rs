@@ -19,7 +19,7 @@ pub(crate) use self::error::Subject;
 pub use self::error::{ParseError, ParseErrorKind};
 #[cfg_attr(not(feature = "serde"), allow(unused_imports))]
 pub(crate) use self::error::{Visible, floor_boundary, render_caret, write_one_line};
-pub(crate) use self::parse::regex_body_end;
+pub(crate) use self::parse::{check_canonical, regex_body_end};
 #[cfg_attr(not(feature = "serde"), allow(unused_imports))]
 pub(crate) use self::parse::{is_name_char, is_space};
 use crate::event::AgentEvent;
@@ -135,7 +135,11 @@ impl DoneSequence {
     /// # Errors
     ///
     /// - [`ParseErrorKind::Empty`] if `elements` is empty;
-    /// - [`ParseErrorKind::TooManyElements`] if there are more than [`MAX_ELEMENTS`].
+    /// - [`ParseErrorKind::TooManyElements`] if there are more than [`MAX_ELEMENTS`];
+    /// - [`ParseErrorKind::TooManyPatterns`] if there are more than [`MAX_PATTERNS`]
+    ///   content regexes (a run of equal elements counts once, as `X{n}`);
+    /// - [`ParseErrorKind::CanonicalTooLong`] if the canonical text would be longer
+    ///   than [`MAX_DSL_LEN`], so that it could not be parsed back.
     ///
     /// The error's input is the canonical text of what was given.
     ///
@@ -160,8 +164,10 @@ impl DoneSequence {
             Some(ParseErrorKind::Empty)
         } else if seq.elements.len() > MAX_ELEMENTS {
             Some(ParseErrorKind::TooManyElements { max: MAX_ELEMENTS })
+        } else if count_patterns(&seq.elements) > MAX_PATTERNS {
+            Some(ParseErrorKind::TooManyPatterns { max: MAX_PATTERNS })
         } else {
-            None
+            parse::check_canonical(&seq).err()
         };
         match problem {
             None => Ok(seq),
@@ -174,6 +180,10 @@ impl DoneSequence {
 
     /// The same sequence with this name (shown in explanations and verdicts). An empty
     /// name removes the name.
+    ///
+    /// The name is not checked: a name so long that the canonical text passes
+    /// [`MAX_DSL_LEN`] makes a sequence that prints but does not parse back. (The
+    /// parser and the object form refuse such a sequence.)
     #[must_use]
     pub fn with_name(mut self, name: impl Into<String>) -> DoneSequence {
         let name = name.into();
@@ -282,6 +292,18 @@ impl Literal {
     pub const fn is_negated(&self) -> bool {
         self.negated
     }
+}
+
+/// The content regexes of `elements` as the canonical text writes them: a run of
+/// equal elements is one `X{n}`, whose regexes count once.
+fn count_patterns(elements: &[Element]) -> usize {
+    let is_content = |l: &Literal| matches!(l.event().kind(), crate::EventKind::Content(_));
+    elements
+        .iter()
+        .enumerate()
+        .filter(|&(i, e)| i == 0 || elements[i - 1] != *e)
+        .map(|(_, e)| e.literals.iter().filter(|l| is_content(l)).count())
+        .sum()
 }
 
 impl From<AgentEvent> for Element {

@@ -126,9 +126,28 @@ pub(super) fn sequence(input: &str) -> Result<DoneSequence, ParseError> {
         let (i, elements) = items(i)?;
         Ok((i, DoneSequence { name, elements }))
     };
-    run(input)
+    let seq = run(input)
         .map(|(_, seq)| seq)
-        .map_err(|e| to_parse_error(input, e))
+        .map_err(|e| to_parse_error(input, e))?;
+    // The canonical text is at most about twice the input (escaped brackets, `", "`,
+    // `" & "`; tests/robustness checks 4x on every parsed input), so only a long input
+    // can print past the limit, which would break `parse(x.to_string()) == x`.
+    if input.len() > MAX_DSL_LEN / 4 {
+        check_canonical(&seq).map_err(|kind| ParseError::new(kind, 0..input.len(), input))?;
+    }
+    Ok(seq)
+}
+
+/// Refuses a sequence whose canonical text would not parse for its length.
+pub(crate) fn check_canonical(seq: &DoneSequence) -> Result<(), ParseErrorKind> {
+    let len = super::display::canonical_len(seq);
+    if len > MAX_DSL_LEN {
+        return Err(ParseErrorKind::CanonicalTooLong {
+            len,
+            max: MAX_DSL_LEN,
+        });
+    }
+    Ok(())
 }
 
 /// One event with an optional responder: the `FromStr` of [`AgentEvent`].

@@ -236,7 +236,7 @@ impl Monitor {
                 tree.start(tree.needs_clock.then(|| self.clock.now()))
             }),
             #[cfg(feature = "serde")]
-            cancel: crate::stop::CancelHandle::default(),
+            cancel: std::sync::OnceLock::new(),
             scratch: self.scratch(),
         }
     }
@@ -255,7 +255,8 @@ impl Monitor {
     /// # Errors
     ///
     /// [`StateError::Foreign`] if it was made by a monitor with other sequences or
-    /// options, [`StateError::Corrupt`] if its automaton bits do not fit.
+    /// options, [`StateError::Corrupt`] if its automaton bits do not fit or claim more
+    /// progress than its step count allows.
     pub fn resume(&self, mut state: RunState) -> Result<RunState, StateError> {
         if state.fingerprint != self.fingerprint {
             return Err(StateError::Foreign);
@@ -273,6 +274,16 @@ impl Monitor {
         }
         if state.stopped_at.is_some_and(|s| s >= state.steps) {
             return Err(StateError::Corrupt("stopped at a step not yet taken"));
+        }
+        // A sequence cannot have more elements satisfied than steps were taken (the
+        // match it reports would start before the run did).
+        let ahead = |bits: &[u64], steps: u64| {
+            (0..self.automaton.spans.len()).any(|s| self.automaton.progress(bits, s) as u64 > steps)
+        };
+        if ahead(&state.bits, state.steps) || ahead(&state.prev, state.steps.saturating_sub(1)) {
+            return Err(StateError::Corrupt(
+                "more elements satisfied than steps taken",
+            ));
         }
         #[cfg(feature = "serde")]
         match &self.tree {
@@ -323,7 +334,8 @@ impl Monitor {
             return Verdict::Continue;
         }
         let at = state.steps;
-        state.steps += 1;
+        // Saturating: only a forged checkpoint can be 2^64 steps old.
+        state.steps = state.steps.saturating_add(1);
         // The bits before the step become `prev` by a swap, not a copy: the step
         // writes every word of `bits` from them.
         std::mem::swap(&mut state.bits, &mut state.prev);
@@ -344,7 +356,7 @@ impl Monitor {
         #[cfg(not(feature = "serde"))]
         let tree_fired = false;
         #[cfg(feature = "serde")]
-        let cancelled = state.cancel.is_cancelled();
+        let cancelled = state.is_cancelled();
         #[cfg(not(feature = "serde"))]
         let cancelled = false;
         if reason.is_none() && !tree_fired && !cancelled {
@@ -359,7 +371,7 @@ impl Monitor {
                     let len = self.config.done_sequences[s].len() as u64;
                     SequenceMatch {
                         sequence: s,
-                        matched: at + 1 - len..=at,
+                        matched: at - (len - 1)..=at,
                     }
                 })
                 .collect()

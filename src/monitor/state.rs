@@ -24,9 +24,10 @@ pub struct RunState {
     /// The stop conditions' state (statistics, latches, counters).
     #[cfg(feature = "serde")]
     pub(crate) tree: crate::stop::tree::TreeState,
-    /// Shared with every handle given out; not part of a checkpoint.
+    /// Shared with every handle given out; made at the first request, so that a
+    /// run nobody cancels allocates nothing for it; not part of a checkpoint.
     #[cfg(feature = "serde")]
-    pub(crate) cancel: crate::stop::CancelHandle,
+    pub(crate) cancel: std::sync::OnceLock<crate::stop::CancelHandle>,
     pub(crate) scratch: Scratch,
 }
 
@@ -53,7 +54,8 @@ impl RunState {
 
     /// A handle that cancels this run from anywhere (another thread, a signal
     /// handler): the next message observed stops it as
-    /// [`crate::VerdictKind::Cancelled`]. Clones of this state share the flag.
+    /// [`crate::VerdictKind::Cancelled`]. Clones of this state made after the first
+    /// call share the flag.
     ///
     /// ```
     /// use doneseq::{Message, Monitor, TaskConfig, VerdictKind};
@@ -69,7 +71,17 @@ impl RunState {
     #[cfg(feature = "serde")]
     #[must_use]
     pub fn cancel_handle(&self) -> crate::stop::CancelHandle {
-        self.cancel.clone()
+        self.cancel
+            .get_or_init(crate::stop::CancelHandle::default)
+            .clone()
+    }
+
+    /// Whether the run's cancel handle was set.
+    #[cfg(feature = "serde")]
+    pub(crate) fn is_cancelled(&self) -> bool {
+        self.cancel
+            .get()
+            .is_some_and(crate::stop::CancelHandle::is_cancelled)
     }
 
     /// The run's statistics as the stop conditions count them (steps, tokens,
@@ -82,10 +94,11 @@ impl RunState {
     }
 
     /// Bytes this state holds on the heap, beyond `size_of::<RunState>()`: the
-    /// automaton's bits beyond 128 element positions, the stop conditions' state,
-    /// the cancel flag (one small allocation shared with its handles), and the
-    /// scratch buffers that keep a step from allocating (sized by the monitor when
-    /// the run starts). It depends on the monitor only, never on the run's length.
+    /// automaton's bits beyond 128 element positions, the scratch buffers that keep
+    /// a step from allocating (sized by the monitor when the run starts), and the
+    /// stop conditions' state. It depends on the monitor only, never on the run's
+    /// length, except for the partial answer a stop tree keeps: a copy of the
+    /// latest LLM response, as long as the longest one seen.
     #[must_use]
     pub fn heap_bytes(&self) -> usize {
         let spilled = |v: &SmallVec<[u64; 2]>| if v.spilled() { v.capacity() * 8 } else { 0 };
@@ -93,11 +106,8 @@ impl RunState {
             + spilled(&self.prev)
             + self.scratch.classify.heap_bytes()
             + self.scratch.step.heap_bytes();
-        // The cancel flag's Arc: two reference counts and the flag, padded.
         #[cfg(feature = "serde")]
-        let base = base
-            + self.tree.heap_bytes()
-            + std::mem::size_of::<(usize, usize, std::sync::atomic::AtomicBool)>();
+        let base = base + self.tree.heap_bytes();
         base
     }
 }

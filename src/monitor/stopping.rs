@@ -30,7 +30,7 @@ impl Monitor {
             at,
             base,
             final_answer,
-            cancelled: state.cancel.is_cancelled(),
+            cancelled: state.is_cancelled(),
             seq_fired: &seq_fired,
         };
         tree.eval(&mut state.tree, &ctx)

@@ -732,48 +732,8 @@ fn closest_hint(name: &str, known: &[String], none: &str) -> String {
     }
 }
 
-/// The known name nearest to `name` by edit distance (the first of equals).
+/// The known name nearest to `name`, if it is close (the expression language's
+/// rule: same letters ignoring case and `_`, or one or two edits away).
 fn closest<'k>(name: &str, known: &'k [String]) -> Option<&'k str> {
-    known
-        .iter()
-        .min_by_key(|k| edit_distance(name, k))
-        .map(String::as_str)
-}
-
-/// Levenshtein distance over chars, with names cut at 256 chars (names are short;
-/// this keeps a hostile one from costing more than 64 K steps per comparison).
-fn edit_distance(a: &str, b: &str) -> usize {
-    const CAP: usize = 256;
-    let a: Vec<char> = a.chars().take(CAP).collect();
-    let b: Vec<char> = b.chars().take(CAP).collect();
-    let mut previous: Vec<usize> = (0..=b.len()).collect();
-    let mut current = vec![0; b.len() + 1];
-    for (i, ca) in a.iter().enumerate() {
-        current[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let substitute = previous[j] + usize::from(ca != cb);
-            current[j + 1] = substitute.min(previous[j + 1] + 1).min(current[j] + 1);
-        }
-        std::mem::swap(&mut previous, &mut current);
-    }
-    previous[b.len()]
-}
-
-#[cfg(test)]
-mod tests {
-    use super::edit_distance;
-
-    #[test]
-    fn edit_distance_counts_insertions_deletions_and_substitutions() {
-        for (a, b, d) in [
-            ("", "", 0),
-            ("search", "search", 0),
-            ("serch", "search", 1),
-            ("Search", "search", 1),
-            ("search", "", 6),
-            ("kitten", "sitting", 3),
-        ] {
-            assert_eq!(edit_distance(a, b), d, "{a} {b}");
-        }
-    }
+    super::expr::closest(name, known.iter().map(String::as_str))
 }

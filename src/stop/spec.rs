@@ -299,12 +299,12 @@ fn from_fields<'de, D: Deserializer<'de>>(
         Id::DoneSignal => unit(fields, Condition::DoneSignal)?,
         Id::NoToolCalls => unit(fields, Condition::NoToolCalls)?,
         Id::Cancelled => unit(fields, Condition::Cancelled)?,
-        Id::MaxTurns => Condition::MaxTurns(helper::<TurnsSpec, D>(fields)?.turns),
+        Id::MaxTurns => Condition::MaxTurns(helper::<TurnsSpec, D>(fields)?.turns()?),
         Id::ConsecutiveErrors => Condition::ConsecutiveErrors(helper::<ErrorsSpec, D>(fields)?.max),
         Id::Tokens => {
             let spec: TokensSpec = helper(fields)?;
             Condition::Tokens(TokenBudget {
-                total: spec.total,
+                total: spec.total()?,
                 input: spec.input,
                 output: spec.output,
             })
@@ -363,7 +363,7 @@ fn from_fields<'de, D: Deserializer<'de>>(
         Id::Any => Condition::Any(helper::<OfSpec<Vec<Condition>>, D>(fields)?.of),
         Id::Not => Condition::Not(helper::<OfSpec<Box<Condition>>, D>(fields)?.of),
     };
-    // The checks the expression parser makes on values (ranges, zero limits, empty
+    // The checks the expression parser makes on values (ranges, empty budgets, empty
     // names, finite thresholds, args that are an object).
     match expr::fault(&condition) {
         None => Ok(condition),
@@ -398,9 +398,34 @@ struct SeqSpec {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct TurnsSpec {
-    /// awaken's `max_rounds` calls it `rounds`.
-    #[serde(alias = "rounds")]
-    turns: u64,
+    #[serde(default)]
+    turns: Option<u64>,
+    /// awaken's name (`max_rounds`), where 0 means "disabled".
+    #[serde(default)]
+    rounds: Option<u64>,
+}
+
+impl TurnsSpec {
+    fn turns<E: de::Error>(&self) -> Result<u64, E> {
+        match (self.turns, self.rounds) {
+            (Some(n), None) => Ok(n),
+            (None, Some(n)) => awaken_limit("rounds", n),
+            (None, None) => Err(E::missing_field("turns")),
+            (Some(_), Some(_)) => Err(E::custom("give 'turns' or awaken's 'rounds', not both")),
+        }
+    }
+}
+
+/// A limit under awaken's field name: awaken reads 0 as "disabled", which no
+/// condition means, so 0 is refused rather than read as a limit that fires at once.
+fn awaken_limit<E: de::Error>(field: &str, n: u64) -> Result<u64, E> {
+    if n == 0 {
+        return Err(E::custom(format_args!(
+            "'{field}: 0' means \"disabled\" in awaken; doneseq refuses it rather than read \
+             it as a limit that fires at once (leave the condition out to disable it)"
+        )));
+    }
+    Ok(n)
 }
 
 #[derive(Deserialize)]
@@ -412,13 +437,25 @@ struct ErrorsSpec {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct TokensSpec {
-    /// awaken's `token_budget` calls it `max_total`.
-    #[serde(default, alias = "max_total")]
+    #[serde(default)]
     total: Option<u64>,
+    /// awaken's name (`token_budget`), where 0 means "disabled".
+    #[serde(default)]
+    max_total: Option<u64>,
     #[serde(default)]
     input: Option<u64>,
     #[serde(default)]
     output: Option<u64>,
+}
+
+impl TokensSpec {
+    fn total<E: de::Error>(&self) -> Result<Option<u64>, E> {
+        match (self.total, self.max_total) {
+            (total, None) => Ok(total),
+            (None, Some(n)) => awaken_limit("max_total", n).map(Some),
+            (Some(_), Some(_)) => Err(E::custom("give 'total' or awaken's 'max_total', not both")),
+        }
+    }
 }
 
 #[derive(Deserialize)]

@@ -25,10 +25,14 @@
 //! Langroid's agents find them.
 //!
 //! A bad line is an error naming the line (and column, for JSON syntax), never
-//! skipped.
+//! skipped. Every limit ([`MAX_LINE_LEN`], [`MAX_JSON_DEPTH`], [`MAX_TOOL_SEARCH_WORK`])
+//! is an error of its own [`TranscriptErrorKind`], so a reader's memory and work stay
+//! bounded by the line it reads, whatever the input.
 
 mod langroid;
 mod wire;
+
+pub use langroid::MAX_TOOL_SEARCH_WORK;
 
 use std::io::{BufRead, Read};
 
@@ -36,8 +40,20 @@ use serde::Deserialize;
 
 use crate::Message;
 
+use TranscriptErrorKind as Kind;
+
 /// The longest line (or whole JSON array) read, in bytes.
 pub const MAX_LINE_LEN: usize = 16 << 20;
+
+/// The deepest nesting of JSON arrays and objects in a line (or a whole JSON array),
+/// checked before the line is parsed.
+///
+/// A message is three levels deep (the line, `tool_calls`, a call) and arguments and
+/// metadata rarely reach ten. serde_json stops at 128 levels on its own, but not in
+/// the fields it skips (`metadata`) and not with an error of its own kind: this limit,
+/// below serde_json's, makes the bound the same everywhere and
+/// [`TranscriptErrorKind::TooDeep`] the error.
+pub const MAX_JSON_DEPTH: usize = 64;
 
 /// A transcript format.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -77,17 +93,58 @@ impl std::str::FromStr for Format {
 pub struct TranscriptError {
     /// The 1-based line number.
     pub line: usize,
-    /// The 1-based column, for JSON syntax errors.
+    /// The 1-based column (in bytes), for JSON syntax errors and [`MAX_JSON_DEPTH`].
     pub column: Option<usize>,
+    /// What kind of problem it is.
+    pub kind: TranscriptErrorKind,
     /// What was wrong.
     pub message: String,
 }
 
+/// What kind of problem a [`TranscriptError`] is.
+///
+/// ```
+/// use doneseq::transcript::{read_transcript, Format, TranscriptErrorKind, MAX_JSON_DEPTH};
+///
+/// let deep = format!("{{\"role\": \"user\", \"metadata\": {}}}", "[".repeat(100));
+/// let err = read_transcript(deep.as_bytes(), Format::Jsonl).unwrap_err();
+/// assert_eq!(err.kind, TranscriptErrorKind::TooDeep { max: MAX_JSON_DEPTH });
+/// assert_eq!((err.line, err.column), (1, Some(93))); // the 64th `[`
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum TranscriptErrorKind {
+    /// The input could not be read (line 0 if nothing was).
+    Io,
+    /// A line is not UTF-8.
+    NotUtf8,
+    /// A line, or a whole JSON array, is longer than [`MAX_LINE_LEN`] bytes.
+    TooLong {
+        /// The limit.
+        max: usize,
+    },
+    /// JSON nested deeper than [`MAX_JSON_DEPTH`].
+    TooDeep {
+        /// The limit.
+        max: usize,
+    },
+    /// Not JSON, or JSON that does not have a message's shape: a syntax error, a
+    /// missing or unknown field, a value of the wrong type.
+    Json,
+    /// A message whose values are wrong: an unknown role, a tool call without a name,
+    /// `"no_response": true` with content, an unknown content part.
+    Message,
+    /// The search for Langroid tool JSON in a message's content would parse more than
+    /// [`MAX_TOOL_SEARCH_WORK`] allows (content full of `{` that never close).
+    ToolSearch,
+}
+
 impl TranscriptError {
-    fn at(line: usize, message: impl Into<String>) -> TranscriptError {
+    fn at(line: usize, kind: TranscriptErrorKind, message: impl Into<String>) -> TranscriptError {
         TranscriptError {
             line,
             column: None,
+            kind,
             message: message.into(),
         }
     }
@@ -102,9 +159,58 @@ impl TranscriptError {
         TranscriptError {
             line: line_base + e.line().max(1) - 1,
             column: (e.column() > 0).then_some(e.column()),
+            kind: TranscriptErrorKind::Json,
             message: message.to_owned(),
         }
     }
+
+    /// The error for JSON nested past [`MAX_JSON_DEPTH`] at byte `at` of `text`, whose
+    /// first line is `line_base`.
+    fn too_deep(line_base: usize, text: &str, at: usize) -> TranscriptError {
+        let before = &text.as_bytes()[..at];
+        let line_start = before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        TranscriptError {
+            line: line_base + before.iter().filter(|&&b| b == b'\n').count(),
+            column: Some(at - line_start + 1),
+            kind: TranscriptErrorKind::TooDeep {
+                max: MAX_JSON_DEPTH,
+            },
+            message: format!("JSON nested deeper than {MAX_JSON_DEPTH} levels"),
+        }
+    }
+}
+
+/// Where `text` nests JSON arrays and objects deeper than [`MAX_JSON_DEPTH`]: the byte
+/// offset of the bracket one level too deep. Brackets in strings are text.
+fn too_deep(text: &str) -> Option<usize> {
+    let mut depth = 0usize;
+    let (mut in_string, mut escaped) = (false, false);
+    for (i, &b) in text.as_bytes().iter().enumerate() {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > MAX_JSON_DEPTH {
+                    return Some(i);
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    None
 }
 
 /// Reads a whole transcript.
@@ -178,7 +284,9 @@ impl<R: BufRead> Reader<R> {
         let read = (&mut self.input)
             .take(limit)
             .read_until(b'\n', &mut self.buffer)
-            .map_err(|e| TranscriptError::at(self.line + 1, format!("cannot read: {e}")))?;
+            .map_err(|e| {
+                TranscriptError::at(self.line + 1, Kind::Io, format!("cannot read: {e}"))
+            })?;
         if read == 0 {
             return Ok(false);
         }
@@ -186,6 +294,7 @@ impl<R: BufRead> Reader<R> {
         if self.buffer.len() > MAX_LINE_LEN {
             return Err(TranscriptError::at(
                 self.line,
+                Kind::TooLong { max: MAX_LINE_LEN },
                 format!("line longer than {MAX_LINE_LEN} bytes"),
             ));
         }
@@ -201,7 +310,8 @@ impl<R: BufRead> Reader<R> {
                 return Ok(None);
             }
             let text = std::str::from_utf8(&self.buffer).map_err(|e| {
-                TranscriptError::at(self.line, format!("not UTF-8 (byte {})", e.valid_up_to()))
+                let message = format!("not UTF-8 (byte {})", e.valid_up_to());
+                TranscriptError::at(self.line, Kind::NotUtf8, message)
             })?;
             let trimmed = text.trim();
             if trimmed.is_empty() {
@@ -213,6 +323,9 @@ impl<R: BufRead> Reader<R> {
                 && matches!(self.format, Format::Auto | Format::OpenAi)
             {
                 return self.read_array();
+            }
+            if let Some(at) = too_deep(text) {
+                return Err(TranscriptError::too_deep(self.line, text, at));
             }
             let line: wire::Line =
                 serde_json::from_str(trimmed).map_err(|e| TranscriptError::json(self.line, &e))?;
@@ -233,16 +346,21 @@ impl<R: BufRead> Reader<R> {
         (&mut self.input)
             .take(limit)
             .read_to_end(&mut self.buffer)
-            .map_err(|e| TranscriptError::at(start, format!("cannot read: {e}")))?;
+            .map_err(|e| TranscriptError::at(start, Kind::Io, format!("cannot read: {e}")))?;
         if self.buffer.len() > MAX_LINE_LEN {
             return Err(TranscriptError::at(
                 start,
+                Kind::TooLong { max: MAX_LINE_LEN },
                 format!("JSON array longer than {MAX_LINE_LEN} bytes"),
             ));
         }
         let text = std::str::from_utf8(&self.buffer).map_err(|e| {
-            TranscriptError::at(start, format!("not UTF-8 (byte {})", e.valid_up_to()))
+            let message = format!("not UTF-8 (byte {})", e.valid_up_to());
+            TranscriptError::at(start, Kind::NotUtf8, message)
         })?;
+        if let Some(at) = too_deep(text) {
+            return Err(TranscriptError::too_deep(start, text, at));
+        }
         #[derive(Deserialize)]
         #[serde(untagged)]
         enum Document {
@@ -259,8 +377,8 @@ impl<R: BufRead> Reader<R> {
         self.line += text.matches('\n').count();
         let mut messages = Vec::with_capacity(lines.len());
         for (i, line) in lines.into_iter().enumerate() {
-            let message = self.convert(line).map_err(|m| {
-                TranscriptError::at(start, format!("message {i} of the array: {m}"))
+            let message = self.convert(line).map_err(|(kind, m)| {
+                TranscriptError::at(start, kind, format!("message {i} of the array: {m}"))
             })?;
             messages.push(message);
         }
@@ -274,17 +392,17 @@ impl<R: BufRead> Reader<R> {
     fn finish(&mut self, line: wire::Line) -> Result<Message, TranscriptError> {
         let message = self
             .convert(line)
-            .map_err(|m| TranscriptError::at(self.line, m))?;
+            .map_err(|(kind, m)| TranscriptError::at(self.line, kind, m))?;
         self.seen_message = true;
         Ok(message)
     }
 
-    fn convert(&self, line: wire::Line) -> Result<Message, String> {
-        let message = line.into_message()?;
+    fn convert(&self, line: wire::Line) -> Result<Message, (Kind, String)> {
+        let message = line.into_message().map_err(|m| (Kind::Message, m))?;
         if self.format != Format::Langroid || !message.tool_calls().is_empty() {
             return Ok(message);
         }
-        let calls = langroid::tool_calls(message.content());
+        let calls = langroid::tool_calls(message.content()).map_err(|m| (Kind::ToolSearch, m))?;
         Ok(calls.into_iter().fold(message, Message::with_tool_call))
     }
 }

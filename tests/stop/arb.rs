@@ -60,14 +60,9 @@ pub(crate) fn name() -> impl Strategy<Value = String> {
     ]
 }
 
-/// A limit: at least 1.
-fn limit() -> impl Strategy<Value = u64> {
-    prop_oneof![1u64..=1000, 1u64.., Just(u64::MAX)]
-}
-
 /// A count, zero included.
 fn count() -> impl Strategy<Value = u64> {
-    prop_oneof![0u64..=10, any::<u64>()]
+    prop_oneof![0u64..=10, any::<u64>(), Just(u64::MAX)]
 }
 
 /// A finite `f64`: small, integral, huge, tiny, negative.
@@ -85,6 +80,7 @@ fn finite() -> impl Strategy<Value = f64> {
 /// A whole number of milliseconds, often a whole number of hours, minutes or seconds.
 fn duration() -> impl Strategy<Value = Duration> {
     prop_oneof![
+        Just(Duration::ZERO),
         (1u64..=48).prop_map(|h| Duration::from_secs(h * 3600)),
         (1u64..=600).prop_map(|m| Duration::from_secs(m * 60)),
         (1u64..=100_000).prop_map(Duration::from_secs),
@@ -132,9 +128,9 @@ pub(crate) fn leaf(nulls: bool) -> impl Strategy<Value = Condition> {
     let sequence = prop::sample::select(SEQUENCES)
         .prop_map(|s| Condition::Sequence(DoneSequence::parse(s).expect("a valid sequence")));
     let tokens = (
-        prop::option::of(limit()),
-        prop::option::of(limit()),
-        prop::option::of(limit()),
+        prop::option::of(count()),
+        prop::option::of(count()),
+        prop::option::of(count()),
     )
         .prop_filter("at least one limit", |(t, i, o)| {
             t.is_some() || i.is_some() || o.is_some()
@@ -204,10 +200,10 @@ pub(crate) fn leaf(nulls: bool) -> impl Strategy<Value = Condition> {
         sequence,
         Just(Condition::Final),
         Just(Condition::DoneSignal),
-        limit().prop_map(Condition::MaxTurns),
+        count().prop_map(Condition::MaxTurns),
         tokens,
         duration().prop_map(Condition::Timeout),
-        limit().prop_map(Condition::ConsecutiveErrors),
+        count().prop_map(Condition::ConsecutiveErrors),
         tool,
         Just(Condition::NoToolCalls),
         text,

@@ -200,6 +200,13 @@ fn object_fields_take_their_other_names() {
             r#"{"type": "custom", "name": "x", "config": null}"#,
             "custom(x)",
         ),
+        // Shapes awaken shares with doneseq keep doneseq's meaning (the lint warns).
+        (r#"{"type": "timeout", "seconds": 0}"#, "timeout(0s)"),
+        (
+            r#"{"type": "consecutive_errors", "max": 0}"#,
+            "consecutive_errors(0)",
+        ),
+        (r#"{"type": "max_turns", "turns": 0}"#, "max_turns(0)"),
         (
             r#"{"type": "seq", "sequence": {"name": "calc", "events": [{"event_type": "specific_tool", "tool_name": "calculator"}, {"event_type": "agent_response"}]}}"#,
             "seq(\"calc: T[calculator], A\")",
@@ -216,7 +223,15 @@ fn errors_say_what_was_wrong() {
     let cases = [
         (
             r#"{"type": "max_turns", "turns": 10, "limit": 3}"#,
-            "unknown field `limit`, expected `rounds` or `turns`",
+            "unknown field `limit`, expected `turns` or `rounds`",
+        ),
+        (
+            r#"{"type": "max_turns", "turns": 10, "rounds": 3}"#,
+            "give 'turns' or awaken's 'rounds', not both",
+        ),
+        (
+            r#"{"type": "tokens", "total": 10, "max_total": 3}"#,
+            "give 'total' or awaken's 'max_total', not both",
         ),
         (
             r#"{"type": "max_turn", "turns": 10}"#,
@@ -303,22 +318,19 @@ fn errors_say_what_was_wrong() {
             "invalid type: string \"final\", expected a sequence",
         ),
         (r#"{"type": "not"}"#, "missing field `of`"),
-        // awaken's 0 means "disabled": refused, not silently turned into a limit.
+        // awaken's 0 means "disabled": under awaken's own field names it is refused, not
+        // silently turned into a limit that fires at once.
         (
             r#"{"type": "max_rounds", "rounds": 0}"#,
-            "expected a limit of at least 1 for 'turns', found 0 (to disable a limit, leave it out; awaken reads 0 as 'disabled')",
+            "'rounds: 0' means \"disabled\" in awaken; doneseq refuses it rather than read it as a limit that fires at once (leave the condition out to disable it)",
+        ),
+        (
+            r#"{"type": "max_turns", "rounds": 0}"#,
+            "'rounds: 0' means \"disabled\" in awaken",
         ),
         (
             r#"{"type": "token_budget", "max_total": 0}"#,
-            "for 'total', found 0",
-        ),
-        (
-            r#"{"type": "timeout", "seconds": 0}"#,
-            "for 'limit', found 0",
-        ),
-        (
-            r#"{"type": "consecutive_errors", "max": 0}"#,
-            "for 'max', found 0",
+            "'max_total: 0' means \"disabled\" in awaken",
         ),
         (
             r#"{"type": "stop_on_tool", "tool_name": ""}"#,
@@ -442,9 +454,10 @@ stop:
     let err =
         toml::from_str::<Task>("stop = { type = \"max_turns\", turns = 10, x = 1 }").unwrap_err();
     assert!(err.to_string().contains("unknown field `x`"), "{err}");
-    let err = serde_norway::from_str::<Task>("stop: max_turns(0)").unwrap_err();
+    let err = serde_norway::from_str::<Task>("stop: max_turns(ten)").unwrap_err();
     assert!(
-        err.to_string().contains("expected a limit of at least 1"),
+        err.to_string()
+            .contains("expected a whole number for 'turns'"),
         "{err}"
     );
 }

@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -32,7 +32,7 @@ pub(crate) struct Args {
     #[arg(long, value_name = "EXPR")]
     stop: Option<String>,
     /// The agent's tools, comma-separated: the lint then reports stop conditions
-    /// and sequences naming a tool that is not among them.
+    /// naming a tool that is not among them.
     #[arg(long, value_name = "NAMES", value_delimiter = ',')]
     tools: Option<Vec<String>>,
     /// The transcript's format.
@@ -231,11 +231,29 @@ fn check(args: &Args) -> Result<(), String> {
         .map_err(|e| format!("cannot write: {e}"))
 }
 
+/// The largest configuration file read, in bytes (a task's configuration is a few
+/// kilobytes; this keeps `--config /dev/zero` from growing without bound).
+const MAX_CONFIG_LEN: usize = 16 << 20;
+
+/// The whole file at `path`, if it is UTF-8 and at most [`MAX_CONFIG_LEN`] bytes.
+fn read_config(path: &std::path::Path) -> Result<String, String> {
+    let mut bytes = Vec::new();
+    File::open(path)
+        .and_then(|file| file.take(MAX_CONFIG_LEN as u64 + 1).read_to_end(&mut bytes))
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    if bytes.len() > MAX_CONFIG_LEN {
+        return Err(format!(
+            "{}: longer than {MAX_CONFIG_LEN} bytes",
+            path.display()
+        ));
+    }
+    String::from_utf8(bytes).map_err(|e| format!("cannot read {}: {e}", path.display()))
+}
+
 fn load(args: &Args) -> Result<Monitor, String> {
     let mut config = match &args.config {
         Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            let text = read_config(path)?;
             parse_config(path, &text).map_err(|e| format!("{}: {e}", path.display()))?
         }
         None => TaskConfig::default(),
@@ -279,19 +297,6 @@ fn load(args: &Args) -> Result<Monitor, String> {
         }
     }
     Monitor::new(config).map_err(|e| e.to_string())
-}
-
-/// Reads a task configuration in the format its extension names.
-fn parse_config(path: &std::path::Path, text: &str) -> Result<TaskConfig, String> {
-    let extension = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase);
-    match extension.as_deref() {
-        Some("toml") => toml::from_str(text).map_err(|e| e.to_string()),
-        Some("yaml" | "yml") => serde_norway::from_str(text).map_err(|e| e.to_string()),
-        _ => serde_json::from_str(text).map_err(|e| e.to_string()),
-    }
 }
 
 /// The role column, padded, in `role_index` order.
@@ -351,6 +356,19 @@ fn report_json(report: &ConditionReport, line_of: &dyn Fn(u64) -> usize) -> Valu
         "progress": report.progress,
         "children": report.children.iter().map(|c| report_json(c, line_of)).collect::<Vec<_>>(),
     })
+}
+
+/// Reads a task configuration in the format its extension names.
+fn parse_config(path: &std::path::Path, text: &str) -> Result<TaskConfig, String> {
+    let extension = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    match extension.as_deref() {
+        Some("toml") => toml::from_str(text).map_err(|e| e.to_string()),
+        Some("yaml" | "yml") => serde_norway::from_str(text).map_err(|e| e.to_string()),
+        _ => serde_json::from_str(text).map_err(|e| e.to_string()),
+    }
 }
 
 impl Report<'_> {

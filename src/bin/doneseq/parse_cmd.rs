@@ -1,6 +1,6 @@
 //! `doneseq parse`: DSL text in, canonical text (or a JSON report) out.
 
-use std::io::{self, BufRead, Write};
+use std::io::{self, BufRead, Read, Write};
 use std::process::ExitCode;
 
 use doneseq::{DoneSequence, ParseError, SequenceObject};
@@ -17,21 +17,26 @@ pub(crate) struct Args {
 }
 
 pub(crate) fn run(args: &Args) -> ExitCode {
-    let inputs = if args.dsl.is_empty() {
-        match read_stdin() {
-            Ok(lines) => lines,
-            Err(message) => {
-                eprintln!("error: {message}");
-                return ExitCode::from(2);
-            }
-        }
-    } else {
-        args.dsl.clone()
-    };
     let stdout = io::stdout();
     let mut out = stdout.lock();
     let mut failed = false;
-    for input in &inputs {
+    // Standard input is parsed line by line as it comes, so that memory does not grow
+    // with it.
+    let inputs: Box<dyn Iterator<Item = Result<String, String>>> = if args.dsl.is_empty() {
+        Box::new(StdinLines::default())
+    } else {
+        Box::new(args.dsl.iter().cloned().map(Ok))
+    };
+    for input in inputs {
+        let input = match input {
+            Ok(input) => input,
+            Err(message) => {
+                let _ = out.flush();
+                eprintln!("error: {message}");
+                return ExitCode::from(2);
+            }
+        };
+        let input = input.as_str();
         let result = DoneSequence::parse(input);
         failed |= result.is_err();
         let written = if args.json {
@@ -60,25 +65,67 @@ pub(crate) fn run(args: &Args) -> ExitCode {
     }
 }
 
-/// The lines of standard input that hold a sequence. Comments and blank lines are
-/// skipped (documented in `--help`); a line that is not UTF-8 is an error naming it.
-fn read_stdin() -> Result<Vec<String>, String> {
-    let mut lines = Vec::new();
-    for (n, line) in io::stdin().lock().split(b'\n').enumerate() {
-        let line = line.map_err(|e| format!("cannot read standard input: {e}"))?;
-        let line =
-            String::from_utf8(line).map_err(|e| format!("line {}: not UTF-8 ({e})", n + 1))?;
-        let line = line.strip_suffix('\r').unwrap_or(&line);
-        // The DSL's whitespace (Python's `str.strip()`: Unicode plus U+001C..U+001F), so
-        // that a line the parser would see as blank is skipped, not reported.
-        let trimmed =
-            line.trim_matches(|c: char| c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c));
-        if trimmed.is_empty() || trimmed.starts_with('#') {
-            continue;
+/// The longest line read from standard input, in bytes: past the parser's own limit
+/// ([`doneseq::dsl::MAX_DSL_LEN`], whose error is reported as any other), so that a
+/// line with no end cannot make the reader grow without bound.
+const MAX_INPUT_LINE: usize = 16 << 20;
+
+/// The lines of standard input that hold a sequence, one at a time (so that memory
+/// does not grow with the input). Comments and blank lines are skipped (documented in
+/// `--help`); a line that cannot be read, is not UTF-8 or is longer than
+/// [`MAX_INPUT_LINE`] is an error naming it, and the last item.
+#[derive(Default)]
+struct StdinLines {
+    line: usize,
+    done: bool,
+}
+
+impl Iterator for StdinLines {
+    type Item = Result<String, String>;
+
+    fn next(&mut self) -> Option<Result<String, String>> {
+        while !self.done {
+            let mut bytes = Vec::new();
+            let read = io::stdin()
+                .lock()
+                .take(MAX_INPUT_LINE as u64 + 1)
+                .read_until(b'\n', &mut bytes);
+            self.line += 1;
+            let n = self.line;
+            let line = match read {
+                Ok(0) => {
+                    self.done = true;
+                    return None;
+                }
+                Err(e) => Err(format!("cannot read standard input: {e}")),
+                Ok(_) if bytes.len() > MAX_INPUT_LINE => {
+                    Err(format!("line {n}: longer than {MAX_INPUT_LINE} bytes"))
+                }
+                Ok(_) => String::from_utf8(bytes).map_err(|e| format!("line {n}: not UTF-8 ({e})")),
+            };
+            let mut line = match line {
+                Ok(line) => line,
+                Err(message) => {
+                    self.done = true;
+                    return Some(Err(message));
+                }
+            };
+            for end in ["\n", "\r"] {
+                if line.ends_with(end) {
+                    line.pop();
+                }
+            }
+            // The DSL's whitespace (Python's `str.strip()`: Unicode plus U+001C..U+001F),
+            // so that a line the parser would see as blank is skipped, not reported.
+            let trimmed = line
+                .trim_matches(|c: char| c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c));
+            if trimmed.is_empty() || trimmed.starts_with('#') {
+                continue;
+            }
+            return Some(Ok(line));
         }
-        lines.push(line.to_owned());
+        None
     }
-    Ok(lines)
 }
 
 fn report(input: &str, result: &Result<DoneSequence, ParseError>) -> Value {

@@ -194,13 +194,6 @@ pub enum ExprErrorKind {
     },
     /// `tokens()` without any limit.
     EmptyBudget,
-    /// A limit of zero: `"max_turns(0)"`, `"tokens(0)"`, `"timeout(0s)"`,
-    /// `"consecutive_errors(0)"`. It would fire before anything happened; awaken reads
-    /// 0 as "disabled". To disable a limit, leave it out.
-    ZeroLimit {
-        /// The option's name.
-        option: &'static str,
-    },
     /// The done sequence inside `seq("...")` does not parse: `"seq(\"T A\")"`. The
     /// span points into the string.
     InvalidSequence(ParseErrorKind),
@@ -307,7 +300,6 @@ impl ExprErrorKind {
             ExprErrorKind::EmptyName { .. } => "empty_name",
             ExprErrorKind::OutOfRange { .. } => "out_of_range",
             ExprErrorKind::EmptyBudget => "empty_budget",
-            ExprErrorKind::ZeroLimit { .. } => "zero_limit",
             ExprErrorKind::InvalidSequence(_) => "invalid_sequence",
             ExprErrorKind::InvalidPattern(_) => "invalid_pattern",
             ExprErrorKind::InvalidJson { .. } => "invalid_json",
@@ -474,11 +466,6 @@ impl fmt::Display for ExprErrorKind {
             ),
             ExprErrorKind::EmptyBudget => f.write_str(
                 "'tokens' needs at least one limit: total, input or output (e.g. tokens(100000))",
-            ),
-            ExprErrorKind::ZeroLimit { option } => write!(
-                f,
-                "expected a limit of at least 1 for '{option}', found 0 (to disable a limit, \
-                 leave it out; awaken reads 0 as 'disabled')"
             ),
             ExprErrorKind::InvalidSequence(kind) => write!(f, "in seq(...): {kind}"),
             ExprErrorKind::InvalidPattern(kind) => write_pattern_error(f, kind),

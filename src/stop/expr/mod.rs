@@ -390,8 +390,7 @@ impl Condition {
     /// [`MAX_CONDITION_DEPTH`] levels of combinators and [`MAX_CONDITION_NODES`]
     /// conditions; a loop's period in 1..=[`MAX_LOOP_PERIOD`] and repeats in
     /// 2..=[`MAX_LOOP_REPEATS`]; finite thresholds; a token budget with at least one
-    /// limit and no limit of zero (`max_turns`, `tokens`, `timeout`,
-    /// `consecutive_errors`); a timeout in whole milliseconds (of at most `u64::MAX`); non-empty
+    /// limit; a timeout in whole milliseconds (of at most `u64::MAX`); non-empty
     /// names (tools, responders, exempt tools, custom conditions, the confidence key);
     /// tool `args` that are a JSON object. Every tree that passes prints a text that
     /// parses back to an equal tree.
@@ -480,14 +479,7 @@ impl Condition {
 /// parser makes on values, for a node built another way.
 pub(crate) fn fault(node: &Condition) -> Option<ExprErrorKind> {
     let empty = |option| Some(ExprErrorKind::EmptyName { option });
-    let zero = |option| Some(ExprErrorKind::ZeroLimit { option });
     match node {
-        Condition::MaxTurns(0) => zero("turns"),
-        Condition::ConsecutiveErrors(0) => zero("max"),
-        Condition::Tokens(b) if b.total == Some(0) => zero("total"),
-        Condition::Tokens(b) if b.input == Some(0) => zero("input"),
-        Condition::Tokens(b) if b.output == Some(0) => zero("output"),
-        Condition::Timeout(limit) if limit.is_zero() => zero("limit"),
         Condition::Tokens(budget) if budget.is_empty() => Some(ExprErrorKind::EmptyBudget),
         Condition::Timeout(limit) => {
             duration_fault(*limit).map(|reason| ExprErrorKind::InvalidDuration { reason })

@@ -505,19 +505,6 @@ fn build<'a>(
         Some(Value::Count(c)) => Some(*c),
         _ => None,
     };
-    // A budget: at least 1 when given.
-    let limit = |n| -> Result<Option<u64>, nom::Err<PErr<'a>>> {
-        match count(n) {
-            Some(0) => {
-                let (at, len) = values.site(n).unwrap_or((from, 0));
-                let kind = ExprErrorKind::ZeroLimit {
-                    option: b.params[n].key,
-                };
-                Err(nom::Err::Failure(PErr { kind, at, len }))
-            }
-            c => Ok(c),
-        }
-    };
     let float = |n| match values.get(n) {
         Some(Value::Float(x)) => Some(*x),
         _ => None,
@@ -543,15 +530,15 @@ fn build<'a>(
         Id::DoneSignal => Condition::DoneSignal,
         Id::NoToolCalls => Condition::NoToolCalls,
         Id::Cancelled => Condition::Cancelled,
-        Id::MaxTurns => Condition::MaxTurns(limit(0)?.ok_or_else(|| missing("turns"))?),
+        Id::MaxTurns => Condition::MaxTurns(count(0).ok_or_else(|| missing("turns"))?),
         Id::ConsecutiveErrors => {
-            Condition::ConsecutiveErrors(limit(0)?.ok_or_else(|| missing("max"))?)
+            Condition::ConsecutiveErrors(count(0).ok_or_else(|| missing("max"))?)
         }
         Id::Tokens => {
             let budget = TokenBudget {
-                total: limit(0)?,
-                input: limit(1)?,
-                output: limit(2)?,
+                total: count(0),
+                input: count(1),
+                output: count(2),
             };
             if budget.is_empty() {
                 return Err(nom::Err::Failure(PErr {
@@ -563,11 +550,6 @@ fn build<'a>(
             Condition::Tokens(budget)
         }
         Id::Timeout => match values.get(0) {
-            Some(Value::Duration(d)) if d.is_zero() => {
-                let (at, len) = values.site(0).unwrap_or((from, 0));
-                let kind = ExprErrorKind::ZeroLimit { option: "limit" };
-                return Err(nom::Err::Failure(PErr { kind, at, len }));
-            }
             Some(Value::Duration(d)) => Condition::Timeout(*d),
             _ => return Err(missing("limit")),
         },

@@ -1,0 +1,1 @@
+C[quit|exit|bye]

@@ -1,0 +1,1 @@
+T[search], A, T[search], A

@@ -1,0 +1,1 @@
+C[done,\s*thanks]

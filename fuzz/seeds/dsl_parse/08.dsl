@@ -1,0 +1,1 @@
+calc_done: TOOL[calculator], agent

@@ -1,0 +1,1 @@
+llm_says_done: L & C[\bDONE\b]

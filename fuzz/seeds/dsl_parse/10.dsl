@@ -1,0 +1,1 @@
+any_tool_but_search: T & !T[search], A

@@ -1,0 +1,1 @@
+three_errors: E{3}

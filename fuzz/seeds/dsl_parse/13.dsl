@@ -1,0 +1,1 @@
+db_answered: T[query]@Database, A@Database

@@ -1,0 +1,1 @@
+"name: with colon": L{3}, _ & !T[x]@r

@@ -1,0 +1,1 @@
+NO_RESPONSE, uſer, content[é]

@@ -1,0 +1,380 @@
+//! Every limit, at and past its value, with worst-case inputs: each gives its typed
+//! error, and a pathological input of a megabyte gets it at once (these inputs are
+//! sized so that a hang or quadratic work would be obvious: minutes, not
+//! milliseconds; no test measures time).
+
+use doneseq::dsl::{MAX_DSL_LEN, MAX_ELEMENTS, MAX_LITERALS, MAX_PATTERNS};
+use doneseq::transcript::{
+    Format, MAX_JSON_DEPTH, MAX_LINE_LEN, Reader, TranscriptError, TranscriptErrorKind,
+    read_transcript,
+};
+use doneseq::{
+    CompileError, DoneSequence, MAX_PATTERN_LEN, MAX_POSITIONS, MAX_REGEX_SET_SIZE, MAX_SEQUENCES,
+    MAX_TASK_PATTERNS, Monitor, ParseErrorKind, TaskConfig,
+};
+
+const MB: usize = 1 << 20;
+
+/// `piece` repeated to `len` bytes at most.
+fn fill(prefix: &str, piece: &str, len: usize) -> String {
+    format!(
+        "{prefix}{}",
+        piece.repeat((len - prefix.len()) / piece.len())
+    )
+}
+
+/// A megabyte of anything is refused by its length before it is parsed; just under
+/// the limit, the worst pieces (brackets that never close, escapes, quotes, `&`,
+/// commas, repeat counts, regexes) fail on the limit they hit or on the syntax, in one
+/// pass.
+#[test]
+fn pathological_dsl_fails_fast() {
+    use ParseErrorKind as K;
+    let pieces = [
+        "T,", "[", "T[", "C[", "C[[", "\\", "\"", "!", "&", "T&", "{", "é", "T{9", "@",
+    ];
+    for piece in pieces {
+        let text = fill("", piece, MB);
+        let err = DoneSequence::parse(&text).unwrap_err();
+        assert_eq!(
+            err.kind(),
+            &K::TooLong {
+                len: text.len(),
+                max: MAX_DSL_LEN
+            },
+            "{piece}"
+        );
+    }
+    let cases: &[(&str, &str, K)] = &[
+        ("", "T, ", K::TooManyElements { max: MAX_ELEMENTS }),
+        ("", "T & ", K::TooManyLiterals { max: MAX_LITERALS }),
+        ("", "C[a], ", K::TooManyPatterns { max: MAX_PATTERNS }),
+        ("T[", "[", K::UnclosedBracket),
+        ("T[", "\\]", K::UnclosedBracket),
+        ("C[", "[", K::UnclosedBracket),
+        ("C[", "(", K::UnclosedBracket),
+        ("\"", "a", K::UnclosedQuote),
+        (
+            "T{",
+            "9",
+            K::Unexpected {
+                expected: "'}' after the repeat count",
+                found: None,
+            },
+        ),
+        (
+            "L, ",
+            "L",
+            K::UnknownEvent {
+                found: String::new(),
+            },
+        ),
+    ];
+    for (prefix, piece, kind) in cases {
+        let text = fill(prefix, piece, MAX_DSL_LEN);
+        let err = DoneSequence::parse(&text).unwrap_err();
+        match (err.kind(), kind) {
+            (K::UnknownEvent { found }, K::UnknownEvent { .. }) => assert!(found.len() > 60_000),
+            (got, kind) => assert_eq!(got, kind, "{prefix}{piece}..."),
+        }
+    }
+    // A regex is refused by its length before any regex parsing: 64 KiB of `\pL`
+    // took seconds and most of a gigabyte in the regex parser.
+    let text = fill("C[", "\\pL", MAX_DSL_LEN - 1) + "]";
+    let err = DoneSequence::parse(&text).unwrap_err();
+    assert_eq!(
+        err.kind(),
+        &K::PatternTooLong {
+            len: text.len() - 3,
+            max: MAX_PATTERN_LEN
+        }
+    );
+}
+
+/// The task limits, each refused before anything is compiled (but the regex set's size,
+/// which is what its compilation finds out).
+#[test]
+fn task_limits_are_typed_errors() {
+    let monitor = |texts: Vec<String>| Monitor::new(TaskConfig::from_dsl(texts).unwrap());
+    let err = monitor(vec!["T".into(); MAX_SEQUENCES + 1]).unwrap_err();
+    assert_eq!(
+        err,
+        CompileError::TooManySequences {
+            count: MAX_SEQUENCES + 1,
+            max: MAX_SEQUENCES
+        }
+    );
+    let full = format!("_{{{MAX_ELEMENTS}}}");
+    let sequences = MAX_POSITIONS / MAX_ELEMENTS;
+    assert!(monitor(vec![full.clone(); sequences]).is_ok());
+    let err = monitor(vec![full; sequences + 1]).unwrap_err();
+    let count = MAX_POSITIONS + MAX_ELEMENTS;
+    assert_eq!(
+        err,
+        CompileError::TooManyPositions {
+            count,
+            max: MAX_POSITIONS
+        }
+    );
+    let distinct = |n: usize| (0..n).map(|i| format!("C[x{i}]")).collect::<Vec<_>>();
+    assert!(monitor(distinct(MAX_TASK_PATTERNS)).is_ok());
+    let err = monitor(distinct(MAX_TASK_PATTERNS + 1)).unwrap_err();
+    let (count, max) = (MAX_TASK_PATTERNS + 1, MAX_TASK_PATTERNS);
+    assert_eq!(err, CompileError::TooManyPatterns { count, max });
+    // Each of these compiles alone (to over 3/4 of MAX_REGEX_SIZE, 1 MiB), and
+    // together they do not fit in one set.
+    let count = MAX_REGEX_SET_SIZE / (MB * 3 / 4) + 1;
+    let big: Vec<String> = (0..count).map(|i| format!(r"C[{i}\d{{200}}]")).collect();
+    assert!(matches!(
+        monitor(big),
+        Err(CompileError::RegexSetTooBig { .. })
+    ));
+}
+
+/// A megabyte configuration of a quarter of a million sequences: read, then refused by
+/// the sequence limit.
+#[test]
+fn a_megabyte_of_configuration_is_refused() {
+    let config = format!(r#"{{"done_sequences": [{}"T"]}}"#, "\"T\",".repeat(MB / 4));
+    let config: TaskConfig = serde_json::from_str(&config).unwrap();
+    let err = Monitor::new(config).unwrap_err();
+    assert!(
+        matches!(err, CompileError::TooManySequences { .. }),
+        "{err}"
+    );
+}
+
+/// A megabyte of the inputs that are worst for FINAL detection (unclosed calls,
+/// unclosed strings inside a call), in prose and in code: read in one pass.
+#[test]
+fn a_megabyte_of_hostile_final_calls_is_read() {
+    use doneseq::answer::{FinalDetector, FinalOptions};
+    for (prefix, piece) in [
+        ("", "FINAL("),
+        ("FINAL(", "\\'"),
+        ("", "FINAL_VAR(FINAL_VAR("),
+    ] {
+        let text = fill(prefix, piece, MB);
+        for options in [FinalOptions::text(), FinalOptions::code()] {
+            let detector = FinalDetector::new(options);
+            assert!(!detector.detect(&text).detected, "{prefix}{piece}");
+            assert!(detector.find(&text).is_none());
+        }
+    }
+}
+
+fn read_err(text: &[u8], format: Format) -> TranscriptError {
+    read_transcript(text, format).expect_err("a bad transcript")
+}
+
+/// A user message whose `metadata` nests `depth` arrays.
+fn nested(depth: usize) -> String {
+    format!(
+        r#"{{"role": "user", "metadata": {}{}}}"#,
+        "[".repeat(depth),
+        "]".repeat(depth)
+    )
+}
+
+#[test]
+fn json_depth_is_limited_everywhere_with_its_line() {
+    // The line is one level, so `metadata` may nest MAX_JSON_DEPTH - 1 arrays.
+    let ok = nested(MAX_JSON_DEPTH - 1);
+    assert_eq!(
+        read_transcript(ok.as_bytes(), Format::Jsonl).unwrap().len(),
+        1
+    );
+    let deep = nested(MAX_JSON_DEPTH);
+    let text = format!("{ok}\n\n{deep}\n{ok}\n");
+    let err = read_err(text.as_bytes(), Format::Jsonl);
+    assert_eq!(
+        err.kind,
+        TranscriptErrorKind::TooDeep {
+            max: MAX_JSON_DEPTH
+        }
+    );
+    let column = deep.find('[').unwrap() + MAX_JSON_DEPTH;
+    assert_eq!((err.line, err.column), (3, Some(column)));
+    assert!(err.to_string().contains("nested deeper than 64"), "{err}");
+    // In a field that is read (arguments), in a string (not nesting), in an array.
+    let args = format!(
+        r#"{{"role": "llm", "tool_calls": [{{"name": "f", "arguments": {}}}]}}"#,
+        "{\"a\": ".repeat(MAX_JSON_DEPTH) + "1" + &"}".repeat(MAX_JSON_DEPTH)
+    );
+    let err = read_err(args.as_bytes(), Format::Jsonl);
+    assert_eq!(err.kind, TranscriptErrorKind::TooDeep { max: 64 });
+    let in_string = format!(
+        r#"{{"role": "user", "content": "{}"}}"#,
+        "[{".repeat(MB / 2)
+    );
+    assert_eq!(
+        read_transcript(in_string.as_bytes(), Format::Jsonl)
+            .unwrap()
+            .len(),
+        1
+    );
+    let array = format!("[\n{},\n{}\n]", nested(1), nested(MAX_JSON_DEPTH - 1));
+    let err = read_err(array.as_bytes(), Format::Auto);
+    assert_eq!(
+        (err.kind, err.line),
+        (TranscriptErrorKind::TooDeep { max: 64 }, 3)
+    );
+}
+
+/// A megabyte of brackets on one line: an error at the 65th, not a stack overflow
+/// (serde_json alone stops at 128, except in skipped fields, which it walks without
+/// recursion: 1 MB of `[` in `metadata` was accepted).
+#[test]
+fn a_megabyte_of_nesting_is_refused() {
+    for (prefix, open) in [
+        ("", "["),
+        ("", "{\"a\":"),
+        (r#"{"role": "user", "metadata": "#, "["),
+        (r#"{"role": "user", "content": "#, "["),
+    ] {
+        let line = format!("{prefix}{}", open.repeat(MB / open.len()));
+        for format in [Format::Auto, Format::Jsonl, Format::Langroid] {
+            let err = read_err(line.as_bytes(), format);
+            assert_eq!(
+                err.kind,
+                TranscriptErrorKind::TooDeep { max: 64 },
+                "{prefix}{open}"
+            );
+            assert_eq!(err.line, 1);
+        }
+    }
+}
+
+#[test]
+fn a_line_past_the_length_limit_is_refused_without_reading_on() {
+    let first = "{\"role\": \"user\"}\n";
+    let long = format!(
+        "{{\"role\": \"user\", \"content\": \"{}\"}}\n",
+        "x".repeat(MAX_LINE_LEN)
+    );
+    let text = format!("{first}{long}{first}");
+    let mut reader = Reader::new(text.as_bytes(), Format::Jsonl);
+    assert!(reader.next().unwrap().is_ok());
+    let err = reader.next().unwrap().unwrap_err();
+    assert_eq!(
+        (err.kind, err.line),
+        (TranscriptErrorKind::TooLong { max: MAX_LINE_LEN }, 2)
+    );
+    assert!(reader.next().is_none());
+    // A whole JSON array counts as one line.
+    let array = format!("[{}]", long.trim_end());
+    let err = read_err(array.as_bytes(), Format::Auto);
+    assert_eq!(err.kind, TranscriptErrorKind::TooLong { max: MAX_LINE_LEN });
+}
+
+/// Every error says what kind it is.
+#[test]
+fn transcript_errors_are_typed() {
+    use TranscriptErrorKind::{Json, Message, NotUtf8};
+    let cases: &[(&[u8], TranscriptErrorKind)] = &[
+        (b"not json", Json),
+        (b"{\"role\": \"llm\", \"colour\": 1}", Json),
+        (b"{\"content\": \"x\"}", Json),
+        (b"{\"role\": \"llm\", \"content\": 3}", Json),
+        (b"{\"role\": \"robot\"}", Message),
+        (
+            b"{\"role\": \"llm\", \"tool_calls\": [{\"arguments\": {}}]}",
+            Message,
+        ),
+        (
+            b"{\"role\": \"llm\", \"content\": [{\"type\": \"video\"}]}",
+            Message,
+        ),
+        (b"[{\"role\": \"user\"}, {\"role\": \"nobody\"}]", Message),
+        (b"{\"role\": \"user\", \"content\": \"\xff\"}", NotUtf8),
+    ];
+    for &(text, kind) in cases {
+        assert_eq!(
+            read_err(text, Format::Auto).kind,
+            kind,
+            "{}",
+            text.escape_ascii()
+        );
+    }
+}
+
+/// The Langroid tool search used to stop after 64 `{` in a message, silently losing
+/// any tool after them; it now has a work budget instead, and past it an error.
+#[test]
+fn langroid_tool_search_is_bounded_and_loses_nothing() {
+    let line = |content: &str| serde_json::json!({"role": "llm", "content": content}).to_string();
+    // 10,000 braces of code, then a tool: found.
+    let code = "if (x) { y(); }\n".repeat(10_000);
+    let text = line(&format!("{code}{{\"request\": \"search\", \"q\": \"x\"}}"));
+    let messages = read_transcript(text.as_bytes(), Format::Langroid).unwrap();
+    assert_eq!(messages[0].tool_calls().len(), 1);
+    assert_eq!(messages[0].tool_calls()[0].name(), "search");
+    // Cut-off JSON nested a few levels, then a tool: found.
+    let cut = format!("{}\"x\"", "{\"a\": [".repeat(8)).repeat(1000);
+    let text = line(&format!("{cut} {{\"request\": \"search\"}}"));
+    let messages = read_transcript(text.as_bytes(), Format::Langroid).unwrap();
+    assert_eq!(messages[0].tool_calls()[0].name(), "search");
+    // A megabyte of `{"a": ` that never closes would be parsed once per `{`: an
+    // error on its line instead (and no tool after it silently lost).
+    let hostile = line(&"{\"a\": ".repeat(MB / 6));
+    let text = format!("{}\n{hostile}\n", line("hi"));
+    let err = read_err(text.as_bytes(), Format::Langroid);
+    assert_eq!((err.kind, err.line), (TranscriptErrorKind::ToolSearch, 2));
+    // Other formats do not search the content.
+    assert_eq!(
+        read_transcript(text.as_bytes(), Format::Jsonl)
+            .unwrap()
+            .len(),
+        2
+    );
+}
+
+/// The CLI reads standard input a line at a time (so `yes T | doneseq parse` runs in
+/// constant memory; it used to read all of it first) and a line or a configuration
+/// file only up to a bound (`--config /dev/zero` used to grow until memory ran out).
+#[cfg(all(feature = "cli", target_os = "linux"))]
+#[test]
+fn the_cli_reads_bounded_input() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+
+    let run = |args: &[&str], stdin: &[u8]| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_doneseq"))
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut pipe = child.stdin.take().unwrap();
+        // The child may stop reading early: a broken pipe is fine.
+        let _ = pipe.write_all(stdin);
+        drop(pipe);
+        let out = child.wait_with_output().unwrap();
+        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        (out.status.code(), text(&out.stdout), text(&out.stderr))
+    };
+    let mut input = b"T, A\n".to_vec();
+    input.extend(std::iter::repeat_n(b'T', 16 * MB + 1));
+    let (code, stdout, stderr) = run(&["parse"], &input);
+    assert_eq!(code, Some(2));
+    assert_eq!(
+        stdout, "T, A\n",
+        "the first line is parsed before the second is read"
+    );
+    assert!(
+        stderr.starts_with("error: line 2: longer than 16777216 bytes"),
+        "{stderr}"
+    );
+    // A line past the DSL's limit but within the reader's is a parse error, reported.
+    let long = "T, ".repeat(30_000);
+    let (code, _, stderr) = run(&["parse", "--json"], long.as_bytes());
+    assert_eq!(code, Some(1), "{stderr}");
+
+    let (code, _, stderr) = run(&["check", "--config", "/dev/zero", "-"], b"");
+    assert_eq!(code, Some(1));
+    assert!(
+        stderr.contains("/dev/zero: longer than 16777216 bytes"),
+        "{stderr}"
+    );
+}

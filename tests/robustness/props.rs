@@ -1,0 +1,352 @@
+//! Properties over input from outside, in the normal test run: no reader panics on
+//! any bytes, what reads round-trips, nothing is dropped, classification depends on
+//! the message alone, and checkpoints from outside are refused or harmless. The
+//! checks themselves are in `checks.rs`, shared with the fuzz targets.
+
+use doneseq::naive::element_holds;
+use doneseq::transcript::{Format, read_transcript};
+use doneseq::{DoneSequence, Message, Monitor, Role, TaskConfig, ToolCall, Usage};
+use std::sync::OnceLock;
+
+use proptest::prelude::*;
+use serde_json::{Value, json};
+
+use super::checks::{self, CONTENTS, ELEMENTS, RESPONDERS, TOOLS};
+
+/// Tokens of the transcript schema and of JSON, so that generated text gets past the
+/// JSON parser often enough to reach the message rules.
+const JSON_PIECES: &[&str] = &[
+    "{",
+    "}",
+    "[",
+    "]",
+    ",",
+    ":",
+    "\"",
+    "\\",
+    "\\\"",
+    "\n",
+    " ",
+    "\"role\"",
+    "\"llm\"",
+    "\"assistant\"",
+    "\"tool\"",
+    "\"system\"",
+    "\"LLM\"",
+    "\"content\"",
+    "\"tool_calls\"",
+    "\"function\"",
+    "\"function_call\"",
+    "\"name\"",
+    "\"arguments\"",
+    "\"id\"",
+    "\"type\"",
+    "\"text\"",
+    "\"image_url\"",
+    "\"messages\"",
+    "\"no_response\"",
+    "\"error\"",
+    "\"usage\"",
+    "\"prompt_tokens\"",
+    "\"metadata\"",
+    "\"request\"",
+    "\"calculator\"",
+    "\"{\\\"request\\\": \\\"x\\\"}\"",
+    "null",
+    "true",
+    "false",
+    "0",
+    "-1",
+    "1e999",
+    "18446744073709551616",
+    "\"\\ud800\"",
+    "\u{e9}",
+    "\u{1F600}",
+];
+
+/// Tokens of the configuration: options, the object form's fields and values, DSL.
+const CONFIG_PIECES: &[&str] = &[
+    "{",
+    "}",
+    "[",
+    "]",
+    ",",
+    ":",
+    "\"",
+    "\"done_sequences\"",
+    "\"done_if_tool\"",
+    "\"done_if_response\"",
+    "\"done_if_no_response\"",
+    "\"single_round\"",
+    "\"max_turns\"",
+    "\"recognize_string_signals\"",
+    "\"events\"",
+    "\"name\"",
+    "\"event_type\"",
+    "\"tool_name\"",
+    "\"content_pattern\"",
+    "\"responder\"",
+    "\"negated\"",
+    "\"sender\"",
+    "\"tool_class\"",
+    "\"specific_tool\"",
+    "\"tool\"",
+    "\"llm_response\"",
+    "\"agent_response\"",
+    "\"user_response\"",
+    "\"no_response\"",
+    "\"content_match\"",
+    "\"final\"",
+    "\"error\"",
+    "\"any\"",
+    "\"llm\"",
+    "\"user\"",
+    "\"T, A\"",
+    "\"T[x]\"",
+    "\"C[(]\"",
+    "\"L & A\"",
+    "\"\"",
+    "\"x\"",
+    "\"[a]\"",
+    "null",
+    "true",
+    "false",
+    "-1",
+    "3",
+    "9223372036854775808",
+];
+
+fn pieces(pool: &'static [&'static str], max: usize) -> impl Strategy<Value = String> {
+    prop::collection::vec(prop::sample::select(pool), 0..max).prop_map(|p| p.concat())
+}
+
+/// A message with every field the transcript schema carries, and whether it is a
+/// step without a response (`"no_response": true`).
+fn any_message() -> impl Strategy<Value = (Message, bool)> {
+    let role = prop::sample::select(&[Role::User, Role::Llm, Role::Agent, Role::System][..]);
+    let text = prop_oneof![
+        prop::sample::select(CONTENTS).prop_map(String::from),
+        ".{0,12}"
+    ];
+    let tools = prop::collection::vec(("[a-z_]{1,6}", ".{0,6}"), 0..3);
+    (
+        role,
+        text,
+        prop::option::of("[^\u{0}]{1,8}"),
+        tools,
+        prop::option::of(".{0,6}"),
+        prop::option::of((0..1000u64, 0..1000u64)),
+        prop::bool::weighted(0.1),
+    )
+        .prop_map(|(role, content, responder, tools, error, usage, none)| {
+            let mut m = if none {
+                Message::no_response(role)
+            } else {
+                Message::new(role, content)
+            };
+            if let Some(r) = responder {
+                m = m.with_responder(r);
+            }
+            if !none {
+                for (name, arguments) in tools {
+                    m = m.with_tool_call(ToolCall::new(name, arguments));
+                }
+            }
+            if let Some(e) = error {
+                m = m.with_error(e);
+            }
+            if let Some((i, o)) = usage {
+                m = m.with_usage(Usage {
+                    input_tokens: i,
+                    output_tokens: o,
+                });
+            }
+            (m, none)
+        })
+}
+
+/// A message as a line of doneseq JSONL.
+fn to_line((m, none): &(Message, bool)) -> Value {
+    let mut line = json!({"role": m.role().as_str()});
+    if *none {
+        line["no_response"] = true.into();
+    } else {
+        line["content"] = m.content().into();
+    }
+    if let Some(r) = m.responder() {
+        line["responder"] = r.into();
+    }
+    if !m.tool_calls().is_empty() {
+        let calls: Vec<Value> = m
+            .tool_calls()
+            .iter()
+            .map(|c| json!({"name": c.name(), "arguments": c.arguments()}))
+            .collect();
+        line["tool_calls"] = calls.into();
+    }
+    if let Some(e) = m.error() {
+        line["error"] = e.into();
+    }
+    if let Some(u) = m.usage() {
+        line["usage"] = json!({"input_tokens": u.input_tokens, "output_tokens": u.output_tokens});
+    }
+    line
+}
+
+fn pool_sequence() -> impl Strategy<Value = DoneSequence> {
+    prop::collection::vec(prop::sample::select(ELEMENTS), 1..5)
+        .prop_map(|elements| elements.join(", ").parse().expect("the pool parses"))
+}
+
+fn pool_message() -> impl Strategy<Value = Message> {
+    let content = prop_oneof![
+        3 => prop::sample::select(CONTENTS).prop_map(String::from),
+        1 => any::<String>(),
+    ];
+    (
+        any::<u8>(),
+        prop::sample::select(RESPONDERS),
+        content,
+        prop::collection::vec(prop::sample::select(TOOLS), 0..3),
+        any::<bool>(),
+        prop::bool::weighted(0.1),
+    )
+        .prop_map(|(role, responder, content, tools, error, none)| {
+            checks::message(role, responder, &content, &tools, error, none)
+        })
+}
+
+/// Two monitors compiled from the same task: one sequence per single-element entry
+/// of [`ELEMENTS`], no string signal. Built once (compiling is the slow part).
+fn single_element_monitors() -> &'static (Monitor, Monitor) {
+    static MONITORS: OnceLock<(Monitor, Monitor)> = OnceLock::new();
+    MONITORS.get_or_init(|| {
+        let singles = ELEMENTS
+            .iter()
+            .filter(|e| DoneSequence::parse(e).unwrap().len() == 1);
+        let mut config = TaskConfig::from_dsl(singles).unwrap();
+        config.recognize_string_signals = false;
+        let monitor = Monitor::new(config.clone()).unwrap();
+        (monitor, Monitor::new(config).unwrap())
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1_000))]
+
+    #[test]
+    fn transcript_readers_never_panic_on_bytes(bytes in prop::collection::vec(any::<u8>(), 0..512)) {
+        checks::transcript(&bytes);
+    }
+
+    #[test]
+    fn transcript_readers_never_panic_on_json_like_text(text in pieces(JSON_PIECES, 60)) {
+        checks::transcript(text.as_bytes());
+    }
+
+    /// Every field of every message survives JSONL, in order, whatever the text in it.
+    #[test]
+    fn transcripts_lose_nothing(messages in prop::collection::vec(any_message(), 0..12), blank in any::<bool>()) {
+        let mut text = String::new();
+        for m in &messages {
+            text.push_str(&to_line(m).to_string());
+            text.push_str(if blank { "\n\r\n" } else { "\n" });
+        }
+        let expected: Vec<Message> = messages.iter().map(|(m, _)| m.clone()).collect();
+        for format in [Format::Auto, Format::Jsonl, Format::OpenAi] {
+            let read = read_transcript(text.as_bytes(), format);
+            prop_assert_eq!(read.as_ref().ok(), Some(&expected), "{:?}: {:?}", format, read);
+        }
+        // As one OpenAI array, too.
+        let array: Vec<Value> = messages.iter().map(to_line).collect();
+        let array = serde_json::to_string_pretty(&array).unwrap();
+        prop_assert_eq!(read_transcript(array.as_bytes(), Format::Auto).ok(), Some(expected));
+    }
+
+    #[test]
+    fn configs_never_panic(text in pieces(CONFIG_PIECES, 50)) {
+        checks::config(text.as_bytes());
+    }
+
+    #[test]
+    fn configs_never_panic_on_bytes(bytes in prop::collection::vec(any::<u8>(), 0..256)) {
+        checks::config(&bytes);
+    }
+
+    #[test]
+    fn dsl_text_round_trips_in_every_form(
+        text in "[TALUNCFE_!&,@{}\\[\\]\\\\\":|()*^ 0-9a-z\u{a0}\u{e9}]{0,30}"
+    ) {
+        checks::dsl(&text);
+    }
+
+    #[test]
+    fn final_detection_and_user_patterns_never_panic(text in pieces(&[
+        "FINAL", "FINAL_VAR", "SUBMIT", "(", ")", "[", "]", "{", "}", "\"", "'", "\"\"\"",
+        "\\", "#", "\n", " ", "x", "=", ",", "not ", "```", "```repl\n", "42", "ANSWER:",
+        "(.+?)$", "\\s*", "|", "*", "?", "\u{e9}",
+    ], 30)) {
+        checks::final_answer(&text);
+    }
+
+    /// What a message is classified as depends on the message alone: not on the run's
+    /// history, not on which run or monitor (compiled from the same configuration)
+    /// looks at it. One single-element sequence per kind of element makes the verdict
+    /// show the classification the hot path used; it must equal the definition.
+    #[test]
+    fn classification_is_a_pure_function_of_the_message(
+        history in prop::collection::vec(pool_message(), 0..20),
+        message in pool_message(),
+    ) {
+        let (monitor, other) = single_element_monitors();
+        let expected: Vec<usize> = if message.role() == Role::System {
+            Vec::new()
+        } else {
+            (0..monitor.sequences().len())
+                .filter(|&s| element_holds(&monitor.sequences()[s].elements()[0], &message))
+                .collect()
+        };
+        // After a history, in one run.
+        let mut run = monitor.start();
+        for m in &history {
+            monitor.observe(&mut run, m);
+        }
+        let classified = monitor.classify(&message);
+        prop_assert_eq!(checks::fired(&monitor.observe(&mut run, &message)), expected.clone());
+        // Alone, in a fresh run of another monitor.
+        let mut fresh = other.start();
+        prop_assert_eq!(checks::fired(&other.observe(&mut fresh, &message)), expected);
+        prop_assert_eq!(other.classify(&message), classified.clone());
+        prop_assert_eq!(monitor.classify(&message), classified);
+    }
+
+    /// Checkpoints come from outside: whatever the counters and bits, `resume` refuses
+    /// the state or the run goes on without a panic and without impossible matches.
+    #[test]
+    fn forged_checkpoints_are_refused_or_harmless(
+        sequences in prop::collection::vec(pool_sequence(), 1..4),
+        steps in prop_oneof![0..6u64, any::<u64>()],
+        bits in prop::collection::vec(prop_oneof![0..64u64, any::<u64>()], 0..3),
+        prev in prop::collection::vec(prop_oneof![0..64u64, any::<u64>()], 0..3),
+        stopped_at in prop::option::of(prop_oneof![0..6u64, any::<u64>()]),
+        messages in prop::collection::vec(pool_message(), 0..10),
+    ) {
+        checks::forged_checkpoint(&sequences, steps, &bits, &prev, stopped_at, &messages);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// The compiled monitor against the oracle with any content (regexes and `F` see
+    /// arbitrary text), and a checkpoint anywhere. Fewer cases: `tests/oracle.rs` runs
+    /// thousands over the pool's contents, and the fuzz target millions.
+    #[test]
+    fn compiled_equals_naive_on_any_content(
+        sequences in prop::collection::vec(pool_sequence(), 1..5),
+        messages in prop::collection::vec(pool_message(), 0..30),
+        cut in any::<usize>(),
+    ) {
+        checks::differential(&sequences, &messages, cut);
+    }
+}
