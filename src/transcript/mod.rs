@@ -186,6 +186,13 @@ impl TranscriptError {
 /// Where `text` nests JSON arrays and objects deeper than [`MAX_JSON_DEPTH`]: the byte
 /// offset of the bracket one level too deep. Brackets in strings are text.
 fn too_deep(text: &str) -> Option<usize> {
+    // Nesting cannot be deeper than the number of opening brackets: count them first
+    // with memchr (vectorized), and walk the text byte by byte (about 15
+    // instructions a byte, a fifth of a replay's time) only when there are more.
+    let opening = memchr::memchr2_iter(b'[', b'{', text.as_bytes()).take(MAX_JSON_DEPTH + 1);
+    if opening.count() <= MAX_JSON_DEPTH {
+        return None;
+    }
     let mut depth = 0usize;
     let (mut in_string, mut escaped) = (false, false);
     for (i, &b) in text.as_bytes().iter().enumerate() {
