@@ -240,7 +240,7 @@ fn stop_reasons_of_condition_texts() {
         ("timeout(30s)", Exhausted, "time_budget"),
         ("tool(send_summary, executed)", Done, "terminal_tool"),
         (
-            "confidence(0.9, min_steps=0, fallback=false)",
+            "confidence(0.9, min_steps=0, fallback_final=false)",
             Done,
             "confidence_met",
         ),

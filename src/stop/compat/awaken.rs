@@ -54,7 +54,7 @@
 
 use std::time::Duration;
 
-use super::{CompatError, Leading, custom_name, leading};
+use super::{CompatError, Leading};
 use crate::stop::{Condition, LoopDetection, LoopOver, MAX_LOOP_REPEATS, Speaker, TextMention};
 use crate::stop::{TextPattern, ToolCalled, ToolPhase};
 use crate::{Outcome, Role, StopReason, Verdict};
@@ -399,22 +399,18 @@ fn stop_decision(outcome: &Outcome) -> StopDecision {
 /// ```
 #[must_use]
 pub fn condition_code(condition_text: &str) -> String {
-    match leading(condition_text) {
-        Leading::Call("custom") => {
-            custom_name(condition_text).unwrap_or_else(|| "custom".to_owned())
-        }
-        Leading::Call(name) => match name {
-            "max_turns" => "max_rounds",
-            "tokens" => "token_budget",
-            "tool" => "stop_on_tool",
-            "text" => "content_match",
-            "loop" => "loop_detection",
-            other => other,
-        }
-        .to_owned(),
-        Leading::All(_) => "all".to_owned(),
-        Leading::Any => "any".to_owned(),
-        Leading::Not => "not".to_owned(),
-        Leading::Other => "condition".to_owned(),
+    let leading = Leading::of(condition_text);
+    if let Some(name) = leading.custom_name() {
+        return name.to_owned();
     }
+    match leading.name() {
+        Some("max_turns") => "max_rounds",
+        Some("tokens") => "token_budget",
+        Some("tool") => "stop_on_tool",
+        Some("text") => "content_match",
+        Some("loop") => "loop_detection",
+        Some(other) => other,
+        None => "condition",
+    }
+    .to_owned()
 }

@@ -42,7 +42,7 @@
 
 use std::time::Duration;
 
-use super::{CompatError, Leading, leading};
+use super::{CompatError, Leading};
 use crate::stop::ToolPhase;
 use crate::stop::{Condition, ConfidenceMet, Speaker, TextMention, TextPattern, ToolCalled};
 use crate::{Outcome, Role, StopReason, VerdictKind};
@@ -334,19 +334,13 @@ pub fn locus_stop_reason(outcome: &Outcome) -> &'static str {
 /// ```
 #[must_use]
 pub fn condition_stop_reason(condition_text: &str, kind: VerdictKind) -> &'static str {
-    let mut text = condition_text;
-    // Each round takes a strictly shorter prefix.
-    loop {
-        match leading(text) {
-            Leading::All(first) if first.len() < text.len() => text = first,
-            Leading::Call(name) => {
-                if let Some(reason) = locus_name(name) {
-                    return reason;
-                }
-                break;
-            }
-            _ => break,
-        }
+    let mut leading = Leading::of(condition_text);
+    // An `all` is named by its first operand (each round goes one level down).
+    while let Some(first) = leading.first_of_all() {
+        leading = first;
+    }
+    if let Some(reason) = leading.name().and_then(locus_name) {
+        return reason;
     }
     match kind {
         VerdictKind::Done => "complete",

@@ -24,6 +24,7 @@ pub mod rlm;
 use std::fmt;
 
 use crate::ParseError;
+use crate::stop::Condition;
 
 /// Why a peer's configuration could not be mapped to a condition.
 ///
@@ -175,171 +176,73 @@ impl fmt::Display for Names<'_> {
     }
 }
 
-/// The shape of a condition's canonical text (the stop-expression language), as far
-/// as the faces need it to name a stop: the name of a call (`max_turns(25)` →
-/// `max_turns`), or the combinator at the top.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Leading<'a> {
-    /// `name(...)` or a bare `name`.
-    Call(&'a str),
-    /// `a & b & ...`: the first operand's text.
-    All(&'a str),
-    /// `a | b | ...`.
-    Any,
-    /// `!a`.
-    Not,
-    /// Anything else (empty text, a stray symbol).
-    Other,
+/// What the faces need of a condition to name a stop: its canonical name
+/// (`max_turns(25)` → `max_turns`; `all`, `any`, `not` for combinators), the first
+/// operand of an `all`, and a custom condition's registered name. Read by parsing
+/// the condition's canonical text with the expression language itself, so the
+/// faces cannot disagree with it.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Leading {
+    condition: Option<Condition>,
 }
 
-/// Reads the top of a condition's text: a top-level `|` makes it an `Any` (it binds
-/// loosest), else a top-level `&` an `All`, else a leading `!` a `Not`, else a call.
-/// Parentheses around the whole text are looked through; strings (`"..."`, `'...'`,
-/// with backslash escapes) and brackets are skipped.
-fn leading(text: &str) -> Leading<'_> {
-    let mut text = text.trim();
-    // Bounded: each round removes two bytes.
-    while let Some(inner) = text.strip_prefix('(').and_then(|t| t.strip_suffix(')')) {
-        if top_level(text, &['(']).is_some_and(|end| end + 1 < text.len()) {
-            break; // `(a) & (b)`: the first parenthesis closes early
+impl Leading {
+    pub(crate) fn of(text: &str) -> Leading {
+        Leading {
+            condition: Condition::parse(text).ok(),
         }
-        text = inner.trim();
     }
-    if top_level(text, &['|']).is_some() {
-        return Leading::Any;
-    }
-    if let Some(at) = top_level(text, &['&']) {
-        return Leading::All(text[..at].trim());
-    }
-    if text.starts_with('!') {
-        return Leading::Not;
-    }
-    let end = text
-        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .unwrap_or(text.len());
-    if end == 0 {
-        Leading::Other
-    } else {
-        Leading::Call(&text[..end])
-    }
-}
 
-/// The name of a custom condition from its text, `custom(name, ...)` or
-/// `custom("a name", ...)` (a quoted name unescaped as the expression language
-/// writes it: `\\` and `\"` are escapes, any other backslash is itself).
-fn custom_name(text: &str) -> Option<String> {
-    let rest = text.trim().strip_prefix("custom")?.trim_start();
-    let rest = rest.strip_prefix('(')?.trim_start();
-    let mut chars = rest.chars();
-    match chars.next()? {
-        quote @ ('"' | '\'') => {
-            let mut name = String::new();
-            let mut escaped = false;
-            for c in chars {
-                if escaped {
-                    // Only `\\` and an escaped quote are escapes; `\b` stays `\b`.
-                    if c != '\\' && c != quote {
-                        name.push('\\');
-                    }
-                    name.push(c);
-                    escaped = false;
-                } else if c == '\\' {
-                    escaped = true;
-                } else if c == quote {
-                    return Some(name);
-                } else {
-                    name.push(c);
-                }
-            }
-            None
-        }
-        _ => {
-            let end = rest.find([',', ')']).unwrap_or(rest.len());
-            let name = rest[..end].trim();
-            (!name.is_empty()).then(|| name.to_owned())
-        }
+    /// The canonical name, `None` for text that does not parse.
+    pub(crate) fn name(&self) -> Option<&'static str> {
+        self.condition.as_ref().map(Condition::canonical_name)
     }
-}
 
-/// The byte offset of the first of `targets` at nesting depth 0, outside strings; for
-/// `(` as the target, the offset of the `)` that closes a leading `(`.
-fn top_level(text: &str, targets: &[char]) -> Option<usize> {
-    let closing = targets == ['('];
-    let mut depth = 0usize;
-    let mut quote: Option<char> = None;
-    let mut escaped = false;
-    for (at, c) in text.char_indices() {
-        if let Some(q) = quote {
-            if escaped {
-                escaped = false;
-            } else if c == '\\' {
-                escaped = true;
-            } else if c == q {
-                quote = None;
-            }
-            continue;
-        }
-        match c {
-            '"' | '\'' => quote = Some(c),
-            '(' | '[' | '{' => depth += 1,
-            ')' | ']' | '}' => {
-                depth = depth.saturating_sub(1);
-                if closing && depth == 0 {
-                    return Some(at);
-                }
-            }
-            _ if !closing && depth == 0 && targets.contains(&c) => return Some(at),
-            _ => {}
+    /// The first operand of an `all`.
+    pub(crate) fn first_of_all(&self) -> Option<Leading> {
+        match &self.condition {
+            Some(Condition::All(children)) => children.first().map(|c| Leading {
+                condition: Some(c.clone()),
+            }),
+            _ => None,
         }
     }
-    None
+
+    /// A custom condition's registered name.
+    pub(crate) fn custom_name(&self) -> Option<&str> {
+        match &self.condition {
+            Some(Condition::Custom(custom)) => Some(&custom.name),
+            _ => None,
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{Leading, custom_name, leading};
+    use super::Leading;
 
     #[test]
     fn leading_reads_the_top_of_a_condition_text() {
         let cases = [
-            ("max_turns(25)", Leading::Call("max_turns")),
-            ("  final ", Leading::Call("final")),
-            ("text(\"a|b & c\")", Leading::Call("text")),
-            ("text('it\\'s | x')", Leading::Call("text")),
-            ("tool(\"x\") & confidence(0.9)", Leading::All("tool(\"x\")")),
-            ("tool(x) & confidence(0.9) | max_turns(3)", Leading::Any),
-            ("(tool(x) & confidence(0.9))", Leading::All("tool(x)")),
-            ("(a) & (b)", Leading::All("(a)")),
-            ("((max_turns(1)))", Leading::Call("max_turns")),
-            ("!tool(x)", Leading::Not),
-            ("all(a, b)", Leading::Call("all")),
-            ("seq(\"T[x], A\")", Leading::Call("seq")),
-            ("", Leading::Other),
-            ("?", Leading::Other),
+            ("max_turns(25)", Some("max_turns")),
+            ("  final ", Some("final")),
+            ("text(\"a|b & c\")", Some("text")),
+            ("tool(x) & confidence(0.9) | max_turns(3)", Some("any")),
+            ("(tool(x) & confidence(0.9))", Some("all")),
+            ("!tool(x)", Some("not")),
+            ("seq(\"T[x], A\")", Some("seq")),
+            ("", None),
+            ("?", None),
         ];
         for (text, expected) in cases {
-            assert_eq!(leading(text), expected, "{text}");
+            assert_eq!(Leading::of(text).name(), expected, "{text}");
         }
-    }
-
-    #[test]
-    fn custom_name_reads_a_bare_or_quoted_name() {
-        let cases = [
-            ("custom(converged)", Some("converged")),
-            (
-                "custom(converged, config={\"window\": 3})",
-                Some("converged"),
-            ),
-            ("custom(\"my name\", config=1)", Some("my name")),
-            ("custom('say \"hi\"')", Some("say \"hi\"")),
-            (r#"custom("a\\b\"c")"#, Some(r#"a\b"c"#)),
-            (r#"custom("\bDONE\b")"#, Some(r"\bDONE\b")),
-            ("custom(\"unterminated", None),
-            ("custom()", None),
-            ("max_turns(3)", None),
-        ];
-        for (text, expected) in cases {
-            assert_eq!(custom_name(text).as_deref(), expected, "{text}");
-        }
+        let all = Leading::of("(tool(x) & confidence(0.9))");
+        assert_eq!(all.first_of_all().and_then(|f| f.name()), Some("tool"));
+        assert_eq!(
+            Leading::of(r#"custom("a\\b\"c", config={"t": 3})"#).custom_name(),
+            Some(r#"a\b"c"#)
+        );
+        assert_eq!(Leading::of("max_turns(3)").custom_name(), None);
     }
 }
