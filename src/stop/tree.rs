@@ -336,22 +336,22 @@ impl Tree {
             stats.input_tokens = stats.input_tokens.saturating_add(usage.input_tokens);
             stats.output_tokens = stats.output_tokens.saturating_add(usage.output_tokens);
         }
+        let millis = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
         if let Some(elapsed) = message.elapsed() {
-            stats.elapsed_ms = u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX);
-        } else if let (Some(now), Some(mark)) = (now, state.clock_mark) {
-            let delta = u64::try_from(now.saturating_sub(mark).as_millis()).unwrap_or(u64::MAX);
-            stats.elapsed_ms = stats.elapsed_ms.saturating_add(delta);
+            stats.elapsed_ms = millis(elapsed);
         }
-        if now.is_some() {
-            // Only whole milliseconds are moved into `elapsed_ms`; the rest stays on
-            // the mark, so frequent steps do not lose time to rounding.
-            if let (Some(now), Some(mark)) = (now, state.clock_mark) {
-                let whole = Duration::from_millis(
-                    u64::try_from(now.saturating_sub(mark).as_millis()).unwrap_or(u64::MAX),
-                );
-                state.clock_mark = Some(mark + whole);
-            } else {
-                state.clock_mark = now;
+        if let Some(now) = now {
+            match state.clock_mark {
+                Some(mark) => {
+                    // Only whole milliseconds move into `elapsed_ms`; the rest stays
+                    // on the mark, so frequent steps do not lose time to rounding.
+                    let whole = millis(now.saturating_sub(mark));
+                    if message.elapsed().is_none() {
+                        stats.elapsed_ms = stats.elapsed_ms.saturating_add(whole);
+                    }
+                    state.clock_mark = Some(mark + Duration::from_millis(whole));
+                }
+                None => state.clock_mark = Some(now),
             }
         }
         if message.error().is_some() {
