@@ -1,5 +1,5 @@
 //! Compatibility faces: the stop-rule APIs of awaken, locus and rlm-code, each mapped
-//! onto a [`Condition`](super::Condition).
+//! onto a [`Condition`].
 //!
 //! Port a configuration with the names it was written with; what comes out is an
 //! ordinary condition tree, which the monitor evaluates like any other. Each face is
