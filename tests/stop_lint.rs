@@ -3,7 +3,10 @@
 
 use std::time::Duration;
 
-use doneseq::stop::{Condition, Lint, LintKind, LintOptions, Severity, Speaker, TokenBudget, lint};
+use doneseq::stop::{
+    Condition, Lint, LintKind, LintOptions, MAX_CONDITION_DEPTH, Severity, Speaker, TokenBudget,
+    lint,
+};
 use doneseq::{DoneSequence, Role};
 use serde_json::json;
 
@@ -145,9 +148,9 @@ fn each_kind_is_found_where_it_is() {
             vec![],
         ),
         (
-            nested(70),
+            nested(MAX_CONDITION_DEPTH + 6),
             vec![LintKind::TooDeep],
-            std::iter::repeat_n(1, 64).collect(),
+            std::iter::repeat_n(1, MAX_CONDITION_DEPTH).collect(),
         ),
     ];
     for (condition, expected, path) in cases {
@@ -188,7 +191,7 @@ fn a_clean_tree_gives_no_lint() {
         Condition::custom("converged", json!({"window": 3})),
         Condition::tool_executed("search") & !Condition::tool("search"),
         !Condition::Final & Condition::max_turns(3),
-        nested(60),
+        nested(MAX_CONDITION_DEPTH - 2),
     ]);
     assert_eq!(lint(&clean, &options()), []);
     assert_eq!(clean.lint(&options()), []);

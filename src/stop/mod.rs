@@ -54,7 +54,18 @@ pub const MAX_CONDITION_NODES: usize = 4096;
 
 /// The deepest nesting of combinators in one condition tree (also the expression
 /// language's nesting limit, so that parsing cannot overflow the stack).
-pub const MAX_CONDITION_DEPTH: usize = 64;
+///
+/// With [`MAX_VALUE_DEPTH`], it keeps every valid tree readable back from its JSON
+/// form by `serde_json`, whose reader refuses more than 128 levels: a combinator is
+/// two levels there (`{"type": "all", "of": [...]}`), so the deepest tree and the
+/// deepest value inside it take 2 × 32 + 2 + 32 = 98, leaving 30 for the documents
+/// that embed it.
+pub const MAX_CONDITION_DEPTH: usize = 32;
+
+/// The deepest nesting of a JSON value inside a condition (a tool's `args`, a custom
+/// condition's `config`): `{"a": [1]}` is 2 levels. See [`MAX_CONDITION_DEPTH`] for
+/// why.
+pub const MAX_VALUE_DEPTH: usize = 32;
 
 /// The longest stop expression, in bytes.
 pub const MAX_EXPRESSION_LEN: usize = 64 * 1024;

@@ -11,10 +11,11 @@ use doneseq::answer::{
     LiteralError, detect_final_in_code, extract_code_blocks, format_final_answer,
 };
 use doneseq::naive::NaiveMatcher;
+use doneseq::stop::{Condition, LintOptions};
 use doneseq::transcript::{Format, Reader};
 use doneseq::{
     AgentEvent, DoneSequence, DoneSequences, Message, Monitor, Role, RunState, SequenceObject,
-    TaskConfig, ToolCall, Verdict,
+    TaskConfig, ToolCall, Usage, Verdict,
 };
 
 /// Elements that together use every kind of literal the automaton compiles
@@ -353,6 +354,109 @@ pub(crate) fn final_answer(text: &str) {
     };
     if let Ok(policy) = FinalPatternPolicy::new(config) {
         let _ = policy.should_terminate("code", "ANSWER: 42\nFINAL(x)", none);
+    }
+}
+
+/// Messages that give every built-in stop condition something to look at: tool calls
+/// with arguments and call ids, their results, usage, confidence, reward, a metric,
+/// elapsed time, errors, repeats (for `loop`) and a `FINAL`.
+fn stop_messages() -> &'static [Message] {
+    static MESSAGES: OnceLock<Vec<Message>> = OnceLock::new();
+    MESSAGES.get_or_init(|| {
+        (0..16u8)
+            .map(|i| {
+                let content = CONTENTS[i as usize % CONTENTS.len()];
+                let tools = &TOOLS[..(i % 3) as usize];
+                let responder = RESPONDERS[i as usize % RESPONDERS.len()];
+                let mut m = message(i, responder, content, tools, i % 5 == 4, i % 7 == 6);
+                if i % 4 == 1 {
+                    let call = ToolCall::new("a", format!("{{\"x\": {}}}", i % 3))
+                        .with_id(format!("c{i}"));
+                    m = m.with_tool_call(call);
+                }
+                if i % 4 == 2 {
+                    m = m.with_tool_call_id(format!("c{}", i - 1));
+                }
+                m.with_usage(Usage {
+                    input_tokens: 100 * u64::from(i),
+                    output_tokens: 10 * u64::from(i),
+                })
+                .with_confidence(f64::from(i) / 16.0)
+                .with_reward(f64::from(i % 3) - 1.0)
+                .with_metric("score", f64::from(i))
+                .with_elapsed(std::time::Duration::from_secs(u64::from(i) * 30))
+            })
+            .collect()
+    })
+}
+
+/// A stop expression: a tree that validates, prints a canonical text that parses back
+/// to it, survives JSON, lints, and compiles into a monitor (or fails with a message)
+/// whose runs explain themselves; or an error whose span is inside the input.
+pub(crate) fn stop_expr(text: &str) {
+    match Condition::parse(text) {
+        Ok(condition) => {
+            if let Err(e) = condition.validate() {
+                panic!("{text:?} parsed but does not validate: {e:#}");
+            }
+            let canonical = condition.to_string();
+            let back = Condition::parse(&canonical)
+                .unwrap_or_else(|e| panic!("{text:?} -> {canonical:?} does not parse: {e:#}"));
+            assert_eq!(back, condition, "canonical text: {canonical:?}");
+            assert_eq!(
+                back.to_string(),
+                canonical,
+                "the canonical text is a fixed point"
+            );
+            // The canonical text is within a constant factor of the input (names are
+            // expanded, numbers normalised), so a limit on the input bounds it.
+            assert!(
+                canonical.len() <= 8 * text.len().max(16),
+                "{text:?} -> {canonical:?}"
+            );
+            let json = serde_json::to_string(&condition).expect("a valid tree serializes");
+            let from_json: Condition = serde_json::from_str(&json)
+                .unwrap_or_else(|e| panic!("{canonical:?} as JSON {json} does not read: {e}"));
+            assert_eq!(from_json, condition, "JSON: {json}");
+            let from_text: Condition =
+                serde_json::from_value(serde_json::Value::String(canonical.clone()))
+                    .unwrap_or_else(|e| panic!("{canonical:?} as a JSON string: {e}"));
+            assert_eq!(from_text, condition);
+            for lint in condition.lint(&LintOptions::default().with_tools(TOOLS.iter().copied())) {
+                assert!(!lint.to_string().is_empty());
+            }
+            let mut config = TaskConfig::default();
+            config.stop = Some(condition);
+            match Monitor::new(config) {
+                Ok(monitor) => {
+                    let mut run = monitor.start();
+                    for m in stop_messages() {
+                        let verdict = monitor.observe(&mut run, m);
+                        if let Some(outcome) = verdict.outcome() {
+                            assert!(outcome.at < run.steps());
+                            for c in &outcome.conditions {
+                                assert!(!c.condition.is_empty() && c.at <= outcome.at);
+                            }
+                        }
+                    }
+                    let report = monitor.explain_stop(&run).expect("a monitor with a tree");
+                    assert_eq!(report.condition, canonical);
+                    let _ = report.to_string();
+                    let json = serde_json::to_string(&run).expect("a run state serializes");
+                    let state: RunState = serde_json::from_str(&json).expect("and reads back");
+                    let resumed = monitor.resume(state).expect("its own state resumes");
+                    assert_eq!(resumed, run);
+                }
+                Err(e) => assert!(!e.to_string().is_empty()),
+            }
+        }
+        Err(err) => {
+            span_sound(text, &err.span());
+            assert_eq!(err.input(), text);
+            assert!(!err.to_string().is_empty());
+            assert!(format!("{err:#}").contains('^'));
+            assert!(!err.kind().name().is_empty());
+        }
     }
 }
 

@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use doneseq::stop::{
     Condition, ConfidenceMet, ExprError, ExprErrorKind, LoopDetection, LoopOver,
-    MAX_CONDITION_DEPTH, MAX_CONDITION_NODES, MAX_EXPRESSION_LEN, RewardThreshold, Speaker,
-    TextMention, TextPattern, TokenBudget, ToolCalled, ToolPhase,
+    MAX_CONDITION_DEPTH, MAX_CONDITION_NODES, MAX_EXPRESSION_LEN, MAX_VALUE_DEPTH, RewardThreshold,
+    Speaker, TextMention, TextPattern, TokenBudget, ToolCalled, ToolPhase,
 };
 use doneseq::{DoneSequence, Role};
 use proptest::prelude::*;
@@ -476,48 +476,22 @@ fn mutated() -> impl Strategy<Value = String> {
         })
 }
 
-/// What any input must satisfy: no panic; an error's span lies on character boundaries
-/// inside the input; what parses is valid and canonical after one round.
-fn check_any_input(text: &str) -> Result<(), TestCaseError> {
-    match Condition::parse(text) {
-        Ok(condition) => {
-            prop_assert!(
-                condition.validate().is_ok(),
-                "{text:?} parsed but does not validate"
-            );
-            let canonical = condition.to_string();
-            let back = Condition::parse(&canonical)
-                .map_err(|e| TestCaseError::fail(format!("{text:?} -> {canonical:?}: {e}")))?;
-            prop_assert_eq!(back, condition);
-        }
-        Err(err) => {
-            let span = err.span();
-            prop_assert!(span.start <= span.end && span.end <= text.len(), "{err:?}");
-            prop_assert!(text.is_char_boundary(span.start) && text.is_char_boundary(span.end));
-            prop_assert_eq!(err.input(), text);
-            // Both renderings work.
-            let _ = (err.to_string(), format!("{err:#}"));
-        }
-    }
-    Ok(())
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(3000))]
 
     #[test]
     fn arbitrary_text_never_panics(text in any::<String>()) {
-        check_any_input(&text)?;
+        crate::robustness::checks::stop_expr(&text);
     }
 
     #[test]
     fn token_soup_never_panics(text in token_soup()) {
-        check_any_input(&text)?;
+        crate::robustness::checks::stop_expr(&text);
     }
 
     #[test]
     fn mutated_expressions_never_panic(text in mutated()) {
-        check_any_input(&text)?;
+        crate::robustness::checks::stop_expr(&text);
     }
 }
 
@@ -606,6 +580,9 @@ fn the_deepest_valid_trees_fit_a_small_stack() {
             let condition = cond(&text);
             assert!(condition.validate().is_ok());
             assert_eq!(cond(&condition.to_string()), condition);
+            // And everything else a tree goes through: JSON (whose reader has its own
+            // depth limit), lint, compile, observe, explain, checkpoint.
+            crate::robustness::checks::stop_expr(&text);
         }
         // One more level is too deep.
         let err = cond_err(&format!("{}final", "!".repeat(max + 1)));
@@ -627,10 +604,92 @@ fn the_deepest_valid_trees_fit_a_small_stack() {
         .unwrap();
 }
 
+/// JSON values inside a condition (`args`, `config`) are limited too, so that the
+/// deepest valid tree with the deepest values in it still reads back from JSON.
+#[test]
+fn values_nest_at_most_max_value_depth() {
+    let value = |depth: usize| format!("{}1{}", "[".repeat(depth), "]".repeat(depth));
+    let object = |depth: usize| {
+        format!(
+            "{}{{\"n\": 1}}{}",
+            "{\"a\": ".repeat(depth - 1),
+            "}".repeat(depth - 1)
+        )
+    };
+    // The deepest tree, with the deepest value at its bottom: every form round-trips
+    // (serde_json's reader stops at 128 levels).
+    let deepest = format!(
+        "{}custom(x, config={}){}",
+        "all(final, ".repeat(MAX_CONDITION_DEPTH),
+        value(MAX_VALUE_DEPTH),
+        ")".repeat(MAX_CONDITION_DEPTH)
+    );
+    crate::robustness::checks::stop_expr(&deepest);
+    let args = format!("tool(search, args={})", object(MAX_VALUE_DEPTH));
+    crate::robustness::checks::stop_expr(&args);
+
+    let cases = [
+        (
+            format!("custom(x, config={})", value(MAX_VALUE_DEPTH + 1)),
+            "config",
+        ),
+        (
+            format!("tool(args={})", object(MAX_VALUE_DEPTH + 1)),
+            "args",
+        ),
+    ];
+    for (text, option) in cases {
+        let err = cond_err(&text);
+        assert_eq!(
+            err.kind(),
+            &ExprErrorKind::ValueTooDeep {
+                option,
+                max: MAX_VALUE_DEPTH
+            }
+        );
+        assert_eq!(err.kind().name(), "value_too_deep");
+        // The span is the value.
+        let at = text.find('=').unwrap() + 1;
+        assert_eq!(err.span(), at..text.len() - 1);
+        assert!(
+            err.to_string().contains("nested more than 32 levels"),
+            "{err}"
+        );
+    }
+
+    // Trees built in Rust, and trees read from JSON objects, are checked the same way.
+    let mut deep = json!(1);
+    for _ in 0..=MAX_VALUE_DEPTH {
+        deep = json!([deep]);
+    }
+    let built = Condition::max_turns(3) | Condition::custom("x", deep.clone());
+    let err = built.validate().unwrap_err();
+    assert_eq!(err.kind().name(), "value_too_deep");
+    assert_eq!(
+        &err.input()[err.span()],
+        err.input().split(" | ").nth(1).unwrap()
+    );
+    let object = json!({"type": "custom", "name": "x", "config": deep});
+    let err = serde_json::from_value::<Condition>(object).unwrap_err();
+    assert!(
+        err.to_string().contains("'config' is nested more than 32"),
+        "{err}"
+    );
+    let tool = ToolCalled {
+        args: Some(json!({ "q": deep })),
+        ..ToolCalled::default()
+    };
+    assert_eq!(
+        Condition::Tool(tool).validate().unwrap_err().kind().name(),
+        "value_too_deep"
+    );
+}
+
 #[test]
 fn node_count_is_limited() {
     let at_limit = vec!["final"; MAX_CONDITION_NODES - 1].join("|");
     assert_eq!(cond(&at_limit).children().len(), MAX_CONDITION_NODES - 1);
+    crate::robustness::checks::stop_expr(&at_limit);
     let over = vec!["final"; MAX_CONDITION_NODES].join("|");
     let err = cond_err(&over);
     assert_eq!(

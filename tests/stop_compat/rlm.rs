@@ -9,7 +9,8 @@ use doneseq::stop::compat::rlm::{
     DEFAULT_FINAL_PATTERNS, TERMINATION_POLICIES, termination_policy,
 };
 use doneseq::stop::{
-    ActionResult, Condition, ConfidenceMet, PolicyContext, RewardThreshold, TerminationPolicy,
+    ActionResult, Condition, ConfidenceMet, MAX_CONDITION_DEPTH, PolicyContext, RewardThreshold,
+    TerminationPolicy,
 };
 use doneseq::{Monitor, TaskConfig};
 use serde_json::{Value, json};
@@ -419,8 +420,8 @@ fn composites_nest_up_to_the_depth_limit() {
             json!({"policies": ["final_pattern", {"name": "composite", "config": inner}]})
         })
     };
-    assert!(termination_policy("composite", &nest(60)).is_ok());
-    let err = fails("composite", nest(70));
+    assert!(termination_policy("composite", &nest(MAX_CONDITION_DEPTH - 2)).is_ok());
+    let err = fails("composite", nest(MAX_CONDITION_DEPTH + 8));
     // The error is at the innermost composite the limit reaches, inside the chain of
     // `policies[1]`.
     let mut error = &err;
@@ -434,7 +435,15 @@ fn composites_nest_up_to_the_depth_limit() {
         error = inner;
         hops += 1;
     }
-    assert_eq!((error, hops), (&CompatError::TooDeep { max: 64 }, 64));
+    assert_eq!(
+        (error, hops),
+        (
+            &CompatError::TooDeep {
+                max: MAX_CONDITION_DEPTH
+            },
+            MAX_CONDITION_DEPTH
+        )
+    );
 }
 
 fn policy(condition: Condition) -> TerminationPolicy {

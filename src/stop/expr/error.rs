@@ -68,7 +68,7 @@ pub enum ExprErrorKind {
         max: usize,
     },
     /// Conditions nested deeper than
-    /// [`MAX_CONDITION_DEPTH`](crate::stop::MAX_CONDITION_DEPTH): 65 `!` or `(` in a
+    /// [`MAX_CONDITION_DEPTH`](crate::stop::MAX_CONDITION_DEPTH): 33 `!` or `(` in a
     /// row, or a tree of that height.
     TooDeep {
         /// The limit.
@@ -207,6 +207,15 @@ pub enum ExprErrorKind {
         /// serde_json's explanation.
         message: String,
     },
+    /// A JSON value nested deeper than
+    /// [`MAX_VALUE_DEPTH`](crate::stop::MAX_VALUE_DEPTH): `tool(args={"a": [[[...]]]})`
+    /// with 33 levels.
+    ValueTooDeep {
+        /// The option's name (`args`, `config`).
+        option: &'static str,
+        /// The limit.
+        max: usize,
+    },
 }
 
 impl ExprError {
@@ -303,6 +312,7 @@ impl ExprErrorKind {
             ExprErrorKind::InvalidSequence(_) => "invalid_sequence",
             ExprErrorKind::InvalidPattern(_) => "invalid_pattern",
             ExprErrorKind::InvalidJson { .. } => "invalid_json",
+            ExprErrorKind::ValueTooDeep { .. } => "value_too_deep",
         }
     }
 }
@@ -472,6 +482,11 @@ impl fmt::Display for ExprErrorKind {
             ExprErrorKind::InvalidJson { option, message } => {
                 write!(f, "invalid JSON for '{option}': {message}")
             }
+            ExprErrorKind::ValueTooDeep { option, max } => write!(
+                f,
+                "the value of '{option}' is nested more than {max} levels deep, the limit is \
+                 {max} (each array and object is a level)"
+            ),
         }
     }
 }

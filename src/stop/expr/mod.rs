@@ -16,7 +16,8 @@ pub(crate) use self::display::{over_word, phase_word};
 pub use self::error::{ExprError, ExprErrorKind};
 pub(crate) use self::parse::parse_duration;
 use super::{
-    Condition, MAX_CONDITION_DEPTH, MAX_CONDITION_NODES, MAX_LOOP_PERIOD, MAX_LOOP_REPEATS, Speaker,
+    Condition, MAX_CONDITION_DEPTH, MAX_CONDITION_NODES, MAX_LOOP_PERIOD, MAX_LOOP_REPEATS,
+    MAX_VALUE_DEPTH, Speaker,
 };
 
 /// The kind of value an option takes.
@@ -494,7 +495,8 @@ pub(crate) fn fault(node: &Condition) -> Option<ExprErrorKind> {
                     expected: "a JSON object",
                     found: json_kind(args).to_owned(),
                 }),
-                _ => None,
+                Some(args) => value_fault("args", args),
+                None => None,
             }
         }
         Condition::Text(text) => text
@@ -528,8 +530,37 @@ pub(crate) fn fault(node: &Condition) -> Option<ExprErrorKind> {
                 })
         }
         Condition::Custom(c) if c.name.is_empty() => empty("name"),
+        Condition::Custom(c) => value_fault("config", &c.config),
         _ => None,
     }
+}
+
+/// A JSON value nested deeper than [`MAX_VALUE_DEPTH`].
+pub(crate) fn value_fault(
+    option: &'static str,
+    value: &serde_json::Value,
+) -> Option<ExprErrorKind> {
+    (json_depth(value) > MAX_VALUE_DEPTH).then_some(ExprErrorKind::ValueTooDeep {
+        option,
+        max: MAX_VALUE_DEPTH,
+    })
+}
+
+/// How deeply arrays and objects nest in `value` (a scalar is 0, `[1]` is 1). The
+/// walk is iterative: a value built in Rust may be deeper than any reader allows.
+pub(crate) fn json_depth(value: &serde_json::Value) -> usize {
+    use serde_json::Value;
+    let mut deepest = 0;
+    let mut stack = vec![(value, 0usize)];
+    while let Some((v, depth)) = stack.pop() {
+        match v {
+            Value::Array(items) => stack.extend(items.iter().map(|c| (c, depth + 1))),
+            Value::Object(map) => stack.extend(map.values().map(|c| (c, depth + 1))),
+            _ => continue,
+        }
+        deepest = deepest.max(depth + 1);
+    }
+    deepest
 }
 
 /// Why a timeout cannot be written in the language, if it cannot.

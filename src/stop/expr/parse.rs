@@ -19,6 +19,7 @@ use nom::{IResult, Offset, Parser};
 use super::error::EXPECTED_CONDITION;
 use super::{
     Builtin, ExprError, ExprErrorKind, Id, LOOP_OVER, PHASES, Param, ParamKind, builtin, closest,
+    value_fault,
 };
 use crate::dsl::{ParseError, floor_boundary, is_name_char, is_space};
 use crate::stop::{
@@ -1042,7 +1043,10 @@ fn json<'a>(param: &Param, i: &'a str) -> PResult<'a, serde_json::Value> {
         (token, serde_json::from_str(token), end)
     };
     match parsed {
-        Ok(v) => Ok((&i[len..], v)),
+        Ok(v) => match value_fault(param.key, &v) {
+            Some(kind) => fail(kind, i, len),
+            None => Ok((&i[len..], v)),
+        },
         Err(e) => {
             let token = !i.starts_with(['{', '[', '"']);
             if token {
