@@ -73,6 +73,7 @@ mod monitor;
 pub mod naive;
 pub mod object;
 mod pattern;
+mod regex_cost;
 #[cfg(feature = "serde")]
 mod serde_impl;
 #[cfg(feature = "serde")]
@@ -97,7 +98,9 @@ pub use crate::monitor::{
     SequenceMatch, SequenceProgress, StateError, StopReason, TaskConfig, Verdict, VerdictKind,
 };
 pub use crate::object::{EventType, ObjectError, SequenceObject};
-pub use crate::pattern::{ContentPattern, MAX_PATTERN_LEN, MAX_REGEX_SIZE};
+pub use crate::pattern::{
+    ContentPattern, MAX_PATTERN_LEN, MAX_REGEX_FOLD_WORK, MAX_REGEX_MEMORY, MAX_REGEX_SIZE,
+};
 
 /// Any error doneseq reports while building values, by phase.
 ///

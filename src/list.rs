@@ -56,7 +56,8 @@ impl ListError {
 }
 
 impl DoneSequences {
-    /// Parses every text as a sequence.
+    /// Parses every text as a sequence. Equal regexes are compiled once, and all of
+    /// them together take at most [`MAX_REGEX_MEMORY`](crate::MAX_REGEX_MEMORY) bytes.
     ///
     /// # Errors
     ///
@@ -66,17 +67,19 @@ impl DoneSequences {
         I: IntoIterator,
         I::Item: AsRef<str>,
     {
-        texts
-            .into_iter()
-            .enumerate()
-            .map(|(index, text)| {
-                DoneSequence::parse(text.as_ref()).map_err(|e| ListError {
-                    index,
-                    error: Error::Parse(e),
+        crate::pattern::scoped(|| {
+            texts
+                .into_iter()
+                .enumerate()
+                .map(|(index, text)| {
+                    DoneSequence::parse(text.as_ref()).map_err(|e| ListError {
+                        index,
+                        error: Error::Parse(e),
+                    })
                 })
-            })
-            .collect::<Result<Vec<_>, _>>()
-            .map(DoneSequences)
+                .collect::<Result<Vec<_>, _>>()
+                .map(DoneSequences)
+        })
     }
 
     /// The sequences as a `Vec`.

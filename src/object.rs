@@ -266,47 +266,52 @@ impl TryFrom<SequenceObject> for DoneSequence {
     type Error = ObjectError;
 
     fn try_from(object: SequenceObject) -> Result<DoneSequence, ObjectError> {
-        check_counts(&object.events)?;
-        let mut elements: Vec<Element> = Vec::with_capacity(object.events.len());
-        for (index, element) in object.events.iter().enumerate() {
-            // A run of equal elements is how this form writes `X{n}`: converted (and
-            // its regexes compiled) once.
-            if let Some(last) = elements
-                .last()
-                .filter(|_| object.events[index - 1] == *element)
-            {
-                elements.push(last.clone());
-                continue;
-            }
-            let path = format!("events[{index}]");
-            let literals = match element {
-                ElementObject::Event(event) => vec![to_literal(event.clone(), &path)?],
-                ElementObject::All(events) => events
-                    .iter()
-                    .enumerate()
-                    .map(|(member, event)| to_literal(event.clone(), &format!("{path}[{member}]")))
-                    .collect::<Result<_, _>>()?,
-            };
-            let element =
-                Element::all(literals).map_err(|error| ObjectError::Invalid { path, error })?;
-            elements.push(element);
-        }
-        let invalid = |path: &str, error| ObjectError::Invalid {
-            path: path.to_owned(),
-            error,
-        };
-        let seq = DoneSequence::new(elements).map_err(|error| invalid("events", error))?;
-        let seq = match object.name {
-            Some(name) => seq.with_name(name),
-            None => seq,
-        };
-        // A long name can still make the canonical text too long to parse back.
-        crate::dsl::check_canonical(&seq).map_err(|kind| {
-            let text = seq.to_string();
-            invalid("name", ParseError::new(kind, 0..text.len(), &text))
-        })?;
-        Ok(seq)
+        crate::pattern::scoped(|| from_object(object))
     }
+}
+
+/// [`DoneSequence::try_from`], in a regex scope.
+fn from_object(object: SequenceObject) -> Result<DoneSequence, ObjectError> {
+    check_counts(&object.events)?;
+    let mut elements: Vec<Element> = Vec::with_capacity(object.events.len());
+    for (index, element) in object.events.iter().enumerate() {
+        // A run of equal elements is how this form writes `X{n}`: converted (and
+        // its regexes compiled) once.
+        if let Some(last) = elements
+            .last()
+            .filter(|_| object.events[index - 1] == *element)
+        {
+            elements.push(last.clone());
+            continue;
+        }
+        let path = format!("events[{index}]");
+        let literals = match element {
+            ElementObject::Event(event) => vec![to_literal(event.clone(), &path)?],
+            ElementObject::All(events) => events
+                .iter()
+                .enumerate()
+                .map(|(member, event)| to_literal(event.clone(), &format!("{path}[{member}]")))
+                .collect::<Result<_, _>>()?,
+        };
+        let element =
+            Element::all(literals).map_err(|error| ObjectError::Invalid { path, error })?;
+        elements.push(element);
+    }
+    let invalid = |path: &str, error| ObjectError::Invalid {
+        path: path.to_owned(),
+        error,
+    };
+    let seq = DoneSequence::new(elements).map_err(|error| invalid("events", error))?;
+    let seq = match object.name {
+        Some(name) => seq.with_name(name),
+        None => seq,
+    };
+    // A long name can still make the canonical text too long to parse back.
+    crate::dsl::check_canonical(&seq).map_err(|kind| {
+        let text = seq.to_string();
+        invalid("name", ParseError::new(kind, 0..text.len(), &text))
+    })?;
+    Ok(seq)
 }
 
 /// The count limits of [`DoneSequence`], checked on the object before anything is

@@ -129,20 +129,24 @@ impl<'de> Deserialize<'de> for DoneSequences {
                 f.write_str("a list of done sequences (DSL strings or objects)")
             }
             fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<DoneSequences, S::Error> {
-                let mut out = Vec::new();
-                let mut index = 0;
-                loop {
-                    let raw = seq.next_element::<Raw>().map_err(|e| {
-                        de::Error::custom(format_args!("done sequence {index}: {e}"))
-                    })?;
-                    let Some(raw) = raw else { break };
-                    let sequence = raw
-                        .into_sequence()
-                        .map_err(|error| de::Error::custom(ListError { index, error }))?;
-                    out.push(sequence);
-                    index += 1;
-                }
-                Ok(DoneSequences::from(out))
+                // One regex scope for the list: equal regexes compiled once, and all of
+                // them within MAX_REGEX_MEMORY.
+                crate::pattern::scoped(|| {
+                    let mut out = Vec::new();
+                    let mut index = 0;
+                    loop {
+                        let raw = seq.next_element::<Raw>().map_err(|e| {
+                            de::Error::custom(format_args!("done sequence {index}: {e}"))
+                        })?;
+                        let Some(raw) = raw else { break };
+                        let sequence = raw
+                            .into_sequence()
+                            .map_err(|error| de::Error::custom(ListError { index, error }))?;
+                        out.push(sequence);
+                        index += 1;
+                    }
+                    Ok(DoneSequences::from(out))
+                })
             }
         }
         deserializer.deserialize_seq(ListVisitor)

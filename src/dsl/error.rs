@@ -151,6 +151,20 @@ pub enum ParseErrorKind {
         /// The limit in bytes.
         limit: usize,
     },
+    /// A regex that would take the regexes compiled by one parse (a list of sequences,
+    /// a stop expression) past [`MAX_REGEX_MEMORY`](crate::MAX_REGEX_MEMORY) bytes of
+    /// heap together.
+    RegexMemory {
+        /// The limit in bytes.
+        max: usize,
+    },
+    /// A regex whose character classes would take the regexes compiled by one parse
+    /// past [`MAX_REGEX_FOLD_WORK`](crate::MAX_REGEX_FOLD_WORK) code points of case
+    /// folding: `C[[\s\S][\s\S]...]` with 60 classes.
+    RegexCost {
+        /// The limit in code points.
+        max: u64,
+    },
     /// A content regex longer than [`MAX_PATTERN_LEN`](crate::MAX_PATTERN_LEN) bytes.
     PatternTooLong {
         /// The pattern's length in bytes.
@@ -240,6 +254,8 @@ impl ParseErrorKind {
             ParseErrorKind::UnclosedQuote => "unclosed_quote",
             ParseErrorKind::InvalidRegex { .. } => "invalid_regex",
             ParseErrorKind::RegexTooBig { .. } => "regex_too_big",
+            ParseErrorKind::RegexMemory { .. } => "regex_memory",
+            ParseErrorKind::RegexCost { .. } => "regex_cost",
             ParseErrorKind::ZeroRepeat => "zero_repeat",
             ParseErrorKind::PatternTooLong { .. } => "pattern_too_long",
             ParseErrorKind::TooManyPatterns { .. } => "too_many_patterns",
@@ -476,6 +492,18 @@ impl fmt::Display for ParseErrorKind {
                     "content regex compiles to more than {limit} bytes (simplify it)"
                 )
             }
+            ParseErrorKind::RegexMemory { max } => write!(
+                f,
+                "this regex would take the regexes of the configuration past {max} bytes \
+                 compiled, the limit (simplify them, or write a repeated one the same way \
+                 so that it is shared)"
+            ),
+            ParseErrorKind::RegexCost { max } => write!(
+                f,
+                "this regex's character classes would take the configuration past {max} \
+                 code points of case folding, the limit (a class over everything, such as \
+                 [\\s\\S], is folded code point by code point: write (?s:.) instead)"
+            ),
             ParseErrorKind::PatternTooLong { len, max } => {
                 write!(f, "content regex is {len} bytes long, the limit is {max}")
             }

@@ -127,7 +127,7 @@ impl DoneSequence {
     ///
     /// [`ParseErrorKind`] documents every case with an input that triggers it.
     pub fn parse(text: &str) -> Result<DoneSequence, ParseError> {
-        parse::sequence(text)
+        crate::pattern::scoped(|| parse::sequence(text))
     }
 
     /// A sequence of these elements, without a name.
@@ -326,6 +326,6 @@ impl std::str::FromStr for AgentEvent {
     /// Parses one event such as `T[calculator]`, `AGENT@Database` or `C[quit|bye]`
     /// (no negation, no `&`, no comma).
     fn from_str(text: &str) -> Result<AgentEvent, ParseError> {
-        parse::event(text)
+        crate::pattern::scoped(|| parse::event(text))
     }
 }

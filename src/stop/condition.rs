@@ -7,7 +7,7 @@
 use std::fmt;
 use std::time::Duration;
 
-use regex::Regex;
+use regex_automata::meta::Regex;
 
 use crate::dsl::{ParseError, Subject};
 use crate::{DoneSequence, Role};
@@ -190,7 +190,8 @@ impl TextPattern {
     /// # Errors
     ///
     /// A [`ParseError`] whose span points into `pattern`: empty, invalid, longer than
-    /// [`crate::MAX_PATTERN_LEN`], or compiled bigger than [`crate::MAX_REGEX_SIZE`].
+    /// [`crate::MAX_PATTERN_LEN`], or compiled bigger than [`crate::MAX_REGEX_SIZE`]
+    /// (or, in a stop expression, past [`crate::MAX_REGEX_MEMORY`] with the others).
     pub fn new(pattern: &str) -> Result<TextPattern, ParseError> {
         if pattern.is_empty() {
             return Err(
@@ -199,7 +200,7 @@ impl TextPattern {
             );
         }
         match crate::pattern::build(pattern, false) {
-            Ok(regex) => Ok(TextPattern {
+            Ok((regex, _)) => Ok(TextPattern {
                 source: pattern.into(),
                 regex,
             }),

@@ -182,7 +182,8 @@ impl Drop for Nesting {
 impl<'de> Deserialize<'de> for Condition {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Condition, D::Error> {
         let (nesting, outermost) = Nesting::enter().map_err(de::Error::custom)?;
-        let condition = deserializer.deserialize_any(ConditionVisitor)?;
+        // One regex scope for the tree (joined by its strings' expressions).
+        let condition = crate::pattern::scoped(|| deserializer.deserialize_any(ConditionVisitor))?;
         drop(nesting);
         if outermost {
             // Node count, and the height of trees that strings added to.

@@ -6,5 +6,6 @@ pub(crate) mod checks;
 mod concurrency;
 mod limits;
 mod props;
+mod regex_budget;
 mod regressions;
 mod soak;

@@ -514,6 +514,16 @@ fn write_pattern_error(f: &mut fmt::Formatter<'_>, kind: &ParseErrorKind) -> fmt
         ParseErrorKind::PatternTooLong { len, max } => {
             write!(f, "text regex is {len} bytes long, the limit is {max}")
         }
+        ParseErrorKind::RegexCost { max } => write!(
+            f,
+            "text regex's classes would take the expression past {max} code points of \
+             case folding, the limit (for any character, write (?s:.), not [\\s\\S])"
+        ),
+        ParseErrorKind::RegexMemory { max } => write!(
+            f,
+            "text regex would take the expression's regexes past {max} bytes compiled, \
+             the limit (simplify them)"
+        ),
         other => write!(f, "invalid text regex: {other}"),
     }
 }

@@ -384,7 +384,7 @@ impl Condition {
     ///
     /// [`ExprErrorKind`] documents every case with an input that triggers it.
     pub fn parse(text: &str) -> Result<Condition, ExprError> {
-        parse::expression(text)
+        crate::pattern::scoped(|| parse::expression(text))
     }
 
     /// Checks what parsing checks, for a tree built in Rust: at most
