@@ -93,6 +93,43 @@ fn detection(c: &mut Criterion) {
     group.finish();
 }
 
+/// The hostile inputs of `tests/answer/props.rs` (unclosed calls, quotes that never
+/// close inside an open call), each at 20 KB and at 200 KB: the same throughput at
+/// both sizes is linear time.
+fn hostile(c: &mut Criterion) {
+    const HOSTILE: [(&str, &str); 10] = [
+        ("", "FINAL("),
+        ("", "FINAL(\""),
+        ("", "FINAL(x#"),
+        ("", "FINAL_VAR(FINAL_VAR("),
+        ("", ") FINAL(x"),
+        ("FINAL(", "\\'"),
+        ("FINAL(", "\\\""),
+        ("FINAL(", "'''\\'''"),
+        ("SUBMIT(a=", "\\'"),
+        ("FINAL(", "x'"),
+    ];
+    let mut group = c.benchmark_group("hostile");
+    group.sample_size(10);
+    for (prefix, piece) in HOSTILE {
+        for size in [20_000, 200_000] {
+            let text = format!("{prefix}{}", piece.repeat(size / piece.len()));
+            for options in [FinalOptions::text(), FinalOptions::code()] {
+                let detector = FinalDetector::new(options);
+                let mode = if options.is_code() { "code" } else { "text" };
+                group.throughput(Throughput::Bytes(text.len() as u64));
+                group.bench_function(
+                    format!("{prefix}{piece} x{} ({mode})", size / piece.len()),
+                    |b| {
+                        b.iter(|| detector.detect(black_box(&text)));
+                    },
+                );
+            }
+        }
+    }
+    group.finish();
+}
+
 /// rlm-code's `detect_final_in_text`: FINAL_VAR patterns, then FINAL patterns, in
 /// order, first match wins (PEERS.md §1.2, seed 001's pattern reference).
 fn rlm_code_baseline(c: &mut Criterion) {
@@ -134,6 +171,11 @@ fn rlm_code_baseline(c: &mut Criterion) {
 // criterion's macros generate undocumented functions.
 #[allow(missing_docs)]
 mod harness {
-    criterion::criterion_group!(benches, super::detection, super::rlm_code_baseline);
+    criterion::criterion_group!(
+        benches,
+        super::detection,
+        super::hostile,
+        super::rlm_code_baseline
+    );
 }
 criterion_main!(harness::benches);

@@ -173,36 +173,40 @@ proptest! {
     }
 }
 
-/// Hostile texts cost linear time, not quadratic: many unclosed calls, and, inside an
-/// open call, many quotes that never close (which, without the tokenizer's memo of
-/// failed string searches, took 26 s for the first row). 200 KB each, read in well
-/// under the bound even unoptimized.
+/// Hostile texts: many unclosed calls, and, inside an open call, many quotes that
+/// never close (which, without the tokenizer's memo of failed string searches, took
+/// 26 s for the first row at 200 KB). Each is read to a sound answer, a function of
+/// the text. Their time is measured, not asserted: `cargo bench --bench answer`
+/// (group `hostile`) reads each at 20 KB and at 200 KB, and the same throughput at
+/// both sizes is linear time.
 #[test]
-fn hostile_inputs_are_linear() {
-    let cases = [
-        ("", "FINAL("),
-        ("", "FINAL(\""),
-        ("", "FINAL(x#"),
-        ("", "FINAL_VAR(FINAL_VAR("),
-        ("", ") FINAL(x"),
-        ("FINAL(", "\\'"),
-        ("FINAL(", "\\\""),
-        ("FINAL(", "'''\\'''"),
-        ("SUBMIT(a=", "\\'"),
-        ("FINAL(", "x'"),
-    ];
-    for (prefix, piece) in cases {
+fn hostile_inputs_are_read_to_a_sound_answer() {
+    for (prefix, piece) in HOSTILE {
         let text = format!("{prefix}{}", piece.repeat(200_000 / piece.len()));
         for options in [FinalOptions::text(), FinalOptions::code()] {
-            let start = std::time::Instant::now();
-            let _ = FinalDetector::new(options).detect(&text);
-            let elapsed = start.elapsed();
-            assert!(
-                elapsed.as_secs_f64() < 2.0,
-                "{prefix}{piece:?}... ({} bytes, code: {}): {elapsed:?}",
-                text.len(),
-                options.is_code()
-            );
+            let detector = FinalDetector::new(options);
+            let d = detector.detect(&text);
+            // A detection (`) FINAL(x` repeated closes its calls) is a slice of the
+            // text; every rejection too.
+            if let Some(span) = &d.span {
+                assert_eq!(d.raw_match.as_deref(), text.get(span.clone()));
+            }
+            assert!(d.rejected.iter().all(|r| r.span.end <= text.len()));
+            assert_eq!(detector.detect(&text), d, "{prefix}{piece:?}...");
         }
     }
 }
+
+/// The hostile inputs: a prefix, then a piece repeated (also in `benches/answer.rs`).
+const HOSTILE: [(&str, &str); 10] = [
+    ("", "FINAL("),
+    ("", "FINAL(\""),
+    ("", "FINAL(x#"),
+    ("", "FINAL_VAR(FINAL_VAR("),
+    ("", ") FINAL(x"),
+    ("FINAL(", "\\'"),
+    ("FINAL(", "\\\""),
+    ("FINAL(", "'''\\'''"),
+    ("SUBMIT(a=", "\\'"),
+    ("FINAL(", "x'"),
+];
