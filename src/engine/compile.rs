@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use regex_automata::{MatchKind, meta, util::syntax};
+use regex_automata::{MatchKind, meta};
 use smallvec::SmallVec;
 
 use super::automaton::{Automaton, BASES, base_index};
@@ -277,20 +277,32 @@ pub(crate) fn compile(sequences: &[DoneSequence]) -> Result<(Classifier, Automat
 /// literal prefilter, which overlapping searches do not use. Most messages match no
 /// regex, and `any` rejects them 15-20 times faster (`benches/observe.rs`, content
 /// patterns); a message that matches costs `any` up to its first match, then `all`.
-/// Case-insensitive and unanchored, as each `C[...]`.
+/// Case-insensitive and unanchored, as each `C[...]`. Each regex is translated once,
+/// for both sets: the translation is where case folding costs (see
+/// [`crate::MAX_REGEX_FOLD_WORK`]).
 fn build_set(sources: &[Box<str>]) -> Result<Patterns, CompileError> {
+    let too_big = |detail: String| CompileError::RegexSetTooBig { detail };
+    let hirs = sources
+        .iter()
+        .map(|source| {
+            // Each source compiled alone when its sequence was parsed, with the same
+            // syntax settings, so this does not fail in practice.
+            regex_syntax::ParserBuilder::new()
+                .case_insensitive(true)
+                .build()
+                .parse(source)
+                .map_err(|e| too_big(e.to_string()))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     let build = |kind: MatchKind| {
         meta::Regex::builder()
-            .syntax(syntax::Config::new().case_insensitive(true))
             .configure(
                 meta::Config::new()
                     .match_kind(kind)
                     .nfa_size_limit(Some(MAX_REGEX_SET_SIZE)),
             )
-            .build_many(sources)
-            .map_err(|e| CompileError::RegexSetTooBig {
-                detail: e.to_string(),
-            })
+            .build_many_from_hir(&hirs)
+            .map_err(|e| too_big(e.to_string()))
     };
     Ok(Patterns {
         any: build(MatchKind::LeftmostFirst)?,
