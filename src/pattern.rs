@@ -27,7 +27,8 @@ pub const MAX_PATTERN_LEN: usize = 1024;
 
 /// The most heap, in bytes, that the regexes compiled by one parse may take together
 /// (as the regex engine reports it: a compiled regex holds a forward and a reverse
-/// automaton and more, about three times its [`MAX_REGEX_SIZE`]-bounded size).
+/// automaton and more; the largest that [`MAX_REGEX_SIZE`] lets through takes about
+/// 1.2 MB, so one sequence, at most 32 regexes, stays under it).
 ///
 /// One parse is a sequence ([`DoneSequence::parse`](crate::DoneSequence::parse), an
 /// object-form sequence), a list of them ([`DoneSequences::parse_all`](crate::DoneSequences::parse_all),
@@ -107,7 +108,7 @@ impl ContentPattern {
     /// - [`ParseErrorKind::RegexTooBig`]: it compiles to more than
     ///   [`MAX_REGEX_SIZE`] bytes, e.g. `\w{1000}{1000}`;
     /// - [`ParseErrorKind::RegexCost`]: its classes take more than
-    ///   [`MAX_REGEX_FOLD_WORK`] to fold, e.g. 60 times `[\s\S]` (or, called while a
+    ///   [`MAX_REGEX_FOLD_WORK`] to fold, e.g. 61 times `[\s\S]` (or, called while a
     ///   list of sequences is read, with the regexes before it);
     /// - [`ParseErrorKind::RegexMemory`]: called while a list of sequences is read,
     ///   it would take the regexes of that list past [`MAX_REGEX_MEMORY`].

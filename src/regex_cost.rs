@@ -22,7 +22,8 @@ pub(crate) fn fold_work(pattern: &str) -> u64 {
     let Ok(ast) = ast::parse::ParserBuilder::new().build().parse(pattern) else {
         return 0;
     };
-    ast::visit(&ast, Counter { pattern, work: 0 }).unwrap_or(u64::MAX)
+    let Ok(work) = ast::visit(&ast, Counter { pattern, work: 0 });
+    work
 }
 
 struct Counter<'p> {

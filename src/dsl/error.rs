@@ -160,7 +160,7 @@ pub enum ParseErrorKind {
     },
     /// A regex whose character classes would take the regexes compiled by one parse
     /// past [`MAX_REGEX_FOLD_WORK`](crate::MAX_REGEX_FOLD_WORK) code points of case
-    /// folding: `C[[\s\S][\s\S]...]` with 60 classes.
+    /// folding: `C[[\s\S][\s\S]...]` with 61 classes.
     RegexCost {
         /// The limit in code points.
         max: u64,
