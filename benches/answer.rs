@@ -11,6 +11,9 @@ use criterion::{Criterion, Throughput, black_box, criterion_main};
 use doneseq::answer::{FinalDetector, FinalKind, FinalOptions};
 use regex::Regex;
 
+#[path = "../tests/answer/hostile_inputs.rs"]
+mod hostile_inputs;
+
 /// About `len` bytes of assistant-style prose: apostrophes, parentheses, quotes,
 /// lower-case "final", numbers, line breaks; no signal.
 fn prose(len: usize) -> String {
@@ -93,25 +96,13 @@ fn detection(c: &mut Criterion) {
     group.finish();
 }
 
-/// The hostile inputs of `tests/answer/props.rs` (unclosed calls, quotes that never
+/// The hostile inputs of `tests/answer/hostile_inputs.rs` (unclosed calls, quotes that never
 /// close inside an open call), each at 20 KB and at 200 KB: the same throughput at
 /// both sizes is linear time.
 fn hostile(c: &mut Criterion) {
-    const HOSTILE: [(&str, &str); 10] = [
-        ("", "FINAL("),
-        ("", "FINAL(\""),
-        ("", "FINAL(x#"),
-        ("", "FINAL_VAR(FINAL_VAR("),
-        ("", ") FINAL(x"),
-        ("FINAL(", "\\'"),
-        ("FINAL(", "\\\""),
-        ("FINAL(", "'''\\'''"),
-        ("SUBMIT(a=", "\\'"),
-        ("FINAL(", "x'"),
-    ];
     let mut group = c.benchmark_group("hostile");
     group.sample_size(10);
-    for (prefix, piece) in HOSTILE {
+    for (prefix, piece) in hostile_inputs::HOSTILE {
         for size in [20_000, 200_000] {
             let text = format!("{prefix}{}", piece.repeat(size / piece.len()));
             for options in [FinalOptions::text(), FinalOptions::code()] {

@@ -3,6 +3,7 @@
 
 mod blocks;
 mod detect;
+mod hostile_inputs;
 mod peers;
 mod policy;
 mod props;

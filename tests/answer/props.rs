@@ -173,15 +173,13 @@ proptest! {
     }
 }
 
-/// Hostile texts: many unclosed calls, and, inside an open call, many quotes that
-/// never close (which, without the tokenizer's memo of failed string searches, took
-/// 26 s for the first row at 200 KB). Each is read to a sound answer, a function of
-/// the text. Their time is measured, not asserted: `cargo bench --bench answer`
-/// (group `hostile`) reads each at 20 KB and at 200 KB, and the same throughput at
-/// both sizes is linear time.
+/// The hostile texts (`hostile_inputs.rs`), 200 KB each, are read to a sound answer,
+/// a function of the text. Their time is measured, not asserted: `cargo bench --bench
+/// answer` (group `hostile`) reads each at 20 KB and at 200 KB, and the same
+/// throughput at both sizes is linear time.
 #[test]
 fn hostile_inputs_are_read_to_a_sound_answer() {
-    for (prefix, piece) in HOSTILE {
+    for (prefix, piece) in super::hostile_inputs::HOSTILE {
         let text = format!("{prefix}{}", piece.repeat(200_000 / piece.len()));
         for options in [FinalOptions::text(), FinalOptions::code()] {
             let detector = FinalDetector::new(options);
@@ -196,17 +194,3 @@ fn hostile_inputs_are_read_to_a_sound_answer() {
         }
     }
 }
-
-/// The hostile inputs: a prefix, then a piece repeated (also in `benches/answer.rs`).
-const HOSTILE: [(&str, &str); 10] = [
-    ("", "FINAL("),
-    ("", "FINAL(\""),
-    ("", "FINAL(x#"),
-    ("", "FINAL_VAR(FINAL_VAR("),
-    ("", ") FINAL(x"),
-    ("FINAL(", "\\'"),
-    ("FINAL(", "\\\""),
-    ("FINAL(", "'''\\'''"),
-    ("SUBMIT(a=", "\\'"),
-    ("FINAL(", "x'"),
-];
