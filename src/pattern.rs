@@ -32,8 +32,9 @@ pub const MAX_PATTERN_LEN: usize = 1024;
 ///
 /// One parse is a sequence ([`DoneSequence::parse`](crate::DoneSequence::parse), an
 /// object-form sequence), a list of them ([`DoneSequences::parse_all`](crate::DoneSequences::parse_all),
-/// [`TaskConfig::from_dsl`](crate::TaskConfig::from_dsl), or a list read with serde,
-/// as in a `TaskConfig`), or a stop expression (its `seq(...)` and `text(...)`). Within
+/// [`TaskConfig::from_dsl`](crate::TaskConfig::from_dsl), or a list read with serde),
+/// a stop expression (its `seq(...)` and `text(...)`), or a whole `TaskConfig` read
+/// with serde (its sequences and its stop condition together). Within
 /// one parse, equal regexes are compiled once and shared, so repeating a regex costs
 /// nothing. The regex that would pass the budget is refused with
 /// [`ParseErrorKind::RegexMemory`], before the next one is compiled: each regex costs
@@ -56,7 +57,8 @@ pub const MAX_REGEX_MEMORY: usize = 64 << 20;
 /// [`ParseErrorKind::RegexCost`]. Everyday regexes cost little: literals, `.`, `\w`
 /// and `\d` nothing (they are not folded), `[a-z]` 58, `[\w.-]` or `\pL` about
 /// 25,000 (the budget holds 2,500 of those); `[\s\S]` costs 1.1 million (write
-/// `(?s:.)`, which costs nothing).
+/// `(?s:.)`, which costs nothing). A [`FinalPatternPolicy`](crate::answer::FinalPatternPolicy)'s
+/// extra patterns have the same budget ([`PolicyError::RegexCost`](crate::answer::PolicyError::RegexCost)).
 pub const MAX_REGEX_FOLD_WORK: u64 = 1 << 26;
 
 /// The regex of a `C[...]` event, compiled once when the DSL is parsed.

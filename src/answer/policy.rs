@@ -9,7 +9,7 @@ use super::{
     Ambiguity, AnswerValue, FinalDetector, FinalKind, FinalOptions, ResolveError,
     format_final_answer, resolve_final_var,
 };
-use crate::{MAX_PATTERN_LEN, MAX_REGEX_SIZE};
+use crate::{MAX_PATTERN_LEN, MAX_REGEX_FOLD_WORK, MAX_REGEX_SIZE};
 
 /// The configuration of a [`FinalPatternPolicy`], with rlm-code's field names.
 ///
@@ -193,6 +193,21 @@ pub enum PolicyError {
         /// The regex crate's message.
         message: String,
     },
+    /// The patterns' character classes would take more than
+    /// [`MAX_REGEX_FOLD_WORK`] code points of case folding
+    /// to compile, together, up to and including this one (`[\s\S]` costs 1.1
+    /// million: write `(?s:.)`). Counted from the syntax, before compiling.
+    #[error(
+        "final pattern {index} would take the patterns past {max} code points of case \
+         folding, the limit (a class over everything, such as [\\s\\S], is folded code \
+         point by code point: write (?s:.) instead)"
+    )]
+    RegexCost {
+        /// Its index in `final_patterns`.
+        index: usize,
+        /// The limit in code points.
+        max: u64,
+    },
 }
 
 impl FinalPatternPolicy {
@@ -209,7 +224,14 @@ impl FinalPatternPolicy {
     /// - [`PolicyError::TooManyPatterns`]: more than [`Self::MAX_PATTERNS`];
     /// - [`PolicyError::PatternTooLong`]: a pattern over 1 KiB;
     /// - [`PolicyError::InvalidPattern`]: `ANSWER:(` (unclosed group), `(?<=x)y`
-    ///   (look-around, which Python has and the regex crate does not).
+    ///   (look-around, which Python has and the regex crate does not);
+    /// - [`PolicyError::RegexCost`]: the patterns' classes would take more than
+    ///   [`MAX_REGEX_FOLD_WORK`] to fold, e.g. 32 patterns
+    ///   of a kilobyte of `[\s\S]` (about 25 s of compiling).
+    ///
+    /// The compiled size is bounded per pattern by [`MAX_REGEX_SIZE`], which with
+    /// [`Self::MAX_PATTERNS`] keeps a policy's regexes under
+    /// [`MAX_REGEX_MEMORY`](crate::MAX_REGEX_MEMORY).
     ///
     /// ```
     /// use doneseq::answer::{FinalPatternConfig, FinalPatternPolicy, PolicyError};
@@ -225,12 +247,22 @@ impl FinalPatternPolicy {
             });
         }
         let mut patterns = Vec::with_capacity(config.final_patterns.len());
+        let mut fold_work = 0u64;
         for (index, pattern) in config.final_patterns.iter().enumerate() {
             if pattern.len() > MAX_PATTERN_LEN {
                 return Err(PolicyError::PatternTooLong {
                     index,
                     len: pattern.len(),
                     max: MAX_PATTERN_LEN,
+                });
+            }
+            // The time of compiling that neither size limit sees (see
+            // `MAX_REGEX_FOLD_WORK`): counted before this pattern is compiled.
+            fold_work = fold_work.saturating_add(crate::regex_cost::fold_work(pattern));
+            if fold_work > MAX_REGEX_FOLD_WORK {
+                return Err(PolicyError::RegexCost {
+                    index,
+                    max: MAX_REGEX_FOLD_WORK,
                 });
             }
             let regex = RegexBuilder::new(pattern)

@@ -27,8 +27,13 @@ use crate::{DoneSequences, ListError, Role};
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Debug, PartialEq)]
+// `remote = "Self"`: the derives become inherent functions, which the trait impls
+// below wrap, so that the whole configuration is one regex parse.
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "serde", serde(default, deny_unknown_fields))]
+#[cfg_attr(
+    feature = "serde",
+    serde(remote = "Self", default, deny_unknown_fields)
+)]
 #[non_exhaustive]
 pub struct TaskConfig {
     /// The done sequences, tried in order; the first that matches ends the task.
@@ -57,6 +62,23 @@ pub struct TaskConfig {
     #[cfg(feature = "serde")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stop: Option<crate::stop::Condition>,
+}
+
+#[cfg(feature = "serde")]
+impl serde::Serialize for TaskConfig {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        TaskConfig::serialize(self, serializer)
+    }
+}
+
+/// The done sequences and the stop condition share one regex scope: the regexes of a
+/// whole configuration are within `MAX_REGEX_MEMORY` and `MAX_REGEX_FOLD_WORK`
+/// together, and a regex written in both is compiled once.
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for TaskConfig {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<TaskConfig, D::Error> {
+        crate::pattern::scoped(|| TaskConfig::deserialize(deserializer))
+    }
 }
 
 impl Default for TaskConfig {

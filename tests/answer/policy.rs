@@ -239,3 +239,39 @@ fn configuration_errors() {
     let err = new(vec![r"\w{1000}{1000}".into()]).unwrap_err();
     assert!(matches!(err, PolicyError::InvalidPattern { index: 0, .. }));
 }
+
+#[test]
+fn costly_classes_are_refused_before_they_are_compiled() {
+    let new = |patterns: Vec<String>| {
+        FinalPatternPolicy::new(FinalPatternConfig {
+            final_patterns: patterns,
+            ..FinalPatternConfig::default()
+        })
+    };
+    // A kilobyte of `[\S\s]` takes most of a second to compile case-insensitively; 32
+    // of them would take half a minute. The first is refused, before compiling.
+    let kilobyte = r"[\S\s]".repeat(170);
+    let err = new(vec![kilobyte; 32]).unwrap_err();
+    assert_eq!(
+        err,
+        PolicyError::RegexCost {
+            index: 0,
+            max: doneseq::MAX_REGEX_FOLD_WORK
+        }
+    );
+    assert!(err.to_string().starts_with("final pattern 0 would take"));
+    assert!(err.to_string().contains("(?s:.)"), "{err}");
+    // Smaller ones pass until their total does not.
+    let some = r"[\S\s]".repeat(20);
+    assert!(new(vec![some.clone(); 2]).is_ok());
+    let err = new(vec![some; 32]).unwrap_err();
+    assert!(
+        matches!(err, PolicyError::RegexCost { index: 2..=3, .. }),
+        "{err}"
+    );
+    // The everyday ones cost little.
+    let everyday: Vec<String> = (0..32)
+        .map(|i| format!(r"(?m)^ANSWER{i}:\s*([\w.-]+)\pL*$"))
+        .collect();
+    assert!(new(everyday).is_ok());
+}

@@ -182,6 +182,38 @@ fn a_stop_expression_shares_its_budget_between_text_and_seq() {
     assert!(serde_json::from_value::<Condition>(json).is_err());
 }
 
+#[test]
+fn a_configuration_is_one_budget() {
+    // Sequences that take most of the budget, and a stop condition that takes most
+    // of it again: each fits alone, not together.
+    let half = fitting() * 3 / 4;
+    let sequences: Vec<String> = (0..half).map(|i| format!("C[{}]", big(i))).collect();
+    let stop = (half..2 * half)
+        .map(|i| format!("text({:?})", big(i)))
+        .collect::<Vec<_>>()
+        .join(" | ");
+    let read = |json: String| serde_json::from_str::<TaskConfig>(&json);
+    let sequences = serde_json::to_string(&sequences).unwrap();
+    let stop = serde_json::to_string(&stop).unwrap();
+    assert!(read(format!(r#"{{"done_sequences": {sequences}}}"#)).is_ok());
+    assert!(read(format!(r#"{{"stop": {stop}}}"#)).is_ok());
+    // Whichever is read second is refused.
+    let message = read(format!(
+        r#"{{"done_sequences": {sequences}, "stop": {stop}}}"#
+    ))
+    .unwrap_err()
+    .to_string();
+    assert!(message.contains("stop expression"), "{message}");
+    assert!(message.contains("past 67108864 bytes"), "{message}");
+    let message = read(format!(
+        r#"{{"stop": {stop}, "done_sequences": {sequences}}}"#
+    ))
+    .unwrap_err()
+    .to_string();
+    assert!(message.contains("done sequence "), "{message}");
+    assert!(message.contains("past 67108864 bytes"), "{message}");
+}
+
 /// Classes that the regex engine folds code point by code point in case-insensitive
 /// mode, a kilobyte of each: before `MAX_REGEX_FOLD_WORK`, a 64 KiB sequence of them
 /// took 26 s to compile, and a megabyte of configuration minutes.

@@ -516,13 +516,13 @@ fn write_pattern_error(f: &mut fmt::Formatter<'_>, kind: &ParseErrorKind) -> fmt
         }
         ParseErrorKind::RegexCost { max } => write!(
             f,
-            "text regex's classes would take the expression past {max} code points of \
-             case folding, the limit (for any character, write (?s:.), not [\\s\\S])"
+            "text regex's classes would take the expression (with the configuration it \
+             is in) past {max} code points of case folding, the limit (for any character, write (?s:.), not [\\s\\S])"
         ),
         ParseErrorKind::RegexMemory { max } => write!(
             f,
-            "text regex would take the expression's regexes past {max} bytes compiled, \
-             the limit (simplify them)"
+            "text regex would take the regexes of the expression (with the configuration \
+             it is in) past {max} bytes compiled, the limit (simplify them)"
         ),
         other => write!(f, "invalid text regex: {other}"),
     }
