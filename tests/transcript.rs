@@ -117,3 +117,98 @@ fn the_reader_stops_after_an_error() {
     assert!(reader.next().unwrap().is_err());
     assert!(reader.next().is_none());
 }
+
+#[test]
+fn json_errors_are_placed_in_the_line_as_written() {
+    // The column counts from the start of the line, leading whitespace included (it
+    // counted from the trimmed line).
+    for indent in ["", "    ", "\t\t"] {
+        let text = format!("{{\"role\": \"user\"}}\n{indent}{{\"role\": \"user\", oops}}\n");
+        let err = read(&text, Format::Jsonl).unwrap_err();
+        let at = text.lines().nth(1).unwrap().find("oops").unwrap() + 1;
+        assert_eq!((err.line, err.column), (2, Some(at)), "{indent:?}: {err}");
+    }
+    // A bad message in `{"messages": [...]}` is named and placed, not "did not match
+    // any variant".
+    let text = "{\"messages\": [\n{\"role\": \"user\"},\n{\"role\": \"user\", \"colour\": 1}\n]}";
+    let err = read(text, Format::Auto).unwrap_err();
+    assert!(err.to_string().contains("unknown field `colour`"), "{err}");
+    assert_eq!(err.line, 3, "{err}");
+    assert!(err.column.is_some(), "{err}");
+    let text = "{\"messages\": [{\"role\": 7}]}";
+    let err = read(text, Format::Auto).unwrap_err();
+    assert!(
+        err.to_string().contains("invalid type: integer `7`"),
+        "{err}"
+    );
+    // The object's other fields (an API request's) are not messages.
+    let request = "{\"messages\": [{\"role\": \"user\", \"content\": \"hi\"}], \"model\": \"m\", \"tools\": []}";
+    assert_eq!(read(request, Format::Auto).unwrap()[0].content(), "hi");
+}
+
+#[test]
+fn refusals_and_legacy_calls_are_read_like_the_rest() {
+    // A refusal is text, also beside content (it was dropped when content was there).
+    let cases = [
+        (r#"{"role": "assistant", "refusal": "I can't"}"#, "I can't"),
+        (
+            r#"{"role": "assistant", "content": null, "refusal": "I can't"}"#,
+            "I can't",
+        ),
+        (
+            r#"{"role": "assistant", "content": "", "refusal": "I can't"}"#,
+            "I can't",
+        ),
+        (
+            r#"{"role": "assistant", "content": "Well.", "refusal": "I can't"}"#,
+            "Well.\nI can't",
+        ),
+        (
+            r#"{"role": "assistant", "content": "Well.", "refusal": null}"#,
+            "Well.",
+        ),
+    ];
+    for (line, content) in cases {
+        assert_eq!(
+            read(line, Format::OpenAi).unwrap()[0].content(),
+            content,
+            "{line}"
+        );
+    }
+    // `function_call` has the checks `tool_calls` has.
+    let cases = [
+        (
+            r#"{"role": "assistant", "function_call": {"name": ""}}"#,
+            "\"function_call\" has an empty name",
+        ),
+        (
+            r#"{"role": "assistant", "no_response": true, "function_call": {"name": "f"}}"#,
+            "has content or tool calls",
+        ),
+    ];
+    for (line, message) in cases {
+        let err = read(line, Format::OpenAi).unwrap_err();
+        assert!(err.to_string().contains(message), "{line}: {err}");
+    }
+}
+
+#[test]
+fn langroid_content_is_searched_only_without_structured_calls() {
+    let content = r#""Computing {\"request\": \"calculator\", \"x\": 1}""#;
+    for calls in [
+        r#""tool_calls": [{"name": "search"}]"#,
+        r#""function_call": {"name": "search"}"#,
+    ] {
+        let line = format!(r#"{{"role": "LLM", "content": {content}, {calls}}}"#);
+        let messages = read(&line, Format::Langroid).unwrap();
+        let names: Vec<&str> = messages[0]
+            .tool_calls()
+            .iter()
+            .map(doneseq::ToolCall::name)
+            .collect();
+        assert_eq!(names, ["search"], "{line}");
+    }
+    let line = format!(r#"{{"role": "LLM", "content": {content}}}"#);
+    let messages = read(&line, Format::Langroid).unwrap();
+    assert_eq!(messages[0].tool_calls()[0].name(), "calculator");
+}

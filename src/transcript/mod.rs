@@ -15,14 +15,18 @@
 //! error, so a misspelt field is never silently ignored.
 //!
 //! **OpenAI** chat messages, as JSONL or as one JSON array (or an object with a
-//! `messages` array): `assistant` is the LLM (a tool message when it has
+//! `messages` array, as an API request holds them; the request's other fields,
+//! `model`, `tools` and the like, are not messages and are not read): `assistant` is the LLM (a tool message when it has
 //! `tool_calls` or a `function_call`), `tool` is the agent's tool result, `name` is
-//! the responder, content may be a string, `null` or a list of parts (text parts are
-//! joined by newlines; image, audio and file parts hold no text).
+//! the responder, content may be a string, `null` or a list of parts (text and
+//! refusal parts are joined by newlines; image, audio and file parts hold no text),
+//! and a `refusal` is text too (after the content, on a line of its own).
 //!
 //! **Langroid**: the same lines, where tool calls are also found as JSON objects with
 //! a `"request"` key inside the content (`{"request": "calculator", ...}`), as
-//! Langroid's agents find them.
+//! Langroid's agents find them. A message that has structured calls (`tool_calls` or
+//! `function_call`) has those as its tools and its content is not searched, so that a
+//! log recording a call both ways does not count it twice.
 //!
 //! A bad line is an error naming the line (and column, for JSON syntax), never
 //! skipped. Every limit ([`MAX_LINE_LEN`], [`MAX_JSON_DEPTH`], [`MAX_TOOL_SEARCH_WORK`])
@@ -334,8 +338,10 @@ impl<R: BufRead> Reader<R> {
             if let Some(at) = too_deep(text) {
                 return Err(TranscriptError::too_deep(self.line, text, at));
             }
+            // The line as read, not trimmed: serde_json skips JSON's whitespace itself,
+            // and its columns then count from the line's start.
             let line: wire::Line =
-                serde_json::from_str(trimmed).map_err(|e| TranscriptError::json(self.line, &e))?;
+                serde_json::from_str(text).map_err(|e| TranscriptError::json(self.line, &e))?;
             return self.finish(line).map(Some);
         }
     }
@@ -368,17 +374,18 @@ impl<R: BufRead> Reader<R> {
         if let Some(at) = too_deep(text) {
             return Err(TranscriptError::too_deep(start, text, at));
         }
+        /// `{"messages": [...]}`, as an API request holds them; its other fields
+        /// (`model`, `tools`, ...) are the request's, not messages, and not read.
         #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Document {
-            Array(Vec<wire::Line>),
-            Object { messages: Vec<wire::Line> },
+        struct Document {
+            messages: Vec<wire::Line>,
         }
+        // Read as what it starts with (not as an untagged enum, whose only error is
+        // "did not match any variant", at the end), so an error names the field and
+        // its position.
         let lines = match text.trim_start().as_bytes().first() {
             Some(b'[') => serde_json::from_str::<Vec<wire::Line>>(text),
-            _ => serde_json::from_str::<Document>(text).map(|d| match d {
-                Document::Array(lines) | Document::Object { messages: lines } => lines,
-            }),
+            _ => serde_json::from_str::<Document>(text).map(|d| d.messages),
         }
         .map_err(|e| TranscriptError::json(start, &e))?;
         self.line += text.matches('\n').count();

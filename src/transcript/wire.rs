@@ -47,9 +47,10 @@ pub(super) struct Line {
     #[serde(default)]
     #[allow(dead_code)]
     metadata: Option<IgnoredAny>,
-    /// OpenAI fields that carry nothing doneseq classifies.
+    /// OpenAI: what the model said instead of an answer, read as text.
     #[serde(default)]
     refusal: Option<String>,
+    /// OpenAI fields that carry nothing doneseq classifies.
     #[serde(default)]
     #[allow(dead_code)]
     annotations: Option<IgnoredAny>,
@@ -114,13 +115,23 @@ impl Line {
     /// The message this line describes, or what is wrong with it.
     pub(super) fn into_message(self) -> Result<Message, String> {
         let role: Role = self.role.parse().map_err(|e| format!("{e}"))?;
-        let content = match self.content {
-            None => self.refusal.unwrap_or_default(),
+        let mut content = match self.content {
+            None => String::new(),
             Some(Content::Text(text)) => text,
             Some(Content::Parts(parts)) => parts_text(&parts)?,
         };
+        // A refusal is what the model said instead of an answer: text to classify,
+        // after any content (as refusal parts are), never dropped.
+        if let Some(refusal) = self.refusal.filter(|r| !r.is_empty()) {
+            if !content.is_empty() {
+                content.push('\n');
+            }
+            content.push_str(&refusal);
+        }
+        let has_calls =
+            self.tool_calls.as_ref().is_some_and(|c| !c.is_empty()) || self.function_call.is_some();
         let mut message = if self.no_response {
-            if !content.is_empty() || self.tool_calls.as_ref().is_some_and(|c| !c.is_empty()) {
+            if !content.is_empty() || has_calls {
                 return Err(
                     "a message with \"no_response\": true has content or tool calls".into(),
                 );
@@ -153,6 +164,9 @@ impl Line {
             message = message.with_tool_call(tool);
         }
         if let Some(f) = self.function_call {
+            if f.name.is_empty() {
+                return Err("\"function_call\" has an empty name".into());
+            }
             message = message.with_tool_call(ToolCall::new(f.name, arguments_text(f.arguments)));
         }
         if let Some(u) = self.usage {
