@@ -182,3 +182,25 @@ fn object_form_counts_come_before_any_regex_is_compiled() {
         &ParseErrorKind::TooManyPatterns { max: MAX_PATTERNS }
     );
 }
+
+/// Found by the `stop_expr` check (the fuzz target's and the properties'): a tree of 64
+/// nested `all`, valid then (`MAX_CONDITION_DEPTH` was 64), serialized to JSON that
+/// serde_json refuses to read back (a combinator is an object and an array: two of its
+/// 128 levels each). The limit is now 32 levels, and the deepest valid tree reads back
+/// from every form (`tests/stop/expr.rs` also puts the deepest JSON value at its
+/// bottom); the tree that was found is a `too_deep` error at its 33rd level.
+#[test]
+fn a_tree_too_deep_for_its_own_json_is_refused() {
+    use doneseq::stop::{Condition, MAX_CONDITION_DEPTH};
+    let tree = |depth: usize| format!("{}final{}", "all(".repeat(depth), ")".repeat(depth));
+    let found = tree(64);
+    checks::stop_expr(&found);
+    let err = Condition::parse(&found).unwrap_err();
+    assert_eq!(err.kind().name(), "too_deep");
+    assert_eq!(err.span().start, 4 * MAX_CONDITION_DEPTH);
+    let deepest = tree(MAX_CONDITION_DEPTH);
+    checks::stop_expr(&deepest);
+    let condition = Condition::parse(&deepest).unwrap();
+    let json = serde_json::to_string(&condition).unwrap();
+    assert_eq!(serde_json::from_str::<Condition>(&json).unwrap(), condition);
+}

@@ -520,7 +520,7 @@ fn length_is_checked_first() {
     assert_eq!(cond(&text), Condition::Final);
 }
 
-/// Deep nesting is refused at the 65th level, before recursing: tens of thousands of
+/// Deep nesting is refused one level past `MAX_CONDITION_DEPTH` (the 33rd), before recursing: tens of thousands of
 /// `(`, `!`, `not(` or `!(` (within the length limit) stop at the same place.
 #[test]
 fn deep_nesting_is_refused_without_recursion() {
@@ -812,6 +812,6 @@ fn validate_walks_deep_trees_iteratively() {
             max: MAX_CONDITION_DEPTH
         }
     );
-    // The 65th level from the top, down to the leaf.
+    // The level past the limit (the 33rd from the top), down to the leaf.
     assert_eq!(&err.input()[err.span()], "!final");
 }
