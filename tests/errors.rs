@@ -117,6 +117,44 @@ fn err_render_caret() {
     ");
 }
 
+/// A long line is cut around the span in the caret form, as in the one-line form. Its
+/// column was a `format!` width, which panics past 65,535: a 90 KB line of `doneseq
+/// parse` panicked in text mode.
+#[test]
+fn err_render_caret_cuts_long_lines() {
+    let long = "T, ".repeat(30_000);
+    assert_snapshot!(caret(&long), @"
+    error: done sequence text is 90000 bytes long, the limit is 65536
+      |
+    1 | ...T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, ...
+      |                                            ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+    ");
+    let far = format!("{}X, T", "T, ".repeat(50));
+    assert_snapshot!(caret(&far), @"
+    error: unknown event 'X' (valid events: T, T[name], A, L, U, N, C[regex], F, E, _ or the words TOOL, AGENT, LLM, USER, NO_RESPONSE, CONTENT[regex], FINAL, ERROR, ANY)
+      |
+    1 | ... T, T, T, T, T, T, T, T, T, T, T, T, T, X, T
+      |                                            ^
+    ");
+    let many = format!("T,\n{}", "T & ".repeat(17));
+    assert_snapshot!(caret(&many), @"
+    error: too many events joined with '&', the limit is 16
+      |
+    2 | ...& T & T & T & T & T & T & T & T & T & T & T & 
+      |                                            ^
+    ");
+    // Past 65,535 columns within the expression's length: tabs are drawn as `\t`.
+    let stop = format!("final |{}oops(", "\t".repeat(40_000));
+    let err = doneseq::stop::Condition::parse(&stop).unwrap_err();
+    assert_eq!(err.span().start, 40_007, "{err}");
+    assert_snapshot!(format!("{err:#}"), @r"
+    error: unknown condition 'oops' (known conditions: seq, final, done_signal, max_turns, tokens, timeout, consecutive_errors, tool, no_tool_calls, text, confidence, reward, loop, cancelled, custom, all, any, not)
+      |
+    1 | ...\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\toops(
+      |                                                                                    ^^^^
+    ");
+}
+
 #[test]
 fn err_names_what_was_being_parsed() {
     assert_snapshot!(doneseq::ContentPattern::new("a]b").unwrap_err(), @r#"error parsing content pattern "a]b" at 1..2: unexpected ']' (inside brackets, write it as '\]')"#);

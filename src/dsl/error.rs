@@ -315,37 +315,43 @@ pub(crate) fn write_one_line(
 }
 
 /// The caret form: the message, the line of the input holding the span, and `^` under
-/// the span (one `^` for an empty span).
+/// the span (one `^` for an empty span). A long line is cut around the span as the
+/// one-line form cuts the input (`...` marks a cut), so a 64 KiB line is not drawn
+/// whole and the caret's column stays small.
 pub(crate) fn render_caret(
     f: &mut fmt::Formatter<'_>,
     input: &str,
     span: &Range<usize>,
     message: &dyn fmt::Display,
 ) -> fmt::Result {
-    let start = span.start.min(input.len());
+    let start = floor_boundary(input, span.start);
     let line_start = input[..start].rfind('\n').map_or(0, |i| i + 1);
     let line_end = input[start..].find('\n').map_or(input.len(), |i| start + i);
     let line_no = input[..start].matches('\n').count() + 1;
-    let line = &input[line_start..line_end];
-    let column = input[line_start..start]
-        .chars()
-        .map(display_width)
-        .sum::<usize>();
-    let span_end = span.end.clamp(start, line_end);
-    let carets = input[start..span_end]
-        .chars()
-        .map(display_width)
-        .sum::<usize>()
-        .max(1);
-    let gutter = line_no.to_string().len();
+    let span_end = ceil_char_boundary(input, span.end.clamp(start, line_end));
+    let from = floor_boundary(input, start.saturating_sub(CONTEXT_CHARS)).max(line_start);
+    let to = ceil_char_boundary(input, span_end.min(start + CONTEXT_CHARS) + CONTEXT_CHARS)
+        .min(line_end);
+    let (cut_before, cut_after) = (from > line_start, to < line_end);
+    let width = |text: &str| text.chars().map(display_width).sum::<usize>();
+    let column = if cut_before { 3 } else { 0 } + width(&input[from..start]);
+    let carets = width(&input[start..span_end.min(to)]).max(1);
+    // Spaces by repetition, not `{:column$}`: `format!` panics past a width of 65,535.
+    let gutter = " ".repeat(line_no.to_string().len());
     writeln!(f, "error: {message}")?;
-    writeln!(f, "{:gutter$} |", "")?;
+    writeln!(f, "{gutter} |")?;
     write!(f, "{line_no} | ")?;
-    for c in line.chars() {
+    if cut_before {
+        f.write_str("...")?;
+    }
+    for c in input[from..to].chars() {
         write_visible(f, c)?;
     }
+    if cut_after {
+        f.write_str("...")?;
+    }
     writeln!(f)?;
-    writeln!(f, "{:gutter$} | {:column$}{}", "", "", "^".repeat(carets))
+    writeln!(f, "{gutter} | {}{}", " ".repeat(column), "^".repeat(carets))
 }
 
 /// Characters drawn in the caret form as their escape (tabs, control and invisible

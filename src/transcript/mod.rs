@@ -46,7 +46,8 @@ use crate::Message;
 
 use TranscriptErrorKind as Kind;
 
-/// The longest line (or whole JSON array) read, in bytes.
+/// The longest line (or whole JSON array) read, in bytes, its final newline not
+/// counted.
 pub const MAX_LINE_LEN: usize = 16 << 20;
 
 /// The deepest nesting of JSON arrays and objects in a line (or a whole JSON array),
@@ -291,7 +292,8 @@ impl<R: BufRead> Reader<R> {
 
     fn read_line(&mut self) -> Result<bool, TranscriptError> {
         self.buffer.clear();
-        let limit = MAX_LINE_LEN as u64 + 1;
+        // The line's own bytes, its newline not counted, plus one to see it is over.
+        let limit = MAX_LINE_LEN as u64 + 2;
         let read = (&mut self.input)
             .take(limit)
             .read_until(b'\n', &mut self.buffer)
@@ -302,7 +304,8 @@ impl<R: BufRead> Reader<R> {
             return Ok(false);
         }
         self.line += 1;
-        if self.buffer.len() > MAX_LINE_LEN {
+        let newline = usize::from(self.buffer.last() == Some(&b'\n'));
+        if self.buffer.len() - newline > MAX_LINE_LEN {
             return Err(TranscriptError::at(
                 self.line,
                 Kind::TooLong { max: MAX_LINE_LEN },
@@ -355,12 +358,15 @@ impl<R: BufRead> Reader<R> {
     /// `messages` array), starting with the line in the buffer.
     fn read_array(&mut self) -> Result<Option<Message>, TranscriptError> {
         let start = self.line;
-        let limit = (MAX_LINE_LEN - self.buffer.len()) as u64 + 1;
+        // As for a line: a final newline is not counted, one byte more shows it is over
+        // (the first line, in the buffer, may already be).
+        let limit = (MAX_LINE_LEN + 1).saturating_sub(self.buffer.len()) as u64 + 1;
         (&mut self.input)
             .take(limit)
             .read_to_end(&mut self.buffer)
             .map_err(|e| TranscriptError::at(start, Kind::Io, format!("cannot read: {e}")))?;
-        if self.buffer.len() > MAX_LINE_LEN {
+        let newline = usize::from(self.buffer.last() == Some(&b'\n'));
+        if self.buffer.len() - newline > MAX_LINE_LEN {
             return Err(TranscriptError::at(
                 start,
                 Kind::TooLong { max: MAX_LINE_LEN },

@@ -23,6 +23,16 @@ fn fill(prefix: &str, piece: &str, len: usize) -> String {
     )
 }
 
+/// Both forms of an error render (the caret form panicked past 65,535 columns), and
+/// the caret form draws a bounded part of a long line.
+fn assert_renders(err: &doneseq::ParseError) {
+    assert!(!err.to_string().is_empty());
+    let caret = format!("{err:#}");
+    for line in caret.lines().skip(1) {
+        assert!(line.chars().count() < 300, "{}", &line[..300]);
+    }
+}
+
 /// A megabyte of anything is refused by its length before it is parsed; just under
 /// the limit, the worst pieces (brackets that never close, escapes, quotes, `&`,
 /// commas, repeat counts, regexes) fail on the limit they hit or on the syntax, in one
@@ -36,6 +46,7 @@ fn pathological_dsl_fails_fast() {
     for piece in pieces {
         let text = fill("", piece, MB);
         let err = DoneSequence::parse(&text).unwrap_err();
+        assert_renders(&err);
         assert_eq!(
             err.kind(),
             &K::TooLong {
@@ -73,6 +84,7 @@ fn pathological_dsl_fails_fast() {
     for (prefix, piece, kind) in cases {
         let text = fill(prefix, piece, MAX_DSL_LEN);
         let err = DoneSequence::parse(&text).unwrap_err();
+        assert_renders(&err);
         match (err.kind(), kind) {
             (K::UnknownEvent { found }, K::UnknownEvent { .. }) => assert!(found.len() > 60_000),
             (got, kind) => assert_eq!(got, kind, "{prefix}{piece}..."),
@@ -96,6 +108,7 @@ fn pathological_dsl_fails_fast() {
 #[test]
 fn task_limits_are_typed_errors() {
     let monitor = |texts: Vec<String>| Monitor::new(TaskConfig::from_dsl(texts).unwrap());
+    assert!(monitor(vec!["T".into(); MAX_SEQUENCES]).is_ok());
     let err = monitor(vec!["T".into(); MAX_SEQUENCES + 1]).unwrap_err();
     assert_eq!(
         err,
@@ -245,6 +258,42 @@ fn a_megabyte_of_nesting_is_refused() {
     }
 }
 
+/// A line (or array) of exactly `MAX_LINE_LEN` bytes, its newline not counted, is read.
+#[test]
+fn a_line_at_the_length_limit_is_read() {
+    let frame = "{\"role\": \"user\", \"content\": \"\"}".len();
+    let line = |len: usize| {
+        format!(
+            "{{\"role\": \"user\", \"content\": \"{}\"}}",
+            "x".repeat(len - frame)
+        )
+    };
+    let at = line(MAX_LINE_LEN);
+    assert_eq!(at.len(), MAX_LINE_LEN);
+    for end in ["", "\n"] {
+        // Also as the last line, with no newline.
+        let text = format!("{{\"role\": \"llm\"}}\n{at}{end}");
+        let messages = read_transcript(text.as_bytes(), Format::Jsonl).unwrap();
+        assert_eq!(messages.len(), 2, "{end:?}");
+        assert_eq!(messages[1].content().len(), MAX_LINE_LEN - frame);
+    }
+    let over = format!("{}\n", line(MAX_LINE_LEN + 1));
+    let err = read_err(over.as_bytes(), Format::Jsonl);
+    assert_eq!(
+        (err.kind, err.line),
+        (TranscriptErrorKind::TooLong { max: MAX_LINE_LEN }, 1)
+    );
+    // A JSON array: its bytes, a final newline not counted.
+    let array = |len: usize| format!("[{}]", line(len - 2));
+    for (len, ok) in [(MAX_LINE_LEN, true), (MAX_LINE_LEN + 1, false)] {
+        for end in ["", "\n"] {
+            let text = format!("{}{end}", array(len));
+            let read = read_transcript(text.as_bytes(), Format::Auto);
+            assert_eq!(read.is_ok(), ok, "{len} {end:?}");
+        }
+    }
+}
+
 #[test]
 fn a_line_past_the_length_limit_is_refused_without_reading_on() {
     let first = "{\"role\": \"user\"}\n";
@@ -366,10 +415,42 @@ fn the_cli_reads_bounded_input() {
         stderr.starts_with("error: line 2: longer than 16777216 bytes"),
         "{stderr}"
     );
-    // A line past the DSL's limit but within the reader's is a parse error, reported.
+    // A line of exactly 16 MiB, newline not counted, is read (and is a DSL error).
+    let mut input = vec![b'T'; 16 * MB];
+    input.push(b'\n');
+    let (code, _, stderr) = run(&["parse"], &input);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(!stderr.contains("longer than 16777216"), "{stderr}");
+    // A line past the DSL's limit but within the reader's is a parse error, reported
+    // (in text mode, with the line cut around the span: it panicked).
     let long = "T, ".repeat(30_000);
     let (code, _, stderr) = run(&["parse", "--json"], long.as_bytes());
     assert_eq!(code, Some(1), "{stderr}");
+    let (code, _, stderr) = run(&["parse"], long.as_bytes());
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.starts_with("error: done sequence text is 90000 bytes long"));
+    assert!(stderr.len() < 1000, "{stderr}");
+    // A transcript's responders and tool names may be wider than `format!` pads
+    // (65,535): the table pads them itself (it panicked).
+    let dir = std::env::temp_dir().join(format!("doneseq-wide-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let wide = dir.join("wide.jsonl");
+    let name = "R".repeat(70_000);
+    let log = format!(
+        "{{\"role\": \"llm\", \"responder\": \"{name}\", \"content\": \"hi\"}}\n\
+         {{\"role\": \"llm\", \"tool_calls\": [{{\"name\": \"{name}\"}}]}}\n"
+    );
+    std::fs::write(&wide, log).unwrap();
+    let (code, stdout, stderr) = run(&["check", "--seq", "L, T", wide.to_str().unwrap()], b"");
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(code, Some(0), "{stderr}");
+    let rows: Vec<&str> = stdout.lines().collect();
+    assert!(
+        rows[1].starts_with(&format!("0  llm    {name}  L")),
+        "{}",
+        &rows[1][..80]
+    );
+    assert!(rows[2].contains(&format!("T[{name}]")));
 
     let (code, _, stderr) = run(&["check", "--config", "/dev/zero", "-"], b"");
     assert_eq!(code, Some(1));
@@ -377,4 +458,47 @@ fn the_cli_reads_bounded_input() {
         stderr.contains("/dev/zero: longer than 16777216 bytes"),
         "{stderr}"
     );
+}
+
+/// The answer protocol's limits, at and past their values.
+#[test]
+fn answer_limits_at_and_past_their_values() {
+    use doneseq::answer::{
+        AnswerValue, FinalDetector, FinalOptions, LiteralError, MAX_LITERAL_DEPTH,
+        MAX_SUBMIT_FIELDS, RejectReason,
+    };
+    let nested = |depth: usize| format!("{}1{}", "[".repeat(depth), "]".repeat(depth));
+    let mut value = AnswerValue::parse(&nested(MAX_LITERAL_DEPTH)).unwrap();
+    for _ in 0..MAX_LITERAL_DEPTH {
+        let AnswerValue::List(mut items) = value else {
+            panic!("{value:?}")
+        };
+        value = items.pop().unwrap();
+    }
+    assert_eq!(value, AnswerValue::Int(1));
+    assert_eq!(
+        AnswerValue::parse(&nested(MAX_LITERAL_DEPTH + 1)),
+        Err(LiteralError::TooDeep {
+            at: MAX_LITERAL_DEPTH
+        })
+    );
+    // A megabyte of nesting: the same error, at the same place.
+    assert_eq!(
+        AnswerValue::parse(&"[".repeat(MB)),
+        Err(LiteralError::TooDeep {
+            at: MAX_LITERAL_DEPTH
+        })
+    );
+
+    let submit = |fields: usize| {
+        let fields: Vec<String> = (0..fields).map(|i| format!("f{i}={i}")).collect();
+        format!("SUBMIT({})", fields.join(", "))
+    };
+    let detector = FinalDetector::new(FinalOptions::text());
+    let at = detector.detect(&submit(MAX_SUBMIT_FIELDS));
+    assert!(at.rejected.is_empty(), "{:?}", at.rejected);
+    assert!(at.detected);
+    let past = detector.detect(&submit(MAX_SUBMIT_FIELDS + 1));
+    assert!(!past.detected);
+    assert_eq!(past.rejected[0].reason, RejectReason::TooManyFields);
 }

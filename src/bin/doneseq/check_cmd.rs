@@ -508,17 +508,19 @@ impl Report<'_> {
         // Each line is made in one buffer, reused, and written without its trailing
         // blanks.
         let mut line = String::new();
-        let _ = write!(
-            line,
-            "{:>index_width$}  {:<6} {:<responder_width$}  {:<events_width$}",
-            "#", "role", "responder", "events"
-        );
-        for (h, width) in headers.iter().zip(&widths) {
-            let _ = write!(line, "  {h:<width$}");
+        // (The index is a number, narrow; every other cell is padded by `pad`, as
+        // responders, events and headers come from the input and may be wider than
+        // `format!` pads: 65,535.)
+        let _ = write!(line, "{:>index_width$}  role   ", "#");
+        line.push_str(&pad("responder", responder_width));
+        line.push_str("  ");
+        line.push_str(&pad("events", events_width));
+        for (h, &width) in headers.iter().zip(&widths) {
+            line.push_str("  ");
+            line.push_str(&pad(h, width));
         }
         write_line(&mut line, out)?;
         // Every cell a row can hold is made once: a row is then its index and copies.
-        let pad = |text: &str, width: usize| format!("{text:<width$}");
         let responders: Vec<String> = steps
             .responders
             .iter()
@@ -535,7 +537,7 @@ impl Report<'_> {
                 (0..=seq.len())
                     .map(|p| {
                         let fired = if p == seq.len() { " fired" } else { "" };
-                        format!("  {:<width$}", format!("{p}/{}{fired}", seq.len()))
+                        format!("  {}", pad(&format!("{p}/{}{fired}", seq.len()), width))
                     })
                     .collect()
             })
@@ -654,4 +656,14 @@ impl Report<'_> {
         }
         out
     }
+}
+
+/// `text` and spaces to `width` characters. Not `format!`'s `{:<width$}`, which panics
+/// past a width of 65,535, and these widths come from the transcript.
+fn pad(text: &str, width: usize) -> String {
+    let missing = width.saturating_sub(text.chars().count());
+    let mut cell = String::with_capacity(text.len() + missing);
+    cell.push_str(text);
+    cell.extend(std::iter::repeat_n(' ', missing));
+    cell
 }

@@ -88,7 +88,8 @@ impl Iterator for StdinLines {
             let mut bytes = Vec::new();
             let read = io::stdin()
                 .lock()
-                .take(MAX_INPUT_LINE as u64 + 1)
+                // The line, its newline not counted, and one byte to see it is over.
+                .take(MAX_INPUT_LINE as u64 + 2)
                 .read_until(b'\n', &mut bytes);
             self.line += 1;
             let n = self.line;
@@ -98,7 +99,7 @@ impl Iterator for StdinLines {
                     return None;
                 }
                 Err(e) => Err(format!("cannot read standard input: {e}")),
-                Ok(_) if bytes.len() > MAX_INPUT_LINE => {
+                Ok(_) if bytes.len() - usize::from(bytes.ends_with(b"\n")) > MAX_INPUT_LINE => {
                     Err(format!("line {n}: longer than {MAX_INPUT_LINE} bytes"))
                 }
                 Ok(_) => String::from_utf8(bytes).map_err(|e| format!("line {n}: not UTF-8 ({e})")),
