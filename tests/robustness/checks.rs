@@ -285,6 +285,7 @@ pub(crate) fn config(bytes: &[u8]) {
             sequence_round_trips(&seq);
         }
     }
+    stop_object(bytes);
 }
 
 /// FINAL detection on any text, with every option: `find` and `detect` agree, spans
@@ -457,6 +458,25 @@ pub(crate) fn stop_expr(text: &str) {
             assert!(format!("{err:#}").contains('^'));
             assert!(!err.kind().name().is_empty());
         }
+    }
+}
+
+/// A stop tree in its object form (JSON, as in a configuration): what reads validates,
+/// prints to text that parses back to it and goes through [`stop_expr`]'s checks; what
+/// does not read is an error with a message.
+pub(crate) fn stop_object(bytes: &[u8]) {
+    match serde_json::from_slice::<Condition>(bytes) {
+        Ok(condition) => {
+            if let Err(e) = condition.validate() {
+                panic!("{condition:?} read but does not validate: {e:#}");
+            }
+            let canonical = condition.to_string();
+            let back = Condition::parse(&canonical)
+                .unwrap_or_else(|e| panic!("{canonical:?} does not parse: {e:#}"));
+            assert_eq!(back, condition, "canonical text: {canonical:?}");
+            stop_expr(&canonical);
+        }
+        Err(e) => assert!(!e.to_string().is_empty()),
     }
 }
 

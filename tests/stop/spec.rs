@@ -529,3 +529,143 @@ proptest! {
         prop_assert_eq!(back, condition);
     }
 }
+
+/// Object-form trees as a configuration may hold them, mostly wrong: `type`s and field
+/// names of every condition (and unknown ones), values of every JSON kind, nested.
+fn spec_value() -> impl Strategy<Value = serde_json::Value> {
+    const TYPES: &[&str] = &[
+        "all",
+        "any",
+        "not",
+        "seq",
+        "final",
+        "done_signal",
+        "max_turns",
+        "max_iterations",
+        "tokens",
+        "timeout",
+        "consecutive_errors",
+        "tool",
+        "no_tool_calls",
+        "text",
+        "confidence",
+        "reward",
+        "loop",
+        "loop_detection",
+        "cancelled",
+        "custom",
+        "nope",
+        "",
+    ];
+    const KEYS: &[&str] = &[
+        "type",
+        "of",
+        "not",
+        "all",
+        "any",
+        "turns",
+        "max",
+        "total",
+        "input",
+        "output",
+        "seconds",
+        "millis",
+        "name",
+        "tool_name",
+        "args",
+        "pattern",
+        "threshold",
+        "key",
+        "period",
+        "repeats",
+        "over",
+        "exempt",
+        "config",
+        "sequence",
+        "rounds",
+        "when",
+        "from",
+        "min_steps",
+        "negative_streak",
+        "require_final",
+        "disabled",
+        "x",
+    ];
+    let leaf = prop_oneof![
+        prop::sample::select(
+            &[
+                "final",
+                "max_turns(3)",
+                "tool(x)",
+                "oops(",
+                "",
+                "x",
+                "T, A",
+                "C[(]",
+                "texts",
+                "tool_calls",
+                "llm",
+                "!final",
+                "(?i)done",
+            ][..]
+        )
+        .prop_map(serde_json::Value::from),
+        prop::sample::select(&[0.0, 1.0, -1.0, 3.0, 0.5, 1e300, -0.0][..])
+            .prop_map(serde_json::Value::from),
+        any::<u64>().prop_map(serde_json::Value::from),
+        any::<i64>().prop_map(serde_json::Value::from),
+        any::<bool>().prop_map(serde_json::Value::from),
+        Just(serde_json::Value::Null),
+    ];
+    leaf.prop_recursive(5, 48, 5, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..4).prop_map(serde_json::Value::from),
+            (
+                prop::option::weighted(0.85, prop::sample::select(TYPES)),
+                prop::collection::vec((prop::sample::select(KEYS), inner), 0..4),
+            )
+                .prop_map(|(kind, fields)| {
+                    let mut object = serde_json::Map::new();
+                    if let Some(kind) = kind {
+                        object.insert("type".into(), kind.into());
+                    }
+                    for (key, value) in fields {
+                        object.insert(key.into(), value);
+                    }
+                    serde_json::Value::Object(object)
+                }),
+        ]
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3000))]
+
+    /// No object, however wrong, panics in any of the three formats; what reads is a
+    /// valid tree whose text and JSON forms read back to it, the same in each format.
+    #[test]
+    fn arbitrary_objects_never_panic(value in spec_value()) {
+        let json = serde_json::to_vec(&value).unwrap();
+        crate::robustness::checks::stop_object(&json);
+        let from_json = serde_json::from_slice::<Condition>(&json).ok();
+        let yaml = serde_norway::to_string(&value).unwrap();
+        match serde_norway::from_str::<Condition>(&yaml) {
+            Ok(condition) => {
+                crate::robustness::checks::stop_object(&serde_json::to_vec(&condition).unwrap());
+                if let Some(from_json) = &from_json {
+                    prop_assert_eq!(from_json, &condition);
+                }
+            }
+            Err(e) => prop_assert!(!e.to_string().is_empty()),
+        }
+        // TOML has no null and needs a table at the top.
+        if let Ok(toml_text) = toml::to_string(&json!({ "stop": value })) {
+            match toml::from_str::<Task>(&toml_text) {
+                Ok(task) => {
+                    crate::robustness::checks::stop_object(&serde_json::to_vec(&task.stop).unwrap());
+                }
+                Err(e) => prop_assert!(!e.to_string().is_empty()),
+            }
+        }
+    }
+}
