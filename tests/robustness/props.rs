@@ -120,9 +120,50 @@ fn pieces(pool: &'static [&'static str], max: usize) -> impl Strategy<Value = St
     prop::collection::vec(prop::sample::select(pool), 0..max).prop_map(|p| p.concat())
 }
 
-/// A message with every field the transcript schema carries, and whether it is a
-/// step without a response (`"no_response": true`).
-fn any_message() -> impl Strategy<Value = (Message, bool)> {
+/// The optional fields of a message beyond role, content, responder, calls, error and
+/// usage: confidence, reward, metrics, the id of the call it answers, its time, and
+/// the ids of its calls.
+#[derive(Clone, Debug)]
+struct Extras {
+    confidence: Option<f64>,
+    reward: Option<f64>,
+    metrics: std::collections::BTreeMap<String, f64>,
+    answers: Option<String>,
+    elapsed_ms: Option<u64>,
+    call_ids: Vec<Option<String>>,
+}
+
+/// A number that JSON writes and reads exactly (eighths).
+fn exact() -> impl Strategy<Value = f64> {
+    (-8000i32..8000).prop_map(|n| f64::from(n) / 8.0)
+}
+
+fn extras() -> impl Strategy<Value = Extras> {
+    (
+        prop::option::of(exact()),
+        prop::option::of(exact()),
+        prop::collection::btree_map("[a-z_]{1,6}", exact(), 0..3),
+        prop::option::of("[a-z0-9_]{1,6}"),
+        prop::option::of(0..1_000_000_000u64),
+        prop::collection::vec(prop::option::of("[a-z0-9_]{1,6}"), 3),
+    )
+        .prop_map(
+            |(confidence, reward, metrics, answers, elapsed_ms, call_ids)| Extras {
+                confidence,
+                reward,
+                metrics,
+                answers,
+                elapsed_ms,
+                call_ids,
+            },
+        )
+}
+
+/// A message with every field the transcript schema carries; whether it is a step
+/// without a response (`"no_response": true`); and how to write it (0: as doneseq
+/// JSONL; 1: content as an OpenAI text part; 2: content as an OpenAI refusal; 3: one
+/// call as OpenAI's legacy `function_call`).
+fn any_message() -> impl Strategy<Value = (Message, bool, u8)> {
     let role = prop::sample::select(&[Role::User, Role::Llm, Role::Agent, Role::System][..]);
     let text = prop_oneof![
         prop::sample::select(CONTENTS).prop_map(String::from),
@@ -137,58 +178,119 @@ fn any_message() -> impl Strategy<Value = (Message, bool)> {
         prop::option::of(".{0,6}"),
         prop::option::of((0..1000u64, 0..1000u64)),
         prop::bool::weighted(0.1),
+        extras(),
+        0..4u8,
     )
-        .prop_map(|(role, content, responder, tools, error, usage, none)| {
-            let mut m = if none {
-                Message::no_response(role)
-            } else {
-                Message::new(role, content)
-            };
-            if let Some(r) = responder {
-                m = m.with_responder(r);
-            }
-            if !none {
-                for (name, arguments) in tools {
-                    m = m.with_tool_call(ToolCall::new(name, arguments));
+        .prop_map(
+            |(role, content, responder, tools, error, usage, none, extras, encoding)| {
+                let mut m = if none {
+                    Message::no_response(role)
+                } else {
+                    Message::new(role, content)
+                };
+                if let Some(r) = responder {
+                    m = m.with_responder(r);
                 }
-            }
-            if let Some(e) = error {
-                m = m.with_error(e);
-            }
-            if let Some((i, o)) = usage {
-                m = m.with_usage(Usage {
-                    input_tokens: i,
-                    output_tokens: o,
-                });
-            }
-            (m, none)
-        })
+                if !none {
+                    for ((name, arguments), id) in tools.into_iter().zip(&extras.call_ids) {
+                        let mut call = ToolCall::new(name, arguments);
+                        if let Some(id) = id {
+                            call = call.with_id(id.clone());
+                        }
+                        m = m.with_tool_call(call);
+                    }
+                }
+                if let Some(e) = error {
+                    m = m.with_error(e);
+                }
+                if let Some((i, o)) = usage {
+                    m = m.with_usage(Usage {
+                        input_tokens: i,
+                        output_tokens: o,
+                    });
+                }
+                if let Some(c) = extras.confidence {
+                    m = m.with_confidence(c);
+                }
+                if let Some(r) = extras.reward {
+                    m = m.with_reward(r);
+                }
+                for (name, value) in extras.metrics {
+                    m = m.with_metric(name, value);
+                }
+                if let Some(id) = extras.answers {
+                    m = m.with_tool_call_id(id);
+                }
+                if let Some(ms) = extras.elapsed_ms {
+                    m = m.with_elapsed(std::time::Duration::from_millis(ms));
+                }
+                (m, none, encoding)
+            },
+        )
 }
 
-/// A message as a line of doneseq JSONL.
-fn to_line((m, none): &(Message, bool)) -> Value {
+/// A message as a line of doneseq JSONL, or of OpenAI's forms where it has them.
+fn to_line((m, none, encoding): &(Message, bool, u8)) -> Value {
     let mut line = json!({"role": m.role().as_str()});
     if *none {
         line["no_response"] = true.into();
     } else {
-        line["content"] = m.content().into();
+        line["content"] = match encoding {
+            1 => json!([{"type": "text", "text": m.content()}]),
+            2 => {
+                line["refusal"] = m.content().into();
+                Value::Null
+            }
+            _ => m.content().into(),
+        };
     }
     if let Some(r) = m.responder() {
         line["responder"] = r.into();
     }
-    if !m.tool_calls().is_empty() {
-        let calls: Vec<Value> = m
-            .tool_calls()
-            .iter()
-            .map(|c| json!({"name": c.name(), "arguments": c.arguments()}))
-            .collect();
-        line["tool_calls"] = calls.into();
+    match m.tool_calls() {
+        [] => {}
+        [call] if *encoding == 3 && call.id().is_none() => {
+            line["function_call"] = json!({"name": call.name(), "arguments": call.arguments()});
+        }
+        calls => {
+            let calls: Vec<Value> = calls
+                .iter()
+                .map(|c| {
+                    let mut call = json!({"name": c.name(), "arguments": c.arguments()});
+                    if let Some(id) = c.id() {
+                        call["id"] = id.into();
+                    }
+                    call
+                })
+                .collect();
+            line["tool_calls"] = calls.into();
+        }
     }
     if let Some(e) = m.error() {
         line["error"] = e.into();
     }
     if let Some(u) = m.usage() {
         line["usage"] = json!({"input_tokens": u.input_tokens, "output_tokens": u.output_tokens});
+    }
+    if let Some(c) = m.confidence() {
+        line["confidence"] = c.into();
+    }
+    if let Some(r) = m.reward() {
+        line["reward"] = r.into();
+    }
+    if !m.metrics().is_empty() {
+        let metrics: serde_json::Map<String, Value> = m
+            .metrics()
+            .iter()
+            .map(|(name, value)| (name.clone(), (*value).into()))
+            .collect();
+        line["metrics"] = metrics.into();
+    }
+    if let Some(id) = m.tool_call_id() {
+        line["tool_call_id"] = id.into();
+    }
+    if let Some(elapsed) = m.elapsed() {
+        line["elapsed_ms"] = u64::try_from(elapsed.as_millis()).unwrap().into();
     }
     line
 }
@@ -252,7 +354,7 @@ proptest! {
             text.push_str(&to_line(m).to_string());
             text.push_str(if blank { "\n\r\n" } else { "\n" });
         }
-        let expected: Vec<Message> = messages.iter().map(|(m, _)| m.clone()).collect();
+        let expected: Vec<Message> = messages.iter().map(|(m, _, _)| m.clone()).collect();
         for format in [Format::Auto, Format::Jsonl, Format::OpenAi] {
             let read = read_transcript(text.as_bytes(), format);
             prop_assert_eq!(read.as_ref().ok(), Some(&expected), "{:?}: {:?}", format, read);
