@@ -279,6 +279,19 @@ impl Message {
         self
     }
 
+    /// The same message with these metrics added, their names distinct and not set
+    /// yet (a transcript's `metrics` object): no search per name, as
+    /// [`Message::with_metric`] does, so a line of many metrics reads in linear time.
+    #[cfg(feature = "json")]
+    pub(crate) fn with_distinct_metrics(
+        mut self,
+        metrics: impl IntoIterator<Item = (String, f64)>,
+    ) -> Message {
+        debug_assert!(self.metrics.is_empty());
+        self.metrics.extend(metrics);
+        self
+    }
+
     /// The same message, answering the tool call with this id (OpenAI's
     /// `tool_call_id` on a `tool` message): how `tool(name, executed)` knows which
     /// call a result answers.

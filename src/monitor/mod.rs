@@ -482,8 +482,11 @@ impl Monitor {
         let base = engine::base_kind(message);
         let mut tools: Vec<String> = Vec::new();
         if base == BaseKind::Tool {
+            // Each name once, in the order of first call; a set, not a search of the
+            // list, as a message may hold tens of thousands of calls.
+            let mut seen = std::collections::HashSet::new();
             for call in message.tool_calls() {
-                if !tools.iter().any(|t| t == call.name()) {
+                if seen.insert(call.name()) {
                     tools.push(call.name().to_owned());
                 }
             }

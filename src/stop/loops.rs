@@ -72,7 +72,7 @@ impl LoopState {
         let mut best = (1, if self.seen > 0 { 1 } else { 0 });
         for (i, &run) in self.runs.iter().enumerate() {
             let p = u32::try_from(i + 1).unwrap_or(u32::MAX);
-            let repeats = 1 + run / p;
+            let repeats = (run / p).saturating_add(1);
             if repeats > best.1 {
                 best = (p, repeats.min(spec.repeats));
             }

@@ -134,7 +134,10 @@ impl Tree {
         match &node.op {
             Op::Seq(s) => {
                 let len = seqs.automaton.spans[*s].1 as u64;
-                format!("matched steps {}..={at}", (at + 1).saturating_sub(len))
+                format!(
+                    "matched steps {}..={at}",
+                    at.saturating_add(1).saturating_sub(len)
+                )
             }
             Op::Final => "a FINAL answer".to_owned(),
             Op::DoneSignal => "the content says DONE".to_owned(),

@@ -74,13 +74,20 @@ pub(crate) struct NodeState {
 }
 
 /// The pending requests of one `tool(name, executed)` condition: the ids of the
-/// latest LLM message's calls of that tool (hashed), and whether there was a call.
+/// latest LLM message's calls of that tool, and whether there was a call.
+///
+/// The ids are hashed with the lowest bit clear, sorted and distinct; an answered id
+/// gets its lowest bit set, which keeps the order (`h` and `h | 1` are neighbours), so
+/// each result is one binary search: a request of tens of thousands of calls and their
+/// results take linear-logarithmic time, not quadratic.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub(crate) struct ToolState {
     pub(crate) pending: bool,
     pub(crate) ids: smallvec::SmallVec<[u64; 2]>,
+    /// How many of `ids` are not answered yet.
+    pub(crate) open: usize,
 }
 
 /// The per-run state of a tree.
@@ -331,7 +338,8 @@ impl Tree {
     /// Updates the run's statistics with a step's message (before the nodes look).
     pub(crate) fn count(&self, state: &mut TreeState, message: &Message, now: Option<Duration>) {
         let stats = &mut state.stats;
-        stats.steps += 1;
+        // Saturating here and below: a resumed checkpoint may hold any count.
+        stats.steps = stats.steps.saturating_add(1);
         if let Some(usage) = message.usage() {
             stats.input_tokens = stats.input_tokens.saturating_add(usage.input_tokens);
             stats.output_tokens = stats.output_tokens.saturating_add(usage.output_tokens);
@@ -355,16 +363,18 @@ impl Tree {
             }
         }
         if message.error().is_some() {
-            stats.consecutive_errors += 1;
+            stats.consecutive_errors = stats.consecutive_errors.saturating_add(1);
         } else {
             stats.consecutive_errors = 0;
         }
         if let Some(reward) = message.reward() {
             if reward.is_finite() {
-                stats.reward += reward;
+                // Kept finite (two rewards of 1e308 would make it infinite), so that a
+                // checkpoint's JSON, which has no infinity, reads back.
+                stats.reward = (stats.reward + reward).clamp(-f64::MAX, f64::MAX);
             }
             if reward < 0.0 {
-                stats.negative_rewards += 1;
+                stats.negative_rewards = stats.negative_rewards.saturating_add(1);
             } else {
                 stats.negative_rewards = 0;
             }
@@ -513,18 +523,22 @@ fn tool(spec: &ToolCalled, state: &mut ToolState, ctx: &Ctx<'_>) -> bool {
                         state.ids.push(id_hash(id));
                     }
                 }
+                state.ids.sort_unstable();
+                state.ids.dedup();
+                state.open = state.ids.len();
                 false
             }
             Role::Agent if state.pending && message.error().is_none() => {
                 match message.tool_call_id() {
                     Some(id) => {
-                        let h = id_hash(id);
-                        let hit = state.ids.contains(&h);
-                        if hit {
-                            state.ids.retain(|x| *x != h);
-                            state.pending = !state.ids.is_empty();
+                        // Found only while not answered (an answered id is `h | 1`).
+                        let found = state.ids.binary_search(&id_hash(id));
+                        if let Ok(i) = found {
+                            state.ids[i] |= 1;
+                            state.open = state.open.saturating_sub(1);
+                            state.pending = state.open > 0;
                         }
-                        hit
+                        found.is_ok()
                     }
                     // A result that does not say which call it answers is taken as
                     // the answer to the request when the request had no ids either,
@@ -537,6 +551,7 @@ fn tool(spec: &ToolCalled, state: &mut ToolState, ctx: &Ctx<'_>) -> bool {
                         if hit {
                             state.pending = false;
                             state.ids.clear();
+                            state.open = 0;
                         }
                         hit
                     }
@@ -547,10 +562,12 @@ fn tool(spec: &ToolCalled, state: &mut ToolState, ctx: &Ctx<'_>) -> bool {
     }
 }
 
+/// A call id's hash, its lowest bit clear (the bit marks an answered id in
+/// [`ToolState`]).
 fn id_hash(id: &str) -> u64 {
     id.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
+    }) & !1
 }
 
 /// Whether a call's arguments contain the condition's `args` object.

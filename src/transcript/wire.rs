@@ -184,9 +184,8 @@ impl Line {
         if let Some(r) = self.reward {
             message = message.with_reward(r);
         }
-        for (name, value) in self.metrics.into_iter().flatten() {
-            message = message.with_metric(name, value);
-        }
+        // A map: its names are distinct.
+        message = message.with_distinct_metrics(self.metrics.into_iter().flatten());
         if let Some(id) = self.tool_call_id {
             message = message.with_tool_call_id(id);
         }

@@ -431,7 +431,9 @@ fn the_cli_reads_bounded_input() {
     assert!(stderr.starts_with("error: done sequence text is 90000 bytes long"));
     assert!(stderr.len() < 1000, "{stderr}");
     // A transcript's responders and tool names may be wider than `format!` pads
-    // (65,535): the table pads them itself (it panicked).
+    // (65,535): the table cuts them to 60 characters (it panicked; and with many
+    // distinct short names beside a long one, it padded every one to the long one's
+    // width: 600 MB for a 1 MB transcript).
     let dir = std::env::temp_dir().join(format!("doneseq-wide-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let wide = dir.join("wide.jsonl");
@@ -445,12 +447,18 @@ fn the_cli_reads_bounded_input() {
     std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(code, Some(0), "{stderr}");
     let rows: Vec<&str> = stdout.lines().collect();
+    let cut = format!("{}…", "R".repeat(59));
     assert!(
-        rows[1].starts_with(&format!("0  llm    {name}  L")),
+        rows[1].starts_with(&format!("0  llm    {cut}  L @")),
         "{}",
-        &rows[1][..80]
+        rows[1]
     );
-    assert!(rows[2].contains(&format!("T[{name}]")));
+    assert!(
+        rows[2].contains(&format!("T T[{}…", "R".repeat(55))),
+        "{}",
+        rows[2]
+    );
+    assert!(stdout.len() < 1000, "{stdout}");
 
     let (code, _, stderr) = run(&["check", "--config", "/dev/zero", "-"], b"");
     assert_eq!(code, Some(1));
@@ -501,4 +509,56 @@ fn answer_limits_at_and_past_their_values() {
     let past = detector.detect(&submit(MAX_SUBMIT_FIELDS + 1));
     assert!(!past.detected);
     assert_eq!(past.rejected[0].reason, RejectReason::TooManyFields);
+}
+
+/// Found by a review for quadratic work: a message's metrics were each looked up in
+/// the ones before (a line of 80,000 took 37 s), `Monitor::classify` looked each tool
+/// name up in the ones before (80,000 calls: 43 s), and `tool(x, executed)` searched
+/// and shifted its pending ids for each result (40,000 calls and results: 27 s). Each
+/// is linear or linear-logarithmic now: 100,000 of each (nothing is timed; quadratic
+/// work would take minutes).
+#[test]
+fn many_metrics_calls_and_results_take_linear_time() {
+    use doneseq::stop::Condition;
+    use doneseq::{Message, Role, ToolCall};
+    const N: usize = 100_000;
+    let metrics: Vec<String> = (0..N).map(|i| format!("\"m{i}\": {i}")).collect();
+    let line = format!(
+        "{{\"role\": \"llm\", \"metrics\": {{{}}}}}",
+        metrics.join(", ")
+    );
+    let messages = read_transcript(line.as_bytes(), Format::Jsonl).unwrap();
+    assert_eq!(messages[0].metrics().len(), N);
+
+    let mut config = TaskConfig::default();
+    config.stop = Some(Condition::parse("tool(x, executed)").unwrap());
+    let monitor = Monitor::new(config).unwrap();
+    let mut request = Message::new(Role::Llm, "");
+    for i in 0..N {
+        request =
+            request.with_tool_call(ToolCall::new(format!("t{i}"), "").with_id(format!("c{i}")));
+        request = request.with_tool_call(ToolCall::new("x", "").with_id(format!("x{i}")));
+    }
+    assert_eq!(monitor.classify(&request).tools.len(), N + 1);
+    let mut run = monitor.start();
+    assert!(monitor.observe(&mut run, &request).outcome().is_none());
+    // A result for no call of `x` is not its execution.
+    let other = Message::new(Role::Agent, "ok").with_tool_call_id("c7");
+    assert!(monitor.observe(&mut run, &other).outcome().is_none());
+    // Answered in reverse order, the worst for a list searched from the front: each
+    // answer is an execution (the run goes on matching after its stop), and a second
+    // answer to the same call is not.
+    let result = |i: usize| Message::new(Role::Agent, "ok").with_tool_call_id(format!("x{i}"));
+    for i in (0..N).rev() {
+        assert!(
+            monitor.observe(&mut run, &result(i)).outcome().is_some(),
+            "{i}"
+        );
+        if i % 1000 == 0 {
+            assert!(
+                monitor.observe(&mut run, &result(i)).outcome().is_none(),
+                "{i}"
+            );
+        }
+    }
 }

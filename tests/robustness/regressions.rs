@@ -1,7 +1,7 @@
 //! Inputs that broke an invariant, found by the property tests or the fuzz targets,
 //! replayed through the same checks (`checks.rs`). Each names what it found.
 
-use doneseq::{DoneSequence, Message, Monitor, RunState, StateError, TaskConfig};
+use doneseq::{DoneSequence, Message, Monitor, Role, RunState, StateError, TaskConfig};
 
 use super::checks;
 
@@ -203,4 +203,133 @@ fn a_tree_too_deep_for_its_own_json_is_refused() {
     let condition = Condition::parse(&deepest).unwrap();
     let json = serde_json::to_string(&condition).unwrap();
     assert_eq!(serde_json::from_str::<Condition>(&json).unwrap(), condition);
+}
+
+/// Found by a review for panics: `validate` walks a tree iteratively, but the error it
+/// returns held the tree's whole canonical text, printed recursively, and so did
+/// `Display`: a tree of 20,000 `Not` built in Rust (or a `custom` config nested 10,000
+/// deep, which serde_json prints recursively) overflowed the stack in `validate`, and
+/// so in `Monitor::new`. The printer now cuts what lies past the limits (`...`).
+/// The trees are checked on a thread with a small stack, and dropped on one with a
+/// large stack (dropping a deep tree recurses too).
+#[test]
+fn an_invalid_deep_tree_is_refused_without_deep_recursion() {
+    use doneseq::stop::{Condition, MAX_CONDITION_DEPTH};
+    let mut deep = Condition::Final;
+    for _ in 0..20_000 {
+        deep = Condition::Not(Box::new(deep));
+    }
+    let mut value = serde_json::json!(1);
+    for _ in 0..10_000 {
+        value = serde_json::Value::Array(vec![value]);
+    }
+    let custom = Condition::Any(vec![Condition::Final, Condition::custom("x", value)]);
+    let check = move || {
+        let err = deep.validate().unwrap_err();
+        assert_eq!(err.kind().name(), "too_deep");
+        // The text stops a little past the fault; the span is the condition at fault.
+        assert!(err.input().len() < 200, "{}", err.input());
+        assert!(err.input().ends_with("..."), "{}", err.input());
+        assert_eq!(err.span().start, MAX_CONDITION_DEPTH);
+        assert!(deep.to_string().len() < 200);
+
+        let err = custom.validate().unwrap_err();
+        assert_eq!(err.kind().name(), "value_too_deep");
+        assert_eq!(err.input(), "final | custom(x, config=...)");
+        assert_eq!(&err.input()[err.span()], "custom(x, config=...)");
+        (deep, custom)
+    };
+    let trees = std::thread::Builder::new()
+        .stack_size(256 << 10)
+        .spawn(check)
+        .unwrap()
+        .join()
+        .unwrap();
+    std::thread::Builder::new()
+        .stack_size(256 << 20)
+        .spawn(move || {
+            // `Monitor::new` validates (and drops the tree it refuses, here).
+            let mut config = TaskConfig::default();
+            config.stop = Some(trees.0);
+            assert!(Monitor::new(config).is_err());
+            drop(trees.1);
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+}
+
+/// Found by a review for panics: `resume` checks a checkpoint's shape, not its counts,
+/// and the stop conditions added to them with `+`, which panics on overflow in debug
+/// builds (and wraps in release): a forged step count, error streak or negative-reward
+/// streak at `u64::MAX`, a loop's run at `u32::MAX` (the explanation computed
+/// `1 + run / p`), a node that last fired at step `u64::MAX` (`at + 1`). They
+/// saturate now. And a cumulative reward could become infinite (two rewards of
+/// 1e308), which JSON writes as `null`: the checkpoint did not read back.
+#[test]
+fn forged_counts_and_huge_rewards_neither_panic_nor_break_the_checkpoint() {
+    use doneseq::stop::Condition;
+    use serde_json::{Value, json};
+    let mut config = TaskConfig::default();
+    config.stop = Some(
+        Condition::parse(
+            r#"seq("A") & max_turns(2) | loop(period=2, repeats=3) | reward(5, negative_streak=3) | consecutive_errors(3)"#,
+        )
+        .unwrap(),
+    );
+    let monitor = Monitor::new(config).unwrap();
+    let llm = Message::new(Role::Llm, "hi");
+    let messages = [
+        llm.clone(),
+        llm.clone(),
+        Message::new(Role::Agent, "A").with_error("boom"),
+        Message::new(Role::Agent, "A").with_reward(-1.0),
+        llm.clone(),
+        llm,
+    ];
+    type Forge = (&'static str, fn(&mut Value));
+    let forges: [Forge; 5] = [
+        ("steps", |s| {
+            s["conditions"]["stats"]["steps"] = json!(u64::MAX);
+        }),
+        ("errors", |s| {
+            s["conditions"]["stats"]["consecutive_errors"] = json!(u64::MAX);
+        }),
+        ("negative rewards", |s| {
+            s["conditions"]["stats"]["negative_rewards"] = json!(u64::MAX);
+        }),
+        ("loop run", |s| {
+            s["conditions"]["loops"][0]["runs"] = json!([u32::MAX, 0]);
+        }),
+        ("seq fired at the last step", |s| {
+            s["conditions"]["nodes"][2] = json!({"first": 0, "last": u64::MAX, "kind": "done"});
+        }),
+    ];
+    for (what, forge) in forges {
+        let mut run = monitor.start();
+        monitor.observe(&mut run, &messages[0]);
+        let mut state = serde_json::to_value(&run).unwrap();
+        forge(&mut state);
+        let state: RunState = serde_json::from_value(state).unwrap();
+        let Ok(mut run) = monitor.resume(state) else {
+            continue; // refused: harmless too
+        };
+        for m in &messages {
+            let verdict = monitor.observe(&mut run, m);
+            if let Some(outcome) = verdict.outcome() {
+                assert!(!outcome.conditions.is_empty(), "{what}");
+            }
+        }
+        let report = monitor.explain_stop(&run).unwrap();
+        assert!(!report.to_string().is_empty(), "{what}");
+    }
+
+    let mut run = monitor.start();
+    for _ in 0..2 {
+        let big = Message::new(Role::Agent, "x").with_reward(1e308);
+        monitor.observe(&mut run, &big);
+    }
+    let json = serde_json::to_string(&run).unwrap();
+    let back: RunState = serde_json::from_str(&json).unwrap();
+    assert_eq!(monitor.resume(back).unwrap(), run);
 }

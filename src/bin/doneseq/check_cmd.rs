@@ -475,7 +475,7 @@ impl Report<'_> {
         let headers: Vec<String> = sequences
             .iter()
             .enumerate()
-            .map(|(i, s)| s.name().map_or_else(|| format!("#{i}"), str::to_owned))
+            .map(|(i, s)| cut(&s.name().map_or_else(|| format!("#{i}"), str::to_owned)))
             .collect();
         let widths: Vec<usize> = headers
             .iter()
@@ -486,9 +486,9 @@ impl Report<'_> {
                     .max(format!("{0}/{0} fired", s.len()).len())
             })
             .collect();
-        let events: Vec<String> = steps.events.iter().map(|e| e.join(" ")).collect();
-        let responder_width = steps
-            .responders
+        let events: Vec<String> = steps.events.iter().map(|e| cut(&e.join(" "))).collect();
+        let responders: Vec<String> = steps.responders.iter().map(|r| cut(r)).collect();
+        let responder_width = responders
             .iter()
             .map(|r| r.chars().count())
             .chain([9])
@@ -521,11 +521,7 @@ impl Report<'_> {
         }
         write_line(&mut line, out)?;
         // Every cell a row can hold is made once: a row is then its index and copies.
-        let responders: Vec<String> = steps
-            .responders
-            .iter()
-            .map(|r| pad(r, responder_width))
-            .collect();
+        let responders: Vec<String> = responders.iter().map(|r| pad(r, responder_width)).collect();
         let no_responder = pad("-", responder_width);
         let event_cells: Vec<String> = events.iter().map(|e| pad(e, events_width)).collect();
         let no_events = pad("-", events_width);
@@ -666,4 +662,19 @@ fn pad(text: &str, width: usize) -> String {
     cell.push_str(text);
     cell.extend(std::iter::repeat_n(' ', missing));
     cell
+}
+
+/// The widest a name, a responder or a step's events is drawn in the table, in
+/// characters; longer ones are cut, ending in `…` (`--json` has them whole). Every
+/// distinct cell is kept padded to its column's width, so an unbounded width made
+/// memory and output grow with the longest name times the distinct ones (a 1 MB
+/// transcript took 600 MB).
+const MAX_CELL_CHARS: usize = 60;
+
+/// `text`, cut to [`MAX_CELL_CHARS`].
+fn cut(text: &str) -> String {
+    match text.char_indices().nth(MAX_CELL_CHARS - 1) {
+        Some((end, _)) if text[end..].chars().nth(1).is_some() => format!("{}…", &text[..end]),
+        _ => text.to_owned(),
+    }
 }

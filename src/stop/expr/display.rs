@@ -15,7 +15,8 @@ use std::time::Duration;
 use super::super::{LoopOver, Speaker, ToolPhase};
 use crate::dsl::is_name_char;
 use crate::stop::{
-    Condition, ConfidenceMet, LoopDetection, RewardThreshold, TextMention, TokenBudget, ToolCalled,
+    Condition, ConfidenceMet, LoopDetection, MAX_CONDITION_DEPTH, MAX_CONDITION_NODES,
+    MAX_VALUE_DEPTH, RewardThreshold, TextMention, TokenBudget, ToolCalled,
 };
 
 impl fmt::Display for Condition {
@@ -43,7 +44,15 @@ struct Printer<'w> {
     next_index: usize,
     target: Option<usize>,
     found: Option<Range<usize>>,
+    /// Conditions being printed, the one at hand included.
+    depth: usize,
 }
+
+/// What stands for the part of a tree past the limits, which only an invalid tree
+/// built in Rust has: printing it whole would recurse once per level (a tree of
+/// 20,000 levels overflowed the stack in `validate`'s error) or print millions of
+/// nodes. A valid tree never reaches it, so its text still parses back.
+const ELIDED: &str = "...";
 
 impl Write for Printer<'_> {
     fn write_str(&mut self, s: &str) -> fmt::Result {
@@ -60,14 +69,24 @@ impl<'w> Printer<'w> {
             next_index: 0,
             target,
             found: None,
+            depth: 0,
         }
     }
 
     fn condition(&mut self, c: &Condition) -> fmt::Result {
+        // One level below the deepest fault `validate` reports (a combinator with
+        // MAX_CONDITION_DEPTH ancestors), and past the node count: `validate`'s fault
+        // always comes before the part cut (pre-order), so its span is exact.
+        if self.depth > MAX_CONDITION_DEPTH + 1 || self.next_index > MAX_CONDITION_NODES + 1 {
+            return self.write_str(ELIDED);
+        }
         let index = self.next_index;
         self.next_index += 1;
         let start = self.pos;
-        self.body(c)?;
+        self.depth += 1;
+        let body = self.body(c);
+        self.depth -= 1;
+        body?;
         if self.target == Some(index) {
             self.found = Some(start..self.pos);
         }
@@ -277,6 +296,10 @@ impl<'w> Printer<'w> {
 
     /// JSON, compact, as serde_json prints it (and reads it back).
     fn json(&mut self, value: &serde_json::Value) -> fmt::Result {
+        // serde_json prints recursively: a value past the limit (built in Rust) is cut.
+        if super::json_depth(value) > MAX_VALUE_DEPTH {
+            return self.write_str(ELIDED);
+        }
         write!(self, "{value}")
     }
 }
