@@ -122,7 +122,7 @@ fn the_reader_stops_after_an_error() {
 fn json_errors_are_placed_in_the_line_as_written() {
     // The column counts from the start of the line, leading whitespace included (it
     // counted from the trimmed line).
-    for indent in ["", "    ", "\t\t"] {
+    for indent in ["", "    ", "\t\t", "\u{a0}\u{3000}"] {
         let text = format!("{{\"role\": \"user\"}}\n{indent}{{\"role\": \"user\", oops}}\n");
         let err = read(&text, Format::Jsonl).unwrap_err();
         let at = text.lines().nth(1).unwrap().find("oops").unwrap() + 1;
@@ -144,6 +144,37 @@ fn json_errors_are_placed_in_the_line_as_written() {
     // The object's other fields (an API request's) are not messages.
     let request = "{\"messages\": [{\"role\": \"user\", \"content\": \"hi\"}], \"model\": \"m\", \"tools\": []}";
     assert_eq!(read(request, Format::Auto).unwrap()[0].content(), "hi");
+}
+
+/// `{"messages": [...]}` is read whatever its keys' order and layout, as API requests
+/// are written (it was recognised only when it began with `{"messages"`).
+#[test]
+fn openai_requests_in_any_layout() {
+    let messages = r#"[{"role": "user", "content": "hi"}, {"role": "assistant", "content": "42"}]"#;
+    let request = serde_json::json!({
+        "model": "m",
+        "messages": serde_json::from_str::<serde_json::Value>(messages).unwrap(),
+        "temperature": 0,
+    });
+    let layouts = [
+        format!(r#"{{"model": "m", "messages": {messages}}}"#),
+        format!("{{\"model\": \"m\",\n \"messages\": {messages}\n}}"),
+        serde_json::to_string_pretty(&request).unwrap(),
+        format!("\n\n{}", serde_json::to_string_pretty(&request).unwrap()),
+    ];
+    for text in &layouts {
+        for format in [Format::Auto, Format::OpenAi] {
+            let read = read(text, format).unwrap_or_else(|e| panic!("{text}: {e}"));
+            let contents: Vec<&str> = read.iter().map(Message::content).collect();
+            assert_eq!(contents, ["hi", "42"], "{text}");
+        }
+        // As JSONL, a document is not a message.
+        assert!(read(text, Format::Jsonl).is_err(), "{text}");
+    }
+    // A line that is neither a message nor a document is still the line's error.
+    let err = read("{\"role\": \"user\", \"colour\": 1}\n", Format::Auto).unwrap_err();
+    assert!(err.to_string().contains("unknown field `colour`"), "{err}");
+    assert_eq!(err.line, 1);
 }
 
 #[test]

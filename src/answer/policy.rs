@@ -227,7 +227,8 @@ impl FinalPatternPolicy {
     ///   (look-around, which Python has and the regex crate does not);
     /// - [`PolicyError::RegexCost`]: the patterns' classes would take more than
     ///   [`MAX_REGEX_FOLD_WORK`] to fold, e.g. 32 patterns
-    ///   of a kilobyte of `[\s\S]` (about 25 s of compiling).
+    ///   of a kilobyte of `[\s\S]` (about 25 s of compiling). Counted also when
+    ///   `case_sensitive` is set, as `(?i)` in a pattern turns folding back on.
     ///
     /// The compiled size is bounded per pattern by [`MAX_REGEX_SIZE`], which with
     /// [`Self::MAX_PATTERNS`] keeps a policy's regexes under

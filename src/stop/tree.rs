@@ -90,6 +90,18 @@ pub(crate) struct ToolState {
     pub(crate) open: usize,
 }
 
+impl ToolState {
+    /// Whether a checkpoint's state keeps the invariants the search relies on: ids
+    /// ascending and distinct, `open` counting the unanswered ones, and `pending` set
+    /// while one is open (a request whose calls had no ids has none).
+    fn well_formed(&self) -> bool {
+        let open = self.ids.iter().filter(|&&h| h & 1 == 0).count();
+        self.ids.windows(2).all(|w| w[0] < w[1])
+            && self.open == open
+            && (self.ids.is_empty() || self.pending == (open > 0))
+    }
+}
+
 /// The per-run state of a tree.
 #[derive(Clone, Debug, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -329,6 +341,7 @@ impl Tree {
     pub(crate) fn fits(&self, state: &TreeState) -> bool {
         state.nodes.len() == self.nodes.len()
             && state.tools.len() == self.tools
+            && state.tools.iter().all(ToolState::well_formed)
             && state.customs.len() == self.customs.len()
             && state.custom_details.len() == self.customs.len()
             && state.loops.len() == self.loops.len()

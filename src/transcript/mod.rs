@@ -15,8 +15,9 @@
 //! error, so a misspelt field is never silently ignored.
 //!
 //! **OpenAI** chat messages, as JSONL or as one JSON array (or an object with a
-//! `messages` array, as an API request holds them; the request's other fields,
-//! `model`, `tools` and the like, are not messages and are not read): `assistant` is the LLM (a tool message when it has
+//! `messages` array, as an API request holds them, on one line or many; the
+//! request's other fields, `model`, `tools` and the like, are not messages and are not
+//! read): `assistant` is the LLM (a tool message when it has
 //! `tool_calls` or a `function_call`), `tool` is the agent's tool result, `name` is
 //! the responder, content may be a string, `null` or a list of parts (text and
 //! refusal parts are joined by newlines; image, audio and file parts hold no text),
@@ -46,8 +47,8 @@ use crate::Message;
 
 use TranscriptErrorKind as Kind;
 
-/// The longest line (or whole JSON array) read, in bytes, its final newline not
-/// counted.
+/// The longest line (or whole JSON document) read, in bytes, its line end (`\n` or
+/// `\r\n`) not counted.
 pub const MAX_LINE_LEN: usize = 16 << 20;
 
 /// The deepest nesting of JSON arrays and objects in a line (or a whole JSON array),
@@ -64,8 +65,9 @@ pub const MAX_JSON_DEPTH: usize = 64;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Format {
-    /// A JSON array if the input starts with `[` or `{"messages"`, else JSONL; both
-    /// read with the union of the doneseq and OpenAI schemas.
+    /// A JSON array if the input starts with `[`, an object with a `messages` array
+    /// if it starts with one (whatever its keys' order, on one line or many), else
+    /// JSONL; all read with the union of the doneseq and OpenAI schemas.
     #[default]
     Auto,
     /// doneseq JSONL (which also accepts OpenAI's field names).
@@ -188,6 +190,44 @@ impl TranscriptError {
     }
 }
 
+/// The length of the line end (`\n` or `\r\n`) that `bytes` ends with, if any.
+fn line_end(bytes: &[u8]) -> usize {
+    if bytes.ends_with(b"\r\n") {
+        2
+    } else {
+        usize::from(bytes.ends_with(b"\n"))
+    }
+}
+
+/// Whether `text` is (or begins) a JSON object with a `messages` key: a document of
+/// messages, not one message, which has no such field. The keys are read in order up
+/// to that one, so an object cut at the end of its first line is recognised too.
+fn has_messages_key(text: &str) -> bool {
+    use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
+    struct Keys<'f>(&'f std::cell::Cell<bool>);
+    impl<'de> Visitor<'de> for Keys<'_> {
+        type Value = ();
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("an object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                if key == "messages" {
+                    self.0.set(true);
+                    // Found: the rest need not be read (the error ends the read).
+                    return Err(serde::de::Error::custom("found"));
+                }
+                map.next_value::<IgnoredAny>()?;
+            }
+            Ok(())
+        }
+    }
+    let found = std::cell::Cell::new(false);
+    // The result says nothing more: an incomplete object is an error either way.
+    let _ = serde_json::Deserializer::from_str(text).deserialize_map(Keys(&found));
+    found.get()
+}
+
 /// Where `text` nests JSON arrays and objects deeper than [`MAX_JSON_DEPTH`]: the byte
 /// offset of the bracket one level too deep. Brackets in strings are text.
 fn too_deep(text: &str) -> Option<usize> {
@@ -292,8 +332,9 @@ impl<R: BufRead> Reader<R> {
 
     fn read_line(&mut self) -> Result<bool, TranscriptError> {
         self.buffer.clear();
-        // The line's own bytes, its newline not counted, plus one to see it is over.
-        let limit = MAX_LINE_LEN as u64 + 2;
+        // The line's own bytes, its line end (`\n` or `\r\n`) not counted, plus one to
+        // see it is over.
+        let limit = MAX_LINE_LEN as u64 + 3;
         let read = (&mut self.input)
             .take(limit)
             .read_until(b'\n', &mut self.buffer)
@@ -304,8 +345,7 @@ impl<R: BufRead> Reader<R> {
             return Ok(false);
         }
         self.line += 1;
-        let newline = usize::from(self.buffer.last() == Some(&b'\n'));
-        if self.buffer.len() - newline > MAX_LINE_LEN {
+        if self.buffer.len() - line_end(&self.buffer) > MAX_LINE_LEN {
             return Err(TranscriptError::at(
                 self.line,
                 Kind::TooLong { max: MAX_LINE_LEN },
@@ -331,20 +371,32 @@ impl<R: BufRead> Reader<R> {
             if trimmed.is_empty() {
                 continue;
             }
-            let array_like = trimmed.starts_with('[') || trimmed.starts_with("{\"messages\"");
-            if self.line_is_first_content()
-                && array_like
-                && matches!(self.format, Format::Auto | Format::OpenAi)
-            {
-                return self.read_array();
+            let document = self.line_is_first_content()
+                && matches!(self.format, Format::Auto | Format::OpenAi);
+            if document && trimmed.starts_with('[') {
+                return self.read_array(None);
             }
             if let Some(at) = too_deep(text) {
                 return Err(TranscriptError::too_deep(self.line, text, at));
             }
-            // The line as read, not trimmed: serde_json skips JSON's whitespace itself,
-            // and its columns then count from the line's start.
-            let line: wire::Line =
-                serde_json::from_str(text).map_err(|e| TranscriptError::json(self.line, &e))?;
+            // Parsed trimmed (any Unicode whitespace around a line is accepted), with
+            // the columns of the line as written.
+            let lead = text.len() - text.trim_start().len();
+            let line = match serde_json::from_str::<wire::Line>(trimmed) {
+                Ok(line) => line,
+                Err(e) => {
+                    let mut err = TranscriptError::json(self.line, &e);
+                    err.column = err.column.map(|c| c + lead);
+                    // The first line may open a whole document instead: `{"messages":
+                    // [...]}`, whatever its keys' order and layout (an API request's).
+                    // If the input is not one, the line's error stands.
+                    return if document && trimmed.starts_with('{') {
+                        self.read_array(Some(err))
+                    } else {
+                        Err(err)
+                    };
+                }
+            };
             return self.finish(line).map(Some);
         }
     }
@@ -355,22 +407,32 @@ impl<R: BufRead> Reader<R> {
     }
 
     /// Reads the rest of the input as one JSON array of messages (or an object with a
-    /// `messages` array), starting with the line in the buffer.
-    fn read_array(&mut self) -> Result<Option<Message>, TranscriptError> {
+    /// `messages` array), starting with the line in the buffer. With `line_error` (the
+    /// first line's error as a message), an input that is not an object with a
+    /// `messages` key gives that error instead of the document's.
+    fn read_array(
+        &mut self,
+        line_error: Option<TranscriptError>,
+    ) -> Result<Option<Message>, TranscriptError> {
         let start = self.line;
-        // As for a line: a final newline is not counted, one byte more shows it is over
-        // (the first line, in the buffer, may already be).
-        let limit = (MAX_LINE_LEN + 1).saturating_sub(self.buffer.len()) as u64 + 1;
+        // As for a line: a final line end is not counted, one byte more shows it is
+        // over (the first line, in the buffer, may already be).
+        let limit = (MAX_LINE_LEN + 2).saturating_sub(self.buffer.len()) as u64 + 1;
         (&mut self.input)
             .take(limit)
             .read_to_end(&mut self.buffer)
             .map_err(|e| TranscriptError::at(start, Kind::Io, format!("cannot read: {e}")))?;
-        let newline = usize::from(self.buffer.last() == Some(&b'\n'));
-        if self.buffer.len() - newline > MAX_LINE_LEN {
+        // Not a document after all: the first line's error stands.
+        if let Some(e) = line_error {
+            if !has_messages_key(&String::from_utf8_lossy(&self.buffer)) {
+                return Err(e);
+            }
+        }
+        if self.buffer.len() - line_end(&self.buffer) > MAX_LINE_LEN {
             return Err(TranscriptError::at(
                 start,
                 Kind::TooLong { max: MAX_LINE_LEN },
-                format!("JSON array longer than {MAX_LINE_LEN} bytes"),
+                format!("JSON document longer than {MAX_LINE_LEN} bytes"),
             ));
         }
         let text = std::str::from_utf8(&self.buffer).map_err(|e| {

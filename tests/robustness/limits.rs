@@ -270,7 +270,7 @@ fn a_line_at_the_length_limit_is_read() {
     };
     let at = line(MAX_LINE_LEN);
     assert_eq!(at.len(), MAX_LINE_LEN);
-    for end in ["", "\n"] {
+    for end in ["", "\n", "\r\n"] {
         // Also as the last line, with no newline.
         let text = format!("{{\"role\": \"llm\"}}\n{at}{end}");
         let messages = read_transcript(text.as_bytes(), Format::Jsonl).unwrap();
@@ -286,7 +286,7 @@ fn a_line_at_the_length_limit_is_read() {
     // A JSON array: its bytes, a final newline not counted.
     let array = |len: usize| format!("[{}]", line(len - 2));
     for (len, ok) in [(MAX_LINE_LEN, true), (MAX_LINE_LEN + 1, false)] {
-        for end in ["", "\n"] {
+        for end in ["", "\n", "\r\n"] {
             let text = format!("{}{end}", array(len));
             let read = read_transcript(text.as_bytes(), Format::Auto);
             assert_eq!(read.is_ok(), ok, "{len} {end:?}");

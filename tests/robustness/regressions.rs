@@ -333,3 +333,56 @@ fn forged_counts_and_huge_rewards_neither_panic_nor_break_the_checkpoint() {
     let back: RunState = serde_json::from_str(&json).unwrap();
     assert_eq!(monitor.resume(back).unwrap(), run);
 }
+
+/// Found by a review of the pending-id search of `tool(x, executed)` (sorted ids, an
+/// answered one marked by its low bit): a checkpoint whose ids are out of order or
+/// whose count of open ids is wrong would miss results or wait forever. `resume`
+/// refuses it; an honest one resumes and answers as the uninterrupted run.
+#[test]
+fn a_forged_pending_tool_state_is_refused() {
+    use doneseq::stop::Condition;
+    use serde_json::json;
+    let mut config = TaskConfig::default();
+    config.stop = Some(Condition::parse("tool(x, executed)").unwrap());
+    let monitor = Monitor::new(config).unwrap();
+    let mut request = Message::new(Role::Llm, "");
+    for id in ["a", "b", "c"] {
+        request = request.with_tool_call(doneseq::ToolCall::new("x", "").with_id(id));
+    }
+    let answer = |id: &str| Message::new(Role::Agent, "ok").with_tool_call_id(id);
+    let mut run = monitor.start();
+    monitor.observe(&mut run, &request);
+    monitor.observe(&mut run, &answer("b"));
+    let state = serde_json::to_value(&run).unwrap();
+    let tool = &state["conditions"]["tools"][0];
+    assert_eq!(tool["open"], json!(2));
+    let forged: [fn(&mut serde_json::Value); 3] = [
+        |t| {
+            let mut ids = t["ids"].as_array().unwrap().clone();
+            ids.reverse();
+            t["ids"] = ids.into();
+        },
+        |t| t["open"] = json!(3),
+        |t| t["pending"] = json!(false),
+    ];
+    for forge in forged {
+        let mut state = state.clone();
+        forge(&mut state["conditions"]["tools"][0]);
+        let state: RunState = serde_json::from_value(state).unwrap();
+        assert!(
+            matches!(monitor.resume(state), Err(StateError::Corrupt(_))),
+            "{tool}"
+        );
+    }
+    let state: RunState = serde_json::from_value(state).unwrap();
+    let mut resumed = monitor.resume(state).unwrap();
+    for id in ["b", "a", "c", "a"] {
+        let expected = monitor.observe(&mut run, &answer(id)).outcome().is_some();
+        let got = monitor
+            .observe(&mut resumed, &answer(id))
+            .outcome()
+            .is_some();
+        assert_eq!(got, expected, "{id}");
+    }
+    assert_eq!(resumed, run);
+}

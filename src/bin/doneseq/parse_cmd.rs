@@ -88,8 +88,9 @@ impl Iterator for StdinLines {
             let mut bytes = Vec::new();
             let read = io::stdin()
                 .lock()
-                // The line, its newline not counted, and one byte to see it is over.
-                .take(MAX_INPUT_LINE as u64 + 2)
+                // The line, its line end (`\n` or `\r\n`) not counted, and one byte to
+                // see it is over.
+                .take(MAX_INPUT_LINE as u64 + 3)
                 .read_until(b'\n', &mut bytes);
             self.line += 1;
             let n = self.line;
@@ -99,7 +100,7 @@ impl Iterator for StdinLines {
                     return None;
                 }
                 Err(e) => Err(format!("cannot read standard input: {e}")),
-                Ok(_) if bytes.len() - usize::from(bytes.ends_with(b"\n")) > MAX_INPUT_LINE => {
+                Ok(_) if bytes.len() - line_end(&bytes) > MAX_INPUT_LINE => {
                     Err(format!("line {n}: longer than {MAX_INPUT_LINE} bytes"))
                 }
                 Ok(_) => String::from_utf8(bytes).map_err(|e| format!("line {n}: not UTF-8 ({e})")),
@@ -149,5 +150,14 @@ fn report(input: &str, result: &Result<DoneSequence, ParseError>) -> Value {
                 "span": [err.span().start, err.span().end],
             },
         }),
+    }
+}
+
+/// The length of the line end (`\n` or `\r\n`) that `bytes` ends with, if any.
+fn line_end(bytes: &[u8]) -> usize {
+    if bytes.ends_with(b"\r\n") {
+        2
+    } else {
+        usize::from(bytes.ends_with(b"\n"))
     }
 }
