@@ -7,6 +7,14 @@ use doneseq::answer::{
 
 const NO_VARIABLES: [(&str, &AnswerValue); 0] = [];
 
+/// A policy with these extra patterns and the default configuration otherwise.
+fn new(patterns: Vec<String>) -> Result<FinalPatternPolicy, PolicyError> {
+    FinalPatternPolicy::new(FinalPatternConfig {
+        final_patterns: patterns,
+        ..FinalPatternConfig::default()
+    })
+}
+
 fn answer(policy: &FinalPatternPolicy, output: &str) -> Option<String> {
     policy
         .should_terminate("code", output, NO_VARIABLES)
@@ -204,12 +212,6 @@ fn fixed_bugs() {
 
 #[test]
 fn configuration_errors() {
-    let new = |patterns: Vec<String>| {
-        FinalPatternPolicy::new(FinalPatternConfig {
-            final_patterns: patterns,
-            ..FinalPatternConfig::default()
-        })
-    };
     let err = new(vec!["ok".into(), "(".into()]).unwrap_err();
     assert!(
         matches!(err, PolicyError::InvalidPattern { index: 1, .. }),
@@ -242,12 +244,6 @@ fn configuration_errors() {
 
 #[test]
 fn costly_classes_are_refused_before_they_are_compiled() {
-    let new = |patterns: Vec<String>| {
-        FinalPatternPolicy::new(FinalPatternConfig {
-            final_patterns: patterns,
-            ..FinalPatternConfig::default()
-        })
-    };
     // A kilobyte of `[\S\s]` takes most of a second to compile case-insensitively; 32
     // of them would take half a minute. The first is refused, before compiling.
     let kilobyte = r"[\S\s]".repeat(170);
