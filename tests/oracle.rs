@@ -2,102 +2,19 @@
 //! message streams: same matches, same progress, at every step.
 
 use doneseq::naive::NaiveMatcher;
-use doneseq::{DoneSequence, Message, Monitor, Role, TaskConfig, ToolCall, Verdict};
+use doneseq::{DoneSequence, Monitor, TaskConfig, Verdict};
 use proptest::prelude::*;
 
-const ELEMENTS: &[&str] = &[
-    "T",
-    "T[a]",
-    "T[b]",
-    "L",
-    "A",
-    "U",
-    "N",
-    "C[x]",
-    "C[y|z]",
-    "F",
-    "E",
-    "_",
-    "A@r1",
-    "L@r2",
-    "!T[a]",
-    "T & !T[a]",
-    "C[x] & C[y|z]",
-    "!A@r1",
-    "_@r1",
-    "!E",
-    "L & C[x]",
-    "T[a] & T[b]",
-    "!C[x]@r2",
-    "F & !E",
-    "!L",
-    "T[a]@r1",
-    "!U & !N",
-    "E & C[x]",
-    "!T[b]@r2",
-];
-
-fn sequence() -> impl Strategy<Value = DoneSequence> {
-    prop::collection::vec(prop::sample::select(ELEMENTS), 1..6)
-        .prop_map(|elements| elements.join(", ").parse().expect("pool parses"))
-}
-
-fn message() -> impl Strategy<Value = Message> {
-    let role =
-        prop::sample::select(&[Role::User, Role::Llm, Role::Llm, Role::Agent, Role::System][..]);
-    let responder = prop::sample::select(&[None, Some("r1"), Some("r2")][..]);
-    let content = prop::sample::select(
-        &[
-            "",
-            "x",
-            "Y",
-            "xz",
-            "FINAL(1)",
-            "PASS",
-            "hello",
-            "z FINAL(x)",
-        ][..],
-    );
-    let tools = prop::collection::vec(prop::sample::select(&["a", "b", "c"][..]), 0..3);
-    (
-        role,
-        responder,
-        content,
-        tools,
-        any::<bool>(),
-        prop::bool::weighted(0.1),
-    )
-        .prop_map(|(role, responder, content, tools, error, none)| {
-            let mut m = if none {
-                Message::no_response(role)
-            } else {
-                Message::new(role, content)
-            };
-            if let Some(r) = responder {
-                m = m.with_responder(r);
-            }
-            for t in tools {
-                m = m.with_tool_call(ToolCall::new(t, "{}"));
-            }
-            if error {
-                m = m.with_error("boom");
-            }
-            m
-        })
-}
+// The pools of elements, contents, tools and responders are the robustness checks'
+// (`tests/robustness/checks.rs`), which the fuzz targets share.
+use crate::robustness::checks::fired;
+use crate::robustness::props::{pool_message as message, pool_sequence as sequence};
 
 /// The sequences alone: no `DONE` string signal.
 fn quiet(sequences: &[DoneSequence]) -> Result<TaskConfig, doneseq::ListError> {
     let mut config = TaskConfig::from_dsl(sequences.iter().map(ToString::to_string))?;
     config.recognize_string_signals = false;
     Ok(config)
-}
-
-fn fired(verdict: &Verdict) -> Vec<usize> {
-    verdict
-        .outcome()
-        .map(|o| o.fired.iter().map(|f| f.sequence).collect())
-        .unwrap_or_default()
 }
 
 proptest! {

@@ -5,7 +5,7 @@
 pub(crate) mod checks;
 mod concurrency;
 mod limits;
-mod props;
+pub(crate) mod props;
 mod regex_budget;
 mod regressions;
 mod soak;

@@ -295,12 +295,14 @@ fn to_line((m, none, encoding): &(Message, bool, u8)) -> Value {
     line
 }
 
-fn pool_sequence() -> impl Strategy<Value = DoneSequence> {
-    prop::collection::vec(prop::sample::select(ELEMENTS), 1..5)
+/// A sequence of one to five elements of the checks' pool.
+pub(crate) fn pool_sequence() -> impl Strategy<Value = DoneSequence> {
+    prop::collection::vec(prop::sample::select(ELEMENTS), 1..6)
         .prop_map(|elements| elements.join(", ").parse().expect("the pool parses"))
 }
 
-fn pool_message() -> impl Strategy<Value = Message> {
+/// A message of the checks' pools (a quarter with free text as content).
+pub(crate) fn pool_message() -> impl Strategy<Value = Message> {
     let content = prop_oneof![
         3 => prop::sample::select(CONTENTS).prop_map(String::from),
         1 => any::<String>(),
