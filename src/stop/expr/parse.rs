@@ -70,6 +70,31 @@ fn fail_unexpected<'a, T>(at: &'a str, expected: &'static str) -> PResult<'a, T>
     Err(nom::Err::Failure(unexpected(at, expected)))
 }
 
+/// After an item of a parenthesized list opened at `open`: the next item (past a
+/// `,`) or the closing `)`, left for the caller; else what was `expected`, or an
+/// unclosed `(` at the end of the input.
+fn next_item<'a>(
+    rest: &'a str,
+    open: &'a str,
+    expected: &'static str,
+) -> Result<&'a str, nom::Err<PErr<'a>>> {
+    let rest = ws(rest);
+    if let Some(after) = rest.strip_prefix(',') {
+        Ok(ws(after))
+    } else if rest.starts_with(')') {
+        Ok(rest)
+    } else if rest.is_empty() {
+        let kind = ExprErrorKind::UnclosedParen;
+        Err(nom::Err::Failure(PErr {
+            kind,
+            at: open,
+            len: 1,
+        }))
+    } else {
+        Err(nom::Err::Failure(unexpected(rest, expected)))
+    }
+}
+
 fn ws(i: &str) -> &str {
     i.trim_start_matches(is_space)
 }
@@ -352,16 +377,7 @@ impl ExprParser {
             }
             let (rest, child) = self.or(i, level)?;
             children.push(child);
-            let rest = ws(rest);
-            if let Some(after) = rest.strip_prefix(',') {
-                i = ws(after);
-            } else if rest.starts_with(')') {
-                i = rest;
-            } else if rest.is_empty() {
-                return fail(ExprErrorKind::UnclosedParen, open, 1);
-            } else {
-                return fail_unexpected(rest, "'&', '|', ',' or ')' after a condition");
-            }
+            i = next_item(rest, open, "'&', '|', ',' or ')' after a condition")?;
         }
     }
 
@@ -428,16 +444,7 @@ impl ExprParser {
             let param = &b.params[index];
             let (rest, value) = value(param, value_at)?;
             values.set(index, value, value_at, rest);
-            let rest = ws(rest);
-            if let Some(after) = rest.strip_prefix(',') {
-                i = ws(after);
-            } else if rest.starts_with(')') {
-                i = rest;
-            } else if rest.is_empty() {
-                return fail(ExprErrorKind::UnclosedParen, open, 1);
-            } else {
-                return fail_unexpected(rest, "',' or ')' after an argument");
-            }
+            i = next_item(rest, open, "',' or ')' after an argument")?;
         }
     }
 }
