@@ -171,33 +171,21 @@ fn bench_naive(
 const KS: [usize; 4] = [1, 10, 100, 1000];
 
 fn no_patterns(c: &mut Criterion) {
-    let messages = cycle(None);
-    let mut group = c.benchmark_group("observe, no patterns");
-    group.throughput(Throughput::Elements(1));
-    for k in KS {
-        let monitor = monitor(plain_templates(k), false);
-        bench_compiled(
-            &mut group,
-            BenchmarkId::new("compiled", k),
-            &monitor,
-            &messages,
-        );
-        bench_naive(
-            &mut group,
-            BenchmarkId::new("naive", k),
-            &monitor,
-            &messages,
-        );
-    }
-    group.finish();
+    compiled_and_naive(c, "observe, no patterns", plain_templates);
 }
 
 fn langroid_workload(c: &mut Criterion) {
+    compiled_and_naive(c, "observe, Langroid workload", langroid_templates);
+}
+
+/// The compiled monitor and the naive matcher on the same messages, for each K of
+/// `templates(K)`.
+fn compiled_and_naive(c: &mut Criterion, name: &str, templates: fn(usize) -> Vec<String>) {
     let messages = cycle(None);
-    let mut group = c.benchmark_group("observe, Langroid workload");
+    let mut group = c.benchmark_group(name);
     group.throughput(Throughput::Elements(1));
     for k in KS {
-        let monitor = monitor(langroid_templates(k), false);
+        let monitor = monitor(templates(k), false);
         bench_compiled(
             &mut group,
             BenchmarkId::new("compiled", k),
