@@ -1,40 +1,13 @@
 //! The examples of the seed documents, as tables. Where the survey (PEERS.md) shows
 //! the peer's code differing from its docs, the docs' intent wins and the test says so.
 
-use std::sync::Arc;
-
 use doneseq::answer::AnswerValue;
-use doneseq::stop::{ActionResult, Condition, PolicyContext, TerminationPolicy};
+use doneseq::stop::{Condition, PolicyContext};
 use doneseq::{Monitor, StopReason, TaskConfig, VerdictKind};
 use serde_json::json;
 
-fn policy(condition: Condition) -> TerminationPolicy {
-    let mut config = TaskConfig::default();
-    config.recognize_string_signals = false;
-    config.stop = Some(condition);
-    TerminationPolicy::new(Arc::new(Monitor::new(config).unwrap()))
-}
-
-fn code(output: &str) -> ActionResult {
-    ActionResult {
-        action_type: "code".into(),
-        success: true,
-        output: output.into(),
-        ..ActionResult::default()
-    }
-}
-
-fn with_confidence(output: &str, confidence: f64) -> ActionResult {
-    let mut result = code(output);
-    result.metadata.insert("confidence".into(), confidence);
-    result
-}
-
-fn reward(last_reward: f64) -> PolicyContext {
-    let mut context = PolicyContext::default();
-    context.metrics.insert("last_reward".into(), last_reward);
-    context
-}
+// The rlm-code helpers are the compatibility tests'.
+use crate::stop_compat::rlm::{code, last_reward as reward, policy, with_confidence};
 
 /// Seed 000, FinalPatternTerminationPolicy: both examples.
 #[test]

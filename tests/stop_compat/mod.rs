@@ -3,7 +3,7 @@
 
 mod awaken;
 mod locus;
-mod rlm;
+pub(crate) mod rlm;
 
 use doneseq::stop::Condition;
 use doneseq::{Message, Monitor, Outcome, TaskConfig};

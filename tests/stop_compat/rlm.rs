@@ -446,14 +446,16 @@ fn composites_nest_up_to_the_depth_limit() {
     );
 }
 
-fn policy(condition: Condition) -> TerminationPolicy {
+/// A policy over a monitor of `condition` alone (no string signal).
+pub(crate) fn policy(condition: Condition) -> TerminationPolicy {
     let mut config = TaskConfig::default();
     config.recognize_string_signals = false;
     config.stop = Some(condition);
     TerminationPolicy::new(Arc::new(Monitor::new(config).unwrap()))
 }
 
-fn code(output: &str) -> ActionResult {
+/// A successful code action with this output.
+pub(crate) fn code(output: &str) -> ActionResult {
     ActionResult {
         action_type: "code".into(),
         success: true,
@@ -462,13 +464,15 @@ fn code(output: &str) -> ActionResult {
     }
 }
 
-fn with_confidence(output: &str, confidence: f64) -> ActionResult {
+/// [`code`], with a confidence in its metadata.
+pub(crate) fn with_confidence(output: &str, confidence: f64) -> ActionResult {
     let mut result = code(output);
     result.metadata.insert("confidence".into(), confidence);
     result
 }
 
-fn last_reward(reward: f64) -> PolicyContext {
+/// A context whose `last_reward` metric is `reward`.
+pub(crate) fn last_reward(reward: f64) -> PolicyContext {
     let mut context = PolicyContext::default();
     context.metrics.insert("last_reward".into(), reward);
     context
