@@ -246,22 +246,8 @@ fn indices_are_the_transcripts_around_system_messages() {
     ]
     .join("\n");
     let run = |args: &[&str]| {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_doneseq"))
-            .arg("check")
-            .args(args)
-            .arg("-")
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-            .expect("run doneseq");
-        use std::io::Write as _;
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(transcript.as_bytes())
-            .unwrap();
-        stdout(&child.wait_with_output().unwrap())
+        let args = [&["check"], args, &["-"]].concat();
+        stdout(&crate::cli::doneseq(&args, Some(transcript.as_bytes())))
     };
     let text = run(&["--seq", "T, A, L", "--summary"]);
     assert_eq!(

@@ -384,22 +384,8 @@ fn langroid_tool_search_is_bounded_and_loses_nothing() {
 #[cfg(all(feature = "cli", target_os = "linux"))]
 #[test]
 fn the_cli_reads_bounded_input() {
-    use std::io::Write;
-    use std::process::{Command, Stdio};
-
     let run = |args: &[&str], stdin: &[u8]| {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_doneseq"))
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut pipe = child.stdin.take().unwrap();
-        // The child may stop reading early: a broken pipe is fine.
-        let _ = pipe.write_all(stdin);
-        drop(pipe);
-        let out = child.wait_with_output().unwrap();
+        let out = crate::cli::doneseq(args, Some(stdin));
         let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
         (out.status.code(), text(&out.stdout), text(&out.stderr))
     };
