@@ -103,13 +103,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (verdict, _) = run()?;
     match verdict.outcome() {
         Some(outcome) => {
-            let reason = match &outcome.reason {
-                doneseq::StopReason::Condition(text) => text.clone(),
-                other => format!("{other:?}"),
+            let reason = match (&outcome.reason, outcome.leading()) {
+                (doneseq::StopReason::Condition(_), Some(leading)) => leading.text.to_string(),
+                (other, _) => format!("{other:?}"),
             };
             println!("\n{} at step {}: {reason}", outcome.kind, outcome.at);
             for fired in &outcome.conditions {
-                println!("  fired: {} ({})", fired.condition, fired.detail);
+                println!("  fired: {} ({})", fired.text, fired.evidence);
             }
             if let Some(answer) = &outcome.answer {
                 println!("answer: {}", answer.text);
@@ -130,10 +130,10 @@ fn the_loop_stops_with_the_final_answer() {
         observed, 6,
         "user, search, result, calculator, result, answer"
     );
-    let fired: Vec<&str> = outcome
+    let fired: Vec<String> = outcome
         .conditions
         .iter()
-        .map(|c| c.detail.as_str())
+        .map(|c| c.evidence.to_string())
         .collect();
     assert_eq!(fired, ["matched steps 3..=5", "a FINAL answer"]);
 }

@@ -76,8 +76,6 @@ mod pattern;
 mod regex_cost;
 #[cfg(feature = "serde")]
 mod serde_impl;
-#[cfg(feature = "serde")]
-#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 pub mod stop;
 #[cfg(feature = "json")]
 pub mod transcript;
@@ -94,13 +92,15 @@ pub use crate::event::{AgentEvent, BaseKind, EventKind, ToolName};
 pub use crate::list::{DoneSequences, ListError};
 pub use crate::message::{Message, Role, RoleError, ToolCall, Usage};
 pub use crate::monitor::{
-    Answer, AnswerSource, Classification, Failure, FiredCondition, Monitor, Outcome, RunState,
-    SequenceMatch, SequenceProgress, StateError, StopReason, TaskConfig, Verdict, VerdictKind,
+    Answer, AnswerSource, Classification, ConditionReport, Evidence, Failure, FiredCondition,
+    Monitor, NodeId, Outcome, RunState, SequenceMatch, SequenceProgress, StateError, StopReason,
+    TokenBudgetEvidence, Verdict,
 };
 pub use crate::object::{EventType, ObjectError, SequenceObject};
 pub use crate::pattern::{
     ContentPattern, MAX_PATTERN_LEN, MAX_REGEX_FOLD_WORK, MAX_REGEX_MEMORY, MAX_REGEX_SIZE,
 };
+pub use crate::stop::{TaskConfig, VerdictKind};
 
 /// Any error doneseq reports while building values, by phase.
 ///

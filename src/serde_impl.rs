@@ -198,7 +198,7 @@ struct RunStateWire {
     stopped_at: Option<u64>,
     /// The stop conditions' state; absent in checkpoints of tasks without one.
     #[serde(default, skip_serializing_if = "is_default")]
-    conditions: crate::stop::tree::TreeState,
+    conditions: crate::engine::plan::PlanState,
 }
 
 fn is_default<T: Default + PartialEq>(value: &T) -> bool {
@@ -232,7 +232,7 @@ impl<'de> Deserialize<'de> for RunState {
             stopped_at: wire.stopped_at,
             tree: wire.conditions,
             cancel: std::sync::OnceLock::new(),
-            scratch: crate::monitor::Scratch::default(),
+            scratch: crate::monitor::state::Scratch::default(),
         })
     }
 }

@@ -123,6 +123,7 @@
 mod args;
 mod blocks;
 mod detect;
+pub(crate) mod done;
 mod format;
 mod lex;
 mod literal;

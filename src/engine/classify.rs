@@ -117,9 +117,12 @@ impl Classifier {
     }
 
     /// Classifies `message` into `scratch` (no allocation once the scratch is warm).
+    /// `final_answer` is the message's `FINAL` fact, computed once by the caller (it
+    /// is read here only when a sequence uses `F`).
     pub(crate) fn classify<'s>(
         &self,
         message: &Message,
+        final_answer: bool,
         scratch: &'s mut ClassifyScratch,
     ) -> Classified<'s> {
         let base = base_kind(message);
@@ -145,7 +148,7 @@ impl Classifier {
             atoms.extend(patset.iter().map(|p| self.pattern_base + p.as_u32()));
         }
         if let Some(id) = self.final_atom {
-            if has_final(&self.detector, message.content()) {
+            if final_answer {
                 atoms.push(id);
             }
         }

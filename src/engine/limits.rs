@@ -58,12 +58,10 @@ pub enum CompileError {
         detail: String,
     },
     /// The stop condition is out of bounds (too many nodes, too deep, a loop period
-    /// or threshold out of range).
-    #[error("invalid stop condition: {message}")]
-    InvalidCondition {
-        /// What is wrong.
-        message: String,
-    },
+    /// or threshold out of range): what [`crate::stop::Condition::validate`] found, with
+    /// its position in the tree's text.
+    #[error("invalid stop condition: {0}")]
+    InvalidCondition(crate::stop::ExprError),
     /// A custom condition is not registered, or refused its configuration.
     #[error("custom condition '{name}': {message}")]
     Custom {

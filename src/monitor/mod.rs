@@ -1,29 +1,33 @@
 //! The task monitor: a task's done sequences and Langroid's options, compiled once,
 //! observing the messages of any number of runs.
 
-mod config;
+mod evidence;
 mod explain;
+mod report;
 mod signal;
 pub(crate) mod state;
-#[cfg(feature = "serde")]
-mod stopping;
 mod verdict;
 
-pub use config::TaskConfig;
+use crate::stop::VerdictKind;
+pub use evidence::{Evidence, TokenBudgetEvidence};
 pub use explain::{Failure, SequenceProgress};
-#[cfg(feature = "serde")]
-pub(crate) use signal::says_done;
+pub use report::ConditionReport;
 pub use state::RunState;
-#[cfg(feature = "serde")]
-pub(crate) use state::Scratch;
 pub use verdict::{
-    Answer, AnswerSource, FiredCondition, Outcome, SequenceMatch, StopReason, Verdict, VerdictKind,
+    Answer, AnswerSource, FiredCondition, NodeId, Outcome, SequenceMatch, StopReason, Verdict,
 };
+
+use std::sync::Arc;
 
 use smallvec::smallvec;
 
+use crate::engine::eval::Ctx;
+use crate::engine::plan::Plan;
 use crate::engine::{self, Automaton, Classifier, limits::CompileError};
+use crate::stop::TaskConfig;
+use crate::stop::{Clock, Condition, Registry, SystemClock};
 use crate::{BaseKind, DoneSequence, Message, Role};
+use report::{Seqs, Stop};
 
 /// A compiled task: classifies each message once, advances all done sequences in one
 /// automaton, and applies Langroid's options in Langroid's order.
@@ -55,14 +59,12 @@ use crate::{BaseKind, DoneSequence, Message, Role};
 pub struct Monitor {
     config: TaskConfig,
     classifier: Classifier,
-    automaton: Automaton,
     /// The task's own done sequences come first in the automaton; the stop tree's
     /// `seq(...)` conditions after them.
-    task_sequences: usize,
-    #[cfg(feature = "serde")]
-    tree: Option<std::sync::Arc<crate::stop::tree::Tree>>,
-    #[cfg(feature = "serde")]
-    clock: std::sync::Arc<dyn crate::stop::Clock>,
+    automaton: Automaton,
+    /// The whole stop model: the options lowered into conditions, and the stop tree.
+    plan: Arc<Plan>,
+    clock: Arc<dyn Clock>,
     fingerprint: u64,
 }
 
@@ -134,36 +136,20 @@ impl Classification {
 }
 
 impl Monitor {
-    /// Compiles a task configuration.
+    /// Compiles a task configuration: its options are lowered into conditions
+    /// ([`TaskConfig::lowered`]) and evaluated with its stop tree as one plan.
     ///
     /// # Errors
     ///
     /// A [`CompileError`] when a resource limit is exceeded: more than
     /// [`crate::MAX_SEQUENCES`] sequences, [`crate::MAX_POSITIONS`] elements in all,
     /// [`crate::MAX_TASK_PATTERNS`] distinct regexes, or a regex set bigger than
-    /// [`crate::MAX_REGEX_SET_SIZE`].
-    /// A stop condition's custom conditions are looked up in
-    /// [`crate::stop::Registry::default`]; use [`Monitor::with_registry`] for others.
-    #[cfg_attr(
-        feature = "serde",
-        doc = "\n\nAlso [`CompileError::InvalidCondition`] for a stop condition out of bounds, and [`CompileError::Custom`] for a custom condition that is not registered or refuses its configuration."
-    )]
+    /// [`crate::MAX_REGEX_SET_SIZE`]; [`CompileError::InvalidCondition`] for a stop
+    /// condition out of bounds, and [`CompileError::Custom`] for a custom condition
+    /// that is not registered or refuses its configuration. Custom conditions are
+    /// looked up in [`Registry::default`]; use [`Monitor::with_registry`] for others.
     pub fn new(config: TaskConfig) -> Result<Monitor, CompileError> {
-        #[cfg(feature = "serde")]
-        return Monitor::with_registry(config, &crate::stop::Registry::default());
-        #[cfg(not(feature = "serde"))]
-        {
-            let (classifier, automaton) = engine::compile(&config.done_sequences)?;
-            let fingerprint = fingerprint(&config);
-            let task_sequences = config.done_sequences.len();
-            Ok(Monitor {
-                config,
-                classifier,
-                automaton,
-                task_sequences,
-                fingerprint,
-            })
-        }
+        Monitor::with_registry(config, &Registry::default())
     }
 
     /// Compiles a task configuration whose stop condition uses custom conditions
@@ -172,41 +158,61 @@ impl Monitor {
     /// # Errors
     ///
     /// As [`Monitor::new`].
-    #[cfg(feature = "serde")]
-    pub fn with_registry(
-        config: TaskConfig,
-        registry: &crate::stop::Registry,
-    ) -> Result<Monitor, CompileError> {
-        let mut sequences: Vec<DoneSequence> = config.done_sequences.to_vec();
-        let task_sequences = sequences.len();
-        let tree = match &config.stop {
-            Some(condition) => Some(std::sync::Arc::new(crate::stop::tree::Tree::compile(
-                condition,
-                &mut sequences,
-                registry,
-            )?)),
-            None => None,
-        };
+    pub fn with_registry(config: TaskConfig, registry: &Registry) -> Result<Monitor, CompileError> {
+        let (plan, sequences) = Plan::compile(&config, registry)?;
         let (classifier, automaton) = engine::compile(&sequences)?;
         let fingerprint = fingerprint(&config);
         Ok(Monitor {
             config,
             classifier,
             automaton,
-            task_sequences,
-            tree,
-            clock: std::sync::Arc::new(crate::stop::SystemClock),
+            plan: Arc::new(plan),
+            clock: Arc::new(SystemClock),
             fingerprint,
         })
     }
 
     /// The same monitor reading time from `clock` (for `timeout(...)`), e.g. a
     /// [`crate::stop::ManualClock`] in tests. Runs started before keep working.
-    #[cfg(feature = "serde")]
     #[must_use]
-    pub fn with_clock(mut self, clock: std::sync::Arc<dyn crate::stop::Clock>) -> Monitor {
+    pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Monitor {
         self.clock = clock;
         self
+    }
+
+    /// The task as one condition tree, as this monitor evaluates it
+    /// ([`TaskConfig::lowered`]); [`NodeId`]s number its nodes in pre-order.
+    #[must_use]
+    pub fn lowered(&self) -> &Condition {
+        &self.plan.lowered
+    }
+
+    /// The condition at `node` of the lowered tree, if there is one.
+    ///
+    /// ```
+    /// use doneseq::{Message, Monitor, TaskConfig};
+    ///
+    /// let mut config = TaskConfig::default();
+    /// config.max_turns = Some(1);
+    /// let monitor = Monitor::new(config)?;
+    /// let mut run = monitor.start();
+    /// let outcome = monitor.observe(&mut run, &Message::llm("hi")).outcome().cloned().unwrap();
+    /// let fired = &outcome.conditions[0];
+    /// assert_eq!(monitor.condition(fired.node).unwrap().to_string(), "max_turns(1)");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn condition(&self, node: NodeId) -> Option<&Condition> {
+        let mut stack = vec![&self.plan.lowered];
+        let mut index = 0;
+        while let Some(c) = stack.pop() {
+            if index == node.index() {
+                return Some(c);
+            }
+            index += 1;
+            stack.extend(c.children().iter().rev());
+        }
+        None
     }
 
     /// The configuration this monitor was compiled from.
@@ -231,11 +237,9 @@ impl Monitor {
             bits: smallvec![0; words],
             prev: smallvec![0; words],
             stopped_at: None,
-            #[cfg(feature = "serde")]
-            tree: self.tree.as_ref().map_or_else(Default::default, |tree| {
-                tree.start(tree.needs_clock.then(|| self.clock.now()))
-            }),
-            #[cfg(feature = "serde")]
+            tree: self
+                .plan
+                .start(self.plan.needs_clock.then(|| self.clock.now())),
             cancel: std::sync::OnceLock::new(),
             scratch: self.scratch(),
         }
@@ -285,24 +289,13 @@ impl Monitor {
                 "more elements satisfied than steps taken",
             ));
         }
-        #[cfg(feature = "serde")]
-        match &self.tree {
-            Some(tree) => {
-                if !tree.fits(&state.tree) {
-                    return Err(StateError::Corrupt(
-                        "the stop conditions' state does not fit this monitor",
-                    ));
-                }
-                // Time spent suspended is not counted: the clock restarts here.
-                state.tree.clock_mark = tree.needs_clock.then(|| self.clock.now());
-            }
-            None if state.tree != crate::stop::tree::TreeState::default() => {
-                return Err(StateError::Corrupt(
-                    "the state has stop conditions and this monitor has none",
-                ));
-            }
-            None => {}
+        if !self.plan.fits(&state.tree) {
+            return Err(StateError::Corrupt(
+                "the stop conditions' state does not fit this monitor",
+            ));
         }
+        // Time spent suspended is not counted: the clock restarts here.
+        state.tree.clock_mark = self.plan.needs_clock.then(|| self.clock.now());
         state.scratch = self.scratch();
         Ok(state)
     }
@@ -339,8 +332,17 @@ impl Monitor {
         // The bits before the step become `prev` by a swap, not a copy: the step
         // writes every word of `bits` from them.
         std::mem::swap(&mut state.bits, &mut state.prev);
+        let plan = &*self.plan;
+        // The message's facts, each computed once, for the automaton and every
+        // condition alike.
+        let content = message.content();
+        let final_answer = (plan.needs_final || self.classifier.final_atom.is_some())
+            && engine::has_final(&self.classifier.detector, content);
+        let says_done = plan.needs_done && crate::answer::done::says_done(content);
         let scratch = &mut state.scratch;
-        let classified = self.classifier.classify(message, &mut scratch.classify);
+        let classified = self
+            .classifier
+            .classify(message, final_answer, &mut scratch.classify);
         let base = classified.base;
         let hit = self
             .automaton
@@ -349,86 +351,74 @@ impl Monitor {
             && self
                 .automaton
                 .fired(&state.bits)
-                .any(|s| s < self.task_sequences);
-        let reason = self.reason(state, message, base, task_hit);
-        #[cfg(feature = "serde")]
-        let tree_fired = self.eval_tree(state, message, base, at);
-        #[cfg(not(feature = "serde"))]
-        let tree_fired = false;
-        #[cfg(feature = "serde")]
+                .next()
+                .is_some_and(|s| s < plan.task_sequences);
+        let now = plan.needs_clock.then(|| self.clock.now());
         let cancelled = state.is_cancelled();
-        #[cfg(not(feature = "serde"))]
-        let cancelled = false;
-        if reason.is_none() && !tree_fired && !cancelled {
+        let partial = plan.needs_partial || state.cancel.get().is_some();
+        plan.count(&mut state.tree, message, now, partial);
+        let (automaton, bits) = (&self.automaton, &state.bits);
+        let seq_fired = |s: usize| automaton.has_fired(bits, s);
+        let ctx = Ctx {
+            message,
+            at,
+            base,
+            final_answer,
+            says_done,
+            task_hit,
+            cancelled,
+            seq_fired: &seq_fired,
+        };
+        let root_fired = plan.eval(&mut state.tree, &ctx);
+        if root_fired == 0 {
             return Verdict::Continue;
         }
         state.stopped_at.get_or_insert(at);
-        let fired = if task_hit {
-            self.automaton
-                .fired(&state.bits)
-                .filter(|&s| s < self.task_sequences)
-                .map(|s| {
-                    let len = self.config.done_sequences[s].len() as u64;
-                    SequenceMatch {
-                        sequence: s,
-                        matched: at - (len - 1)..=at,
-                    }
-                })
-                .collect()
-        } else {
-            Vec::new()
-        };
-        #[cfg_attr(not(feature = "serde"), allow(unused_mut))]
-        let mut conditions: Vec<FiredCondition> = Vec::new();
-        #[cfg(feature = "serde")]
-        if tree_fired || cancelled {
-            conditions = self.tree_conditions(state, message, at, tree_fired, cancelled);
-        }
-        Verdict::Stop(self.outcome(state, message, at, reason, fired, conditions))
+        Verdict::Stop(self.outcome(state, message, at, root_fired))
     }
 
-    /// The outcome of a stop: the kind of highest precedence among Langroid's rule
-    /// and the conditions that fired, the leading reason, and the answer.
-    fn outcome(
-        &self,
-        state: &RunState,
-        message: &Message,
-        at: u64,
-        reason: Option<StopReason>,
-        fired: Vec<SequenceMatch>,
-        conditions: Vec<FiredCondition>,
-    ) -> Outcome {
-        let rule_kind = reason.as_ref().map(|r| match r {
-            StopReason::MaxTurns(_) => VerdictKind::Exhausted,
-            _ => VerdictKind::Done,
-        });
-        let kind = rule_kind
-            .into_iter()
-            .chain(conditions.iter().map(|c| c.kind))
+    /// The outcome of a stop: every condition that fired, the kind of highest
+    /// precedence among them, the leading reason (the first condition of that kind,
+    /// in the lowered tree's order), and the answer.
+    fn outcome(&self, state: &RunState, message: &Message, at: u64, root_fired: u32) -> Outcome {
+        let stop = Stop {
+            plan: &self.plan,
+            state: &state.tree,
+            seqs: Seqs {
+                automaton: &self.automaton,
+                bits: &state.bits,
+            },
+            message,
+            at,
+        };
+        let conditions = stop.fired(root_fired);
+        let kind = conditions
+            .iter()
+            .map(|c| c.kind)
             .max_by_key(|k| k.precedence())
             .unwrap_or(VerdictKind::Done);
-        // Ties go to Langroid's rule, then to the tree's order.
-        let reason = match reason {
-            Some(r) if rule_kind == Some(kind) => r,
-            _ => conditions
-                .iter()
-                .find(|c| c.kind == kind)
-                .map_or(StopReason::SingleRound, |c| {
-                    StopReason::Condition(c.condition.clone())
-                }),
+        let leading = conditions.iter().find(|c| c.kind == kind);
+        let reason = leading.map_or(StopReason::Cancelled, |c| {
+            c.rule.clone().unwrap_or(StopReason::Condition(c.node))
+        });
+        let answer = if kind == VerdictKind::Done {
+            let signal = leading.is_some_and(|c| c.id == crate::stop::ConditionId::DoneSignal);
+            signal::answer(message, signal)
+        } else {
+            partial(state)
         };
-        let answer = match (&reason, kind) {
-            (StopReason::Condition(text), VerdictKind::Done) => {
-                let as_rule = if text == "done_signal" {
-                    StopReason::StringSignal
-                } else {
-                    reason.clone()
-                };
-                signal::answer(message, &as_rule)
-            }
-            (StopReason::Condition(_), _) => partial(state),
-            (rule, _) => signal::answer(message, rule),
-        };
+        let fired = conditions
+            .iter()
+            .filter_map(|c| match (&c.rule, &c.evidence) {
+                (Some(StopReason::Sequence(s)), Evidence::Sequence { matched }) => {
+                    Some(SequenceMatch {
+                        sequence: *s,
+                        matched: matched.clone(),
+                    })
+                }
+                _ => None,
+            })
+            .collect();
         Outcome {
             kind,
             reason,
@@ -436,42 +426,6 @@ impl Monitor {
             fired,
             answer,
             conditions,
-        }
-    }
-
-    /// The first rule that ends the task at this step, in Langroid's order.
-    fn reason(
-        &self,
-        state: &RunState,
-        message: &Message,
-        base: BaseKind,
-        hit: bool,
-    ) -> Option<StopReason> {
-        let config = &self.config;
-        let empty = message.is_no_response();
-        if config.done_if_tool && base == BaseKind::Tool {
-            return Some(StopReason::DoneIfTool);
-        }
-        if hit {
-            let first = self.automaton.fired(&state.bits).next()?;
-            return Some(StopReason::Sequence(first));
-        }
-        if config.recognize_string_signals && !empty && signal::says_done(message.content()) {
-            return Some(StopReason::StringSignal);
-        }
-        let role = message.role();
-        if !empty && config.done_if_response.contains(&role) {
-            return Some(StopReason::DoneIfResponse(role));
-        }
-        if empty && config.done_if_no_response.contains(&role) {
-            return Some(StopReason::DoneIfNoResponse(role));
-        }
-        if config.single_round {
-            return Some(StopReason::SingleRound);
-        }
-        match config.max_turns {
-            Some(max) if state.steps >= max => Some(StopReason::MaxTurns(max)),
-            _ => None,
         }
     }
 
@@ -511,7 +465,7 @@ impl Monitor {
     /// satisfy (its length when it just fired; 0 for an index out of range).
     #[must_use]
     pub fn progress(&self, state: &RunState, sequence: usize) -> usize {
-        if sequence >= self.config.done_sequences.len() {
+        if sequence >= self.plan.task_sequences {
             return 0;
         }
         self.automaton.progress(&state.bits, sequence)
@@ -520,7 +474,36 @@ impl Monitor {
     /// For every sequence: how close it is, and which element failed on which step.
     #[must_use]
     pub fn explain(&self, state: &RunState) -> Vec<SequenceProgress> {
-        explain::explain(&self.automaton, self.task_sequences, state)
+        explain::explain(&self.automaton, self.plan.task_sequences, state)
+    }
+
+    /// For every condition of the task's stop tree: whether it fires at the latest
+    /// step, since when, and how close it is (`turns 7/10`, `tokens 81% ...`,
+    /// `sequence 1 of 2`). `None` when the task has no stop condition.
+    ///
+    /// ```
+    /// use doneseq::stop::Condition;
+    /// use doneseq::{Message, Monitor, TaskConfig};
+    ///
+    /// let mut config = TaskConfig::default();
+    /// config.stop = Some(Condition::max_turns(10) | Condition::tokens(1000));
+    /// let monitor = Monitor::new(config)?;
+    /// let mut run = monitor.start();
+    /// for _ in 0..7 {
+    ///     monitor.observe(&mut run, &Message::llm("thinking"));
+    /// }
+    /// let report = monitor.explain_stop(&run).unwrap();
+    /// assert_eq!(report.children[0].progress, "turns 7/10");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn explain_stop(&self, state: &RunState) -> Option<ConditionReport> {
+        let (root, _) = self.plan.stop?;
+        let seqs = Seqs {
+            automaton: &self.automaton,
+            bits: &state.bits,
+        };
+        Some(report::report(&self.plan, root as usize, &state.tree, seqs))
     }
 
     /// Bytes the compiled automaton holds on the heap (its rows and tables).
@@ -534,6 +517,9 @@ impl Monitor {
 /// options), so a checkpoint is never resumed by a different monitor.
 fn fingerprint(config: &TaskConfig) -> u64 {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    // The state's layout: 2 since the options are lowered into the plan (the stop
+    // tree's tool states are for `tool(x, executed)` only).
+    let layout: &[u8] = b"plan-2";
     let mut eat = |bytes: &[u8]| {
         for &b in bytes {
             hash ^= u64::from(b);
@@ -542,10 +528,10 @@ fn fingerprint(config: &TaskConfig) -> u64 {
         hash ^= 0xff;
         hash = hash.wrapping_mul(0x0100_0000_01b3);
     };
+    eat(layout);
     for sequence in &*config.done_sequences {
         eat(sequence.to_string().as_bytes());
     }
-    #[cfg(feature = "serde")]
     if let Some(stop) = &config.stop {
         eat(b"stop");
         eat(stop.to_string().as_bytes());
@@ -571,15 +557,9 @@ fn fingerprint(config: &TaskConfig) -> u64 {
 }
 
 /// The partial answer of a run that did not finish: its latest LLM response.
-#[cfg(feature = "serde")]
 fn partial(state: &RunState) -> Option<Answer> {
     (!state.tree.last_text.is_empty()).then(|| Answer {
         text: state.tree.last_text.clone(),
         source: AnswerSource::Partial,
     })
-}
-
-#[cfg(not(feature = "serde"))]
-const fn partial(_: &RunState) -> Option<Answer> {
-    None
 }

@@ -22,11 +22,9 @@ pub struct RunState {
     /// The step at which the task first stopped.
     pub(crate) stopped_at: Option<u64>,
     /// The stop conditions' state (statistics, latches, counters).
-    #[cfg(feature = "serde")]
-    pub(crate) tree: crate::stop::tree::TreeState,
+    pub(crate) tree: crate::engine::plan::PlanState,
     /// Shared with every handle given out; made at the first request, so that a
     /// run nobody cancels allocates nothing for it; not part of a checkpoint.
-    #[cfg(feature = "serde")]
     pub(crate) cancel: std::sync::OnceLock<crate::stop::CancelHandle>,
     pub(crate) scratch: Scratch,
 }
@@ -68,7 +66,6 @@ impl RunState {
     /// assert_eq!(verdict.outcome().unwrap().kind, VerdictKind::Cancelled);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    #[cfg(feature = "serde")]
     #[must_use]
     pub fn cancel_handle(&self) -> crate::stop::CancelHandle {
         self.cancel
@@ -77,7 +74,6 @@ impl RunState {
     }
 
     /// Whether the run's cancel handle was set.
-    #[cfg(feature = "serde")]
     pub(crate) fn is_cancelled(&self) -> bool {
         self.cancel
             .get()
@@ -85,9 +81,7 @@ impl RunState {
     }
 
     /// The run's statistics as the stop conditions count them (steps, tokens,
-    /// elapsed time, errors in a row, reward). Counted only when the task has a stop
-    /// condition ([`crate::TaskConfig::stop`]); otherwise all zero.
-    #[cfg(feature = "serde")]
+    /// elapsed time, errors in a row, reward).
     #[must_use]
     pub fn stats(&self) -> &crate::stop::RunStats {
         &self.tree.stats
@@ -106,9 +100,7 @@ impl RunState {
             + spilled(&self.prev)
             + self.scratch.classify.heap_bytes()
             + self.scratch.step.heap_bytes();
-        #[cfg(feature = "serde")]
-        let base = base + self.tree.heap_bytes();
-        base
+        base + self.tree.heap_bytes()
     }
 }
 
@@ -119,19 +111,6 @@ impl PartialEq for RunState {
             && self.bits == other.bits
             && self.prev == other.prev
             && self.stopped_at == other.stopped_at
-            && self.tree_eq(other)
-    }
-}
-
-impl RunState {
-    #[cfg(feature = "serde")]
-    fn tree_eq(&self, other: &RunState) -> bool {
-        self.tree == other.tree
-    }
-
-    #[cfg(not(feature = "serde"))]
-    #[allow(clippy::unused_self)]
-    const fn tree_eq(&self, _: &RunState) -> bool {
-        true
+            && self.tree == other.tree
     }
 }

@@ -3,9 +3,15 @@
 use std::ops::RangeInclusive;
 
 use crate::Role;
+use crate::stop::VerdictKind;
 
 /// The verdict after one message.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(
+    feature = "serde",
+    serde(tag = "verdict", content = "outcome", rename_all = "snake_case")
+)]
 pub enum Verdict {
     /// Nothing ends the task here.
     Continue,
@@ -30,80 +36,30 @@ impl Verdict {
     }
 }
 
-/// How a task ended.
-///
-/// When several conditions fire at one step, every one is reported
-/// ([`Outcome::conditions`]) and the kind with the highest
-/// [`precedence`](VerdictKind::precedence) is the outcome's: `Failed`, then
-/// `Cancelled`, then `Done`, then `Stuck`, then `Exhausted`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum VerdictKind {
-    /// The task is complete: a done sequence, a done signal, a done-if option, a
-    /// `FINAL` answer, a tool, a text, a confidence or reward threshold.
-    Done,
-    /// A budget ran out (turns, tokens, time); the answer, if any, is partial.
-    Exhausted,
-    /// The run repeats itself (loop evidence in the fired condition's detail); the
-    /// answer, if any, is partial.
-    Stuck,
-    /// Errors (consecutive errors, a negative reward streak); the answer, if any, is
-    /// partial, never an error message.
-    Failed,
-    /// The run's cancel handle was set; the answer, if any, is partial.
-    Cancelled,
-}
+/// A node of a monitor's lowered condition tree ([`crate::TaskConfig::lowered`]), by
+/// its index in pre-order (0 is the root). [`crate::Monitor::condition`] gives its
+/// condition.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(transparent))]
+pub struct NodeId(pub u32);
 
-impl VerdictKind {
-    /// The rank that decides an outcome's kind when several conditions fire at one
-    /// step: higher wins.
-    ///
-    /// `Failed` and `Cancelled` come first: the caller must act on them whatever else
-    /// happened. `Done` comes before `Stuck` and `Exhausted`: an answer that arrived
-    /// on the last allowed turn is an answer (Langroid's order, where a done sequence
-    /// is checked before `max_turns`), and loop evidence explains a budget that ran
-    /// out, so `Stuck` beats `Exhausted`.
-    ///
-    /// ```
-    /// use doneseq::VerdictKind;
-    ///
-    /// let mut kinds = [VerdictKind::Exhausted, VerdictKind::Done, VerdictKind::Failed];
-    /// kinds.sort_by_key(|k| std::cmp::Reverse(k.precedence()));
-    /// assert_eq!(kinds, [VerdictKind::Failed, VerdictKind::Done, VerdictKind::Exhausted]);
-    /// ```
+impl NodeId {
+    /// The index in pre-order.
     #[must_use]
-    pub const fn precedence(self) -> u8 {
-        match self {
-            VerdictKind::Exhausted => 0,
-            VerdictKind::Stuck => 1,
-            VerdictKind::Done => 2,
-            VerdictKind::Cancelled => 3,
-            VerdictKind::Failed => 4,
-        }
-    }
-
-    /// The lowercase name: `done`, `exhausted`, `stuck`, `failed`, `cancelled`.
-    #[must_use]
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            VerdictKind::Done => "done",
-            VerdictKind::Exhausted => "exhausted",
-            VerdictKind::Stuck => "stuck",
-            VerdictKind::Failed => "failed",
-            VerdictKind::Cancelled => "cancelled",
-        }
+    pub const fn index(self) -> usize {
+        self.0 as usize
     }
 }
 
-impl std::fmt::Display for VerdictKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// Why the task stopped: the first rule that applied, in Langroid's order
-/// (LANGROID.md (c)).
+/// Why the task stopped: the leading condition that fired, named after the task
+/// option it came from (in Langroid's order), or the node of the stop tree.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(
+    feature = "serde",
+    serde(tag = "type", content = "value", rename_all = "snake_case")
+)]
 #[non_exhaustive]
 pub enum StopReason {
     /// `done_if_tool`: the LLM emitted a tool call.
@@ -120,31 +76,44 @@ pub enum StopReason {
     SingleRound,
     /// `max_turns`: this many steps were taken.
     MaxTurns(u64),
-    /// A stop condition of [`crate::TaskConfig::stop`] fired: its canonical text
-    /// (the first, in the tree's order, of those with the outcome's kind). Every
-    /// condition that fired is in [`Outcome::conditions`].
-    Condition(String),
+    /// The run's cancel handle was set (honoured whether or not the stop tree has a
+    /// `cancelled` condition).
+    Cancelled,
+    /// A node of [`crate::TaskConfig::stop`] fired: the first, in the tree's order, of
+    /// those with the outcome's kind. Its details are in [`Outcome::conditions`]
+    /// ([`Outcome::leading`]).
+    Condition(NodeId),
 }
 
-/// One stop condition that fired, with its evidence.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// One condition that fired, with its evidence.
+#[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub struct FiredCondition {
+    /// Its node in the monitor's lowered tree.
+    pub node: NodeId,
+    /// Which built-in (or combinator) it is.
+    pub id: crate::stop::ConditionId,
     /// Its canonical text, e.g. `max_turns(10)`.
-    pub condition: String,
-    /// Where it is in the tree: child indices from the root (empty for the root).
+    pub text: std::sync::Arc<str>,
+    /// Where it is in the task's stop tree: child indices from its root (empty for
+    /// the root, and for a condition that came from a task option).
     pub path: Vec<usize>,
+    /// The task option it came from, as the reason it gives; `None` for a node of
+    /// the stop tree.
+    pub rule: Option<StopReason>,
     /// The kind of stop it stands for.
     pub kind: VerdictKind,
     /// The step at which it (last) fired: this step, or an earlier one for a child
     /// of a latched `&`.
     pub at: u64,
-    /// What it saw, e.g. `turns 10/10` or `tool calculator requested`.
-    pub detail: String,
+    /// What it saw; its `Display` is a short sentence (`turns 10/10`,
+    /// `calculator requested`).
+    pub evidence: super::Evidence,
 }
 
 /// One done sequence that matched: which, and the steps it matched.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct SequenceMatch {
     /// The sequence's index in the task's list.
     pub sequence: usize,
@@ -154,6 +123,8 @@ pub struct SequenceMatch {
 
 /// Where an answer came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 #[non_exhaustive]
 pub enum AnswerSource {
     /// The content of the message that ended the task.
@@ -173,6 +144,7 @@ pub enum AnswerSource {
 
 /// The task's answer.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Answer {
     /// The answer text.
     pub text: String,
@@ -181,7 +153,17 @@ pub struct Answer {
 }
 
 /// Why and where a task ended, with its answer.
+///
+/// With the `serde` feature it serializes as
+/// `{"kind", "reason", "at", "fired", "answer", "conditions"}`: `kind` a lowercase
+/// word, `reason` `{"type": "sequence", "value": 0}` (snake-case names of
+/// [`StopReason`]; `condition` holds a node id), `fired` the sequences that matched
+/// (`{"sequence", "matched": {"start", "end"}}`), `answer` `{"text", "source"}` or
+/// null, and each condition `{"node", "id", "text", "path", "rule", "kind", "at",
+/// "evidence", "detail"}` where `evidence` is tagged by `type` and `detail` is its
+/// sentence.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[non_exhaustive]
 pub struct Outcome {
     /// Done or exhausted.
@@ -198,7 +180,16 @@ pub struct Outcome {
     /// message is never an answer). For a stop condition of another kind than
     /// `Done`, the partial answer ([`AnswerSource::Partial`]), if any.
     pub answer: Option<Answer>,
-    /// Every stop condition that fired at this step (tree order), with evidence;
-    /// empty when the task has none or only Langroid's rules fired.
+    /// Every condition that fired at this step, in the lowered tree's order (the
+    /// task options' in Langroid's order, then the stop tree's, then the cancel
+    /// handle), with evidence.
     pub conditions: Vec<FiredCondition>,
+}
+
+impl Outcome {
+    /// The condition that decided the outcome: the first with its kind.
+    #[must_use]
+    pub fn leading(&self) -> Option<&FiredCondition> {
+        self.conditions.iter().find(|c| c.kind == self.kind)
+    }
 }

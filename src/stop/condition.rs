@@ -74,6 +74,16 @@ pub enum Condition {
     /// The run's cancel handle was set (see [`crate::RunState::cancel_handle`]). Kind:
     /// `Cancelled`.
     Cancelled,
+    /// One of these speakers gave a valid response: a message with content, a tool
+    /// call or an error, not a step without a response (Langroid's `done_if_response`).
+    /// Kind: `Done`.
+    Response(Vec<Speaker>),
+    /// One of these speakers was asked and gave no valid response (the DSL's `N`;
+    /// Langroid's `done_if_no_response`). Kind: `Done`.
+    NoResponse(Vec<Speaker>),
+    /// Every step: the task ends after its first step (Langroid's `single_round`).
+    /// Kind: `Done`.
+    SingleRound,
     /// A condition registered by name (see [`crate::stop::Registry`]), with its JSON
     /// configuration.
     Custom(CustomCondition),
@@ -472,6 +482,18 @@ impl Condition {
     #[must_use]
     pub fn loop_detection() -> Condition {
         Condition::Loop(LoopDetection::default())
+    }
+
+    /// `response(roles)`: a valid response from one of these roles.
+    #[must_use]
+    pub fn response(roles: impl IntoIterator<Item = Role>) -> Condition {
+        Condition::Response(roles.into_iter().map(Speaker::Role).collect())
+    }
+
+    /// `no_response(roles)`: one of these roles gave no valid response.
+    #[must_use]
+    pub fn no_response(roles: impl IntoIterator<Item = Role>) -> Condition {
+        Condition::NoResponse(roles.into_iter().map(Speaker::Role).collect())
     }
 
     /// `custom(name, config)`.

@@ -146,6 +146,8 @@ pub enum LintKind {
     /// Warning: a `text` pattern that matches the empty string (`x*`) matches every
     /// message of its speakers.
     TextMatchesEverything,
+    /// Error: `response([])` or `no_response([])` names no speaker, so it never fires.
+    NoSpeaker,
     /// Error: the tree is nested deeper than [`crate::stop::MAX_CONDITION_DEPTH`]; the
     /// monitor refuses it. Reported at the combinator whose children are too deep,
     /// which the lint does not look into.
@@ -163,6 +165,7 @@ impl LintKind {
             | LintKind::NegationNeverFires
             | LintKind::EmptyTokenBudget
             | LintKind::TextFromSystemOnly
+            | LintKind::NoSpeaker
             | LintKind::TooDeep => Severity::Error,
             LintKind::NegatedUnknownTool
             | LintKind::UnknownExemptTool
@@ -194,6 +197,7 @@ impl LintKind {
             LintKind::NonFiniteThreshold => "non_finite_threshold",
             LintKind::TextFromSystemOnly => "text_from_system_only",
             LintKind::TextMatchesEverything => "text_matches_everything",
+            LintKind::NoSpeaker => "no_speaker",
             LintKind::TooDeep => "too_deep",
         }
     }
@@ -493,7 +497,18 @@ impl Linter<'_> {
             | Condition::Final
             | Condition::DoneSignal
             | Condition::NoToolCalls
+            | Condition::SingleRound
             | Condition::Cancelled => {}
+            Condition::Response(from) | Condition::NoResponse(from) if from.is_empty() => {
+                self.report(
+                    LintKind::NoSpeaker,
+                    format!(
+                        "{} with no speaker never fires; name a role or @responder",
+                        condition.canonical_name()
+                    ),
+                );
+            }
+            Condition::Response(_) | Condition::NoResponse(_) => {}
         }
     }
 

@@ -14,21 +14,25 @@
 //! ([`Condition::parse`], grammar in the [`crate::dsl`] docs, "Stop expressions"), and
 //! (de)serializes as tagged objects, also reading awaken's `StopConditionSpec` shapes.
 //!
-//! This module needs the `serde` feature: custom conditions and tool-argument
-//! predicates carry JSON values.
+//! A [`TaskConfig`]'s Langroid options are conditions of this language too: the
+//! monitor evaluates one tree, [`TaskConfig::lowered`]. The serde forms need the
+//! `serde` feature; the algebra itself does not.
 
 mod cancel;
 mod clock;
+#[cfg(feature = "serde")]
 pub mod compat;
 mod condition;
-mod custom;
+pub(crate) mod custom;
 mod expr;
+mod kind;
 mod lint;
-mod loops;
+pub(crate) mod loops;
+#[cfg(feature = "serde")]
 mod policy;
-mod report;
+#[cfg(feature = "serde")]
 mod spec;
-pub(crate) mod tree;
+pub(crate) mod task;
 
 pub use cancel::CancelHandle;
 pub use clock::{Clock, ManualClock, SystemClock};
@@ -37,11 +41,12 @@ pub use condition::{
     TextMention, TextPattern, TokenBudget, ToolCalled, ToolPhase,
 };
 pub use custom::{Convergence, CustomFire, CustomPolicy, Factory, Registry, RunStats, StepView};
-pub use expr::{ExprError, ExprErrorKind};
+pub use expr::{ConditionId, ExprError, ExprErrorKind};
+pub use kind::VerdictKind;
 pub use lint::{Lint, LintKind, LintOptions, Severity, lint};
+#[cfg(feature = "serde")]
 pub use policy::{ActionResult, PolicyContext, TerminationPolicy};
-pub use report::ConditionReport;
-pub(crate) use report::Seqs;
+pub use task::TaskConfig;
 
 /// The longest cycle [`Condition::Loop`] may look for.
 pub const MAX_LOOP_PERIOD: u32 = 64;

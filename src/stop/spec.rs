@@ -30,7 +30,7 @@ use serde::de::{self, DeserializeOwned, Deserializer, MapAccess, SeqAccess, Visi
 use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
 
-use super::expr::{self, Id};
+use super::expr::{self, ConditionId};
 use super::{
     Condition, ConfidenceMet, CustomCondition, LoopDetection, LoopOver, MAX_CONDITION_DEPTH,
     RewardThreshold, Speaker, TextMention, TextPattern, TokenBudget, ToolCalled, ToolPhase,
@@ -48,7 +48,12 @@ impl Serialize for Condition {
             Condition::Final
             | Condition::DoneSignal
             | Condition::NoToolCalls
+            | Condition::SingleRound
             | Condition::Cancelled => {}
+            Condition::Response(from) | Condition::NoResponse(from) => {
+                let from: Vec<String> = from.iter().map(ToString::to_string).collect();
+                map.serialize_entry("from", &from)?;
+            }
             Condition::MaxTurns(n) => map.serialize_entry("turns", n)?,
             Condition::Tokens(budget) => {
                 entry_opt(&mut map, "total", budget.total.as_ref())?;
@@ -295,14 +300,25 @@ fn from_fields<'de, D: Deserializer<'de>>(
     fields: D,
 ) -> Result<Condition, D::Error> {
     let condition = match b.id {
-        Id::Seq => Condition::Sequence(helper::<SeqSpec, D>(fields)?.sequence),
-        Id::Final => unit(fields, Condition::Final)?,
-        Id::DoneSignal => unit(fields, Condition::DoneSignal)?,
-        Id::NoToolCalls => unit(fields, Condition::NoToolCalls)?,
-        Id::Cancelled => unit(fields, Condition::Cancelled)?,
-        Id::MaxTurns => Condition::MaxTurns(helper::<TurnsSpec, D>(fields)?.turns()?),
-        Id::ConsecutiveErrors => Condition::ConsecutiveErrors(helper::<ErrorsSpec, D>(fields)?.max),
-        Id::Tokens => {
+        ConditionId::Seq => Condition::Sequence(helper::<SeqSpec, D>(fields)?.sequence),
+        ConditionId::Final => unit(fields, Condition::Final)?,
+        ConditionId::DoneSignal => unit(fields, Condition::DoneSignal)?,
+        ConditionId::NoToolCalls => unit(fields, Condition::NoToolCalls)?,
+        ConditionId::Cancelled => unit(fields, Condition::Cancelled)?,
+        ConditionId::SingleRound => unit(fields, Condition::SingleRound)?,
+        ConditionId::Response => {
+            let spec: ResponseSpec = helper(fields)?;
+            Condition::Response(spec.from.into_iter().map(|s| s.0).collect())
+        }
+        ConditionId::NoResponse => {
+            let spec: ResponseSpec = helper(fields)?;
+            Condition::NoResponse(spec.from.into_iter().map(|s| s.0).collect())
+        }
+        ConditionId::MaxTurns => Condition::MaxTurns(helper::<TurnsSpec, D>(fields)?.turns()?),
+        ConditionId::ConsecutiveErrors => {
+            Condition::ConsecutiveErrors(helper::<ErrorsSpec, D>(fields)?.max)
+        }
+        ConditionId::Tokens => {
             let spec: TokensSpec = helper(fields)?;
             Condition::Tokens(TokenBudget {
                 total: spec.total()?,
@@ -310,8 +326,8 @@ fn from_fields<'de, D: Deserializer<'de>>(
                 output: spec.output,
             })
         }
-        Id::Timeout => Condition::Timeout(helper::<TimeoutSpec, D>(fields)?.limit()?),
-        Id::Tool => {
+        ConditionId::Timeout => Condition::Timeout(helper::<TimeoutSpec, D>(fields)?.limit()?),
+        ConditionId::Tool => {
             let spec: ToolSpec = helper(fields)?;
             Condition::Tool(ToolCalled {
                 name: spec.name,
@@ -319,7 +335,7 @@ fn from_fields<'de, D: Deserializer<'de>>(
                 args: spec.args,
             })
         }
-        Id::Text => {
+        ConditionId::Text => {
             let spec: TextSpec = helper(fields)?;
             let pattern = TextPattern::new(&spec.pattern).map_err(|e| {
                 let kind = expr::ExprErrorKind::InvalidPattern(e.kind().clone());
@@ -333,7 +349,7 @@ fn from_fields<'de, D: Deserializer<'de>>(
             let from = spec.from.into_iter().map(|s| s.0).collect();
             Condition::Text(TextMention { pattern, from })
         }
-        Id::Confidence => {
+        ConditionId::Confidence => {
             let spec: ConfidenceSpec = helper(fields)?;
             let default = ConfidenceMet::default();
             Condition::Confidence(ConfidenceMet {
@@ -343,7 +359,7 @@ fn from_fields<'de, D: Deserializer<'de>>(
                 fallback_final: spec.fallback_final.unwrap_or(default.fallback_final),
             })
         }
-        Id::Reward => {
+        ConditionId::Reward => {
             let spec: RewardSpec = helper(fields)?;
             let default = RewardThreshold::default();
             Condition::Reward(RewardThreshold {
@@ -352,17 +368,17 @@ fn from_fields<'de, D: Deserializer<'de>>(
                 require_final: spec.require_final.unwrap_or(default.require_final),
             })
         }
-        Id::Loop => Condition::Loop(helper::<LoopSpec, D>(fields)?.detection()?),
-        Id::Custom => {
+        ConditionId::Loop => Condition::Loop(helper::<LoopSpec, D>(fields)?.detection()?),
+        ConditionId::Custom => {
             let spec: CustomSpec = helper(fields)?;
             Condition::Custom(CustomCondition {
                 name: spec.name,
                 config: spec.config,
             })
         }
-        Id::All => Condition::All(helper::<OfSpec<Vec<Condition>>, D>(fields)?.of),
-        Id::Any => Condition::Any(helper::<OfSpec<Vec<Condition>>, D>(fields)?.of),
-        Id::Not => Condition::Not(helper::<OfSpec<Box<Condition>>, D>(fields)?.of),
+        ConditionId::All => Condition::All(helper::<OfSpec<Vec<Condition>>, D>(fields)?.of),
+        ConditionId::Any => Condition::Any(helper::<OfSpec<Vec<Condition>>, D>(fields)?.of),
+        ConditionId::Not => Condition::Not(helper::<OfSpec<Box<Condition>>, D>(fields)?.of),
     };
     // The checks the expression parser makes on values (ranges, empty budgets, empty
     // names, finite thresholds, args that are an object).
@@ -528,6 +544,32 @@ struct TextSpec {
     pattern: String,
     #[serde(default)]
     from: Vec<SpeakerSpec>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ResponseSpec {
+    /// Langroid's option holds roles; a list or one speaker.
+    #[serde(alias = "roles", deserialize_with = "one_or_many")]
+    from: Vec<SpeakerSpec>,
+}
+
+/// A list, or one item alone.
+fn one_or_many<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<SpeakerSpec>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum OneOrMany {
+        Many(Vec<String>),
+        One(String),
+    }
+    let items = match OneOrMany::deserialize(deserializer)? {
+        OneOrMany::Many(items) => items,
+        OneOrMany::One(item) => vec![item],
+    };
+    items
+        .into_iter()
+        .map(|text| SpeakerSpec::deserialize(de::value::StringDeserializer::<D::Error>::new(text)))
+        .collect()
 }
 
 /// A speaker as text: a role name, or `@responder`.

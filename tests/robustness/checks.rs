@@ -436,7 +436,7 @@ pub(crate) fn stop_expr(text: &str) {
                         if let Some(outcome) = verdict.outcome() {
                             assert!(outcome.at < run.steps());
                             for c in &outcome.conditions {
-                                assert!(!c.condition.is_empty() && c.at <= outcome.at);
+                                assert!(!c.text.is_empty() && c.at <= outcome.at);
                             }
                         }
                     }

@@ -30,6 +30,15 @@ fn a_long_run_keeps_its_size() {
     for field in ["bits", "prev"] {
         largest[field] = vec![u64::MAX; words].into();
     }
+    // The run's statistics, every count at its maximum (the task has no stop tree:
+    // no node, tool, loop or custom state, and no partial answer to keep).
+    let max = u64::MAX;
+    largest["conditions"] = serde_json::json!({
+        "stats": {"steps": max, "input_tokens": max, "output_tokens": max, "elapsed_ms": max,
+                  "consecutive_errors": max, "reward": -f64::MAX, "negative_rewards": max},
+        "nodes": [], "tools": [], "loops": [], "customs": [], "custom_details": [],
+        "last_text": ""
+    });
     let largest = largest.to_string().len();
     assert!(
         report.checkpoint_bytes.1 <= largest,

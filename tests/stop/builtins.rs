@@ -272,7 +272,10 @@ fn timeout_fires_at_the_limit_by_the_clock_or_the_messages_time() {
         .cloned()
         .unwrap();
     assert_eq!(outcome.kind, VerdictKind::Exhausted);
-    assert_eq!(outcome.conditions[0].detail, "elapsed 10s of 10s (100%)");
+    assert_eq!(
+        outcome.conditions[0].evidence.to_string(),
+        "elapsed 10s of 10s (100%)"
+    );
 
     // A new run starts its own clock.
     let mut second = monitor.start();
@@ -381,7 +384,7 @@ fn text_from_speakers_ignores_the_task_and_other_agents() {
     let (at, outcome) = first_stop(&monitor, &messages).unwrap();
     assert_eq!(at, 2);
     assert_eq!(
-        outcome.conditions[0].detail,
+        outcome.conditions[0].evidence.to_string(),
         "\"APPROVE\" matched in a agent message"
     );
     assert_eq!(

@@ -44,7 +44,10 @@ fn not_fires_when_its_child_does_not() {
     let not_only = super::support::monitor(!Condition::NoToolCalls);
     let (at, outcome) = first_stop(&not_only, &[Message::llm("a"), call("x")]).unwrap();
     assert_eq!(at, 1);
-    assert_eq!(outcome.conditions[0].detail, "its condition did not fire");
+    assert_eq!(
+        outcome.conditions[0].evidence.to_string(),
+        "its condition did not fire"
+    );
 }
 
 #[test]
@@ -79,7 +82,13 @@ fn langroid_rules_and_the_tree_combine() {
     assert_eq!(at, 1);
     assert_eq!(outcome.kind, VerdictKind::Done);
     assert_eq!(outcome.reason, StopReason::Sequence(0));
-    assert_eq!(outcome.conditions.len(), 1, "max_turns is reported too");
+    // One model: the task's sequence and the tree's max_turns both fired, each
+    // reported with its node; the sequence's rule leads (Done beats Exhausted).
+    let texts: Vec<&str> = outcome.conditions.iter().map(|c| &*c.text).collect();
+    assert_eq!(texts, [r#"seq("T[calc], A")"#, "max_turns(2)"]);
+    assert_eq!(outcome.conditions[0].rule, Some(StopReason::Sequence(0)));
+    assert_eq!(outcome.conditions[1].rule, None);
+    assert_eq!(outcome.conditions[1].path, Vec::<usize>::new());
     assert_eq!(outcome.fired.len(), 1);
 }
 
@@ -98,7 +107,10 @@ fn sequences_in_the_tree_share_the_automaton_but_not_the_task_list() {
         outcome.fired.is_empty(),
         "the tree's sequence is not a task sequence"
     );
-    assert_eq!(outcome.conditions[0].detail, "matched steps 0..=0");
+    assert_eq!(
+        outcome.conditions[0].evidence.to_string(),
+        "matched steps 0..=0"
+    );
     assert_eq!(monitor.explain(&run).len(), 1);
     assert_eq!(monitor.sequences().len(), 1);
 }

@@ -57,7 +57,10 @@ fn seed_000_reward_threshold() {
     assert!(stop);
     assert_eq!(answer.as_deref(), Some("more progress..."));
     let outcome = p.outcome().unwrap();
-    assert_eq!(outcome.conditions[0].detail, "cumulative reward 0.9 >= 0.8");
+    assert_eq!(
+        outcome.conditions[0].evidence.to_string(),
+        "cumulative reward 0.9 >= 0.8"
+    );
     // reset() between episodes (Composite does not pass it down in rlm-code).
     p.reset();
     assert_eq!(

@@ -7,7 +7,8 @@ use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use doneseq::stop::{Condition, ConditionReport, LintOptions};
+use doneseq::ConditionReport;
+use doneseq::stop::{Condition, LintOptions};
 use doneseq::transcript::{Format, Reader};
 use doneseq::{
     DoneSequence, Message, Monitor, Outcome, Role, StopReason, TaskConfig, Verdict, VerdictKind,
@@ -348,8 +349,15 @@ fn reason_name(reason: &StopReason) -> &'static str {
         StopReason::SingleRound => "single_round",
         StopReason::MaxTurns(_) => "max_turns",
         StopReason::Condition(_) => "condition",
+        StopReason::Cancelled => "cancelled",
         _ => "other",
     }
+}
+
+/// Whether a fired condition is listed under the reason: the stop tree's and the
+/// cancel handle's (an option's rule is the reason itself).
+fn shown(c: &doneseq::FiredCondition) -> bool {
+    matches!(c.rule, None | Some(StopReason::Cancelled))
 }
 
 /// A condition report as JSON, children nested.
@@ -406,17 +414,19 @@ impl Report<'_> {
             "kind": outcome.map(|o| o.kind.as_str()),
             "reason": outcome.map(|o| reason_name(&o.reason)),
             "condition": outcome.and_then(|o| match &o.reason {
-                StopReason::Condition(text) => Some(text.clone()),
+                StopReason::Condition(_) | StopReason::Cancelled => o.leading().map(|c| c.text.to_string()),
                 _ => None,
             }),
             "at": at,
             "fired": fired,
-            "conditions": outcome.map_or_else(Vec::new, |o| o.conditions.iter().map(|c| json!({
-                "condition": c.condition,
+            // The stop tree's conditions and the cancel handle (the options' rules are
+            // the reason and `fired`).
+            "conditions": outcome.map_or_else(Vec::new, |o| o.conditions.iter().filter(|c| shown(c)).map(|c| json!({
+                "condition": &*c.text,
                 "path": c.path,
                 "kind": c.kind.as_str(),
                 "at": self.lines.line_of(c.at),
-                "detail": c.detail,
+                "detail": c.evidence.to_string(),
             })).collect::<Vec<_>>()),
             "stop": self.explain_stop.as_ref().map(|r| report_json(r, &|s| self.lines.line_of(s))),
             "answer": outcome.and_then(|o| o.answer.as_ref()).map(|a| a.text.clone()),
@@ -599,17 +609,21 @@ impl Report<'_> {
                     }
                     StopReason::SingleRound => writeln!(out, "single_round"),
                     StopReason::MaxTurns(n) => writeln!(out, "max_turns ({n} steps)"),
-                    StopReason::Condition(text) => writeln!(out, "{text}"),
+                    StopReason::Condition(_) | StopReason::Cancelled => writeln!(
+                        out,
+                        "{}",
+                        outcome.leading().map_or("cancelled", |c| &*c.text)
+                    ),
                     other => writeln!(out, "{other:?}"),
                 };
-                for c in &outcome.conditions {
+                for c in outcome.conditions.iter().filter(|c| shown(c)) {
                     let _ = writeln!(
                         out,
                         "  fired: {} ({}, message {}): {}",
-                        c.condition,
+                        c.text,
                         c.kind,
                         self.lines.line_of(c.at),
-                        c.detail
+                        c.evidence
                     );
                 }
                 match &outcome.answer {

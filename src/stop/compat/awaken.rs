@@ -366,15 +366,19 @@ fn stop_decision(outcome: &Outcome) -> StopDecision {
             "max_rounds".to_owned(),
             format!("step {at}: max_turns({n}) reached"),
         ),
-        StopReason::Condition(text) => {
-            let evidence = outcome
-                .conditions
-                .iter()
-                .find(|c| c.condition == *text && !c.detail.is_empty())
-                .map(|c| format!(": {}", c.detail))
-                .unwrap_or_default();
-            (condition_code(text), format!("step {at}: {text}{evidence}"))
-        }
+        StopReason::Condition(_) | StopReason::Cancelled => match outcome.leading() {
+            Some(c) => {
+                let evidence = c.evidence.to_string();
+                let evidence = if evidence.is_empty() {
+                    evidence
+                } else {
+                    format!(": {evidence}")
+                };
+                let text = &*c.text;
+                (condition_code(text), format!("step {at}: {text}{evidence}"))
+            }
+            None => ("cancelled".to_owned(), format!("step {at}: cancelled")),
+        },
     };
     StopDecision::Stop { code, detail }
 }

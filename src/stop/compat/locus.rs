@@ -296,7 +296,10 @@ pub fn locus_stop_reason(outcome: &Outcome) -> &'static str {
         | StopReason::DoneIfResponse(_)
         | StopReason::DoneIfNoResponse(_)
         | StopReason::SingleRound => "complete",
-        StopReason::Condition(text) => condition_stop_reason(text, outcome.kind),
+        StopReason::Cancelled => "cancelled",
+        StopReason::Condition(_) => outcome
+            .leading()
+            .map_or("complete", |c| condition_stop_reason(&c.text, outcome.kind)),
     }
 }
 

@@ -117,6 +117,17 @@ impl<'w> Printer<'w> {
             Condition::Reward(r) => self.reward(r),
             Condition::Loop(l) => self.loop_detection(l),
             Condition::Cancelled => self.write_str("cancelled"),
+            Condition::SingleRound => self.write_str("single_round"),
+            Condition::Response(from) => {
+                self.write_str("response(")?;
+                self.speakers(from)?;
+                self.write_str(")")
+            }
+            Condition::NoResponse(from) => {
+                self.write_str("no_response(")?;
+                self.speakers(from)?;
+                self.write_str(")")
+            }
             Condition::Custom(custom) => {
                 self.write_str("custom(")?;
                 write_name(self, &custom.name)?;
@@ -218,19 +229,25 @@ impl<'w> Printer<'w> {
         self.write_str("text(")?;
         write_string(self, text.pattern.as_str())?;
         if !text.from.is_empty() {
-            self.write_str(", from=[")?;
-            for (n, speaker) in text.from.iter().enumerate() {
-                if n > 0 {
-                    self.write_str(", ")?;
-                }
-                match speaker {
-                    Speaker::Role(role) => self.write_str(role.as_str())?,
-                    Speaker::Responder(name) => write_name(self, &format!("@{name}"))?,
-                }
-            }
-            self.write_str("]")?;
+            self.write_str(", from=")?;
+            self.speakers(&text.from)?;
         }
         self.write_str(")")
+    }
+
+    /// Speakers as a list: `[llm, @Critic]`.
+    fn speakers(&mut self, speakers: &[Speaker]) -> fmt::Result {
+        self.write_str("[")?;
+        for (n, speaker) in speakers.iter().enumerate() {
+            if n > 0 {
+                self.write_str(", ")?;
+            }
+            match speaker {
+                Speaker::Role(role) => self.write_str(role.as_str())?,
+                Speaker::Responder(name) => write_name(self, &format!("@{name}"))?,
+            }
+        }
+        self.write_str("]")
     }
 
     fn confidence(&mut self, c: &ConfidenceMet) -> fmt::Result {

@@ -12,12 +12,14 @@ mod display;
 mod error;
 mod parse;
 
+#[cfg(feature = "serde")]
 pub(crate) use self::display::{over_word, phase_word};
 pub use self::error::{ExprError, ExprErrorKind};
+#[cfg(feature = "serde")]
 pub(crate) use self::parse::parse_duration;
 use super::{
     Condition, MAX_CONDITION_DEPTH, MAX_CONDITION_NODES, MAX_LOOP_PERIOD, MAX_LOOP_REPEATS,
-    MAX_VALUE_DEPTH, Speaker,
+    MAX_VALUE_DEPTH, Speaker, TextMention,
 };
 
 /// The kind of value an option takes.
@@ -76,34 +78,85 @@ const fn opt(key: &'static str, kind: ParamKind) -> Param {
     }
 }
 
-/// Which condition a name stands for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Id {
+/// Which built-in condition or combinator a node is: the row of the table of
+/// conditions that declares its name, aliases and options.
+///
+/// ```
+/// use doneseq::stop::{Condition, ConditionId};
+///
+/// let id = Condition::max_turns(3).id();
+/// assert_eq!(id, ConditionId::MaxTurns);
+/// assert_eq!(id.name(), "max_turns");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize),
+    serde(rename_all = "snake_case")
+)]
+#[non_exhaustive]
+pub enum ConditionId {
+    /// `seq("...")`.
     Seq,
+    /// `final`.
     Final,
+    /// `done_signal`.
     DoneSignal,
+    /// `max_turns(n)`.
     MaxTurns,
+    /// `tokens(...)`.
     Tokens,
+    /// `timeout(d)`.
     Timeout,
+    /// `consecutive_errors(n)`.
     ConsecutiveErrors,
+    /// `tool(...)`.
     Tool,
+    /// `no_tool_calls`.
     NoToolCalls,
+    /// `text("...")`.
     Text,
+    /// `confidence(t)`.
     Confidence,
+    /// `reward(t)`.
     Reward,
+    /// `loop(...)`.
     Loop,
+    /// `cancelled`.
     Cancelled,
+    /// `response(...)`.
+    Response,
+    /// `no_response(...)`.
+    NoResponse,
+    /// `single_round`.
+    SingleRound,
+    /// `custom(name)`.
     Custom,
+    /// `all(...)`, `&`.
     All,
+    /// `any(...)`, `|`.
     Any,
+    /// `not(...)`, `!`.
     Not,
+}
+
+impl ConditionId {
+    /// The canonical name, as the expression language and the serde `type` tag write
+    /// it.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        BUILTINS
+            .iter()
+            .find(|b| b.id == self)
+            .map_or("?", |b| b.name)
+    }
 }
 
 /// A condition of the language: its canonical name, the aliases accepted on input,
 /// its options, and a usage example for messages.
 #[derive(Debug)]
 pub(crate) struct Builtin {
-    pub(crate) id: Id,
+    pub(crate) id: ConditionId,
     pub(crate) name: &'static str,
     pub(crate) aliases: &'static [&'static str],
     pub(crate) params: &'static [Param],
@@ -116,35 +169,35 @@ pub(crate) const LOOP_OVER: &[&str] = &["both", "calls", "texts"];
 /// Every condition of the language, in the order the docs list them.
 pub(crate) const BUILTINS: &[Builtin] = &[
     Builtin {
-        id: Id::Seq,
+        id: ConditionId::Seq,
         name: "seq",
         aliases: &[],
         params: &[pos("sequence", ParamKind::Sequence)],
         usage: "seq(\"T[calculator], A\")",
     },
     Builtin {
-        id: Id::Final,
+        id: ConditionId::Final,
         name: "final",
         aliases: &[],
         params: &[],
         usage: "final",
     },
     Builtin {
-        id: Id::DoneSignal,
+        id: ConditionId::DoneSignal,
         name: "done_signal",
         aliases: &[],
         params: &[],
         usage: "done_signal",
     },
     Builtin {
-        id: Id::MaxTurns,
+        id: ConditionId::MaxTurns,
         name: "max_turns",
         aliases: &["max_rounds", "max_iterations", "max_steps", "max_messages"],
         params: &[pos("turns", ParamKind::Count)],
         usage: "max_turns(10)",
     },
     Builtin {
-        id: Id::Tokens,
+        id: ConditionId::Tokens,
         name: "tokens",
         aliases: &["token_limit", "token_budget"],
         params: &[
@@ -155,21 +208,21 @@ pub(crate) const BUILTINS: &[Builtin] = &[
         usage: "tokens(100000) or tokens(input=80000, output=20000)",
     },
     Builtin {
-        id: Id::Timeout,
+        id: ConditionId::Timeout,
         name: "timeout",
         aliases: &["time_limit"],
         params: &[pos("limit", ParamKind::Duration)],
         usage: "timeout(5m), timeout(300s) or timeout(300)",
     },
     Builtin {
-        id: Id::ConsecutiveErrors,
+        id: ConditionId::ConsecutiveErrors,
         name: "consecutive_errors",
         aliases: &["errors", "max_errors"],
         params: &[pos("max", ParamKind::Count)],
         usage: "consecutive_errors(3)",
     },
     Builtin {
-        id: Id::Tool,
+        id: ConditionId::Tool,
         name: "tool",
         aliases: &["tool_called", "stop_on_tool"],
         params: &[
@@ -180,14 +233,14 @@ pub(crate) const BUILTINS: &[Builtin] = &[
         usage: "tool, tool(submit), tool(submit, executed) or tool(search, args={\"q\": \"x\"})",
     },
     Builtin {
-        id: Id::NoToolCalls,
+        id: ConditionId::NoToolCalls,
         name: "no_tool_calls",
         aliases: &["no_tools"],
         params: &[],
         usage: "no_tool_calls",
     },
     Builtin {
-        id: Id::Text,
+        id: ConditionId::Text,
         name: "text",
         aliases: &["text_mention", "content_match"],
         params: &[
@@ -197,7 +250,7 @@ pub(crate) const BUILTINS: &[Builtin] = &[
         usage: "text(\"\\bDONE\\b\") or text(\"approved\", from=[llm, @Reviewer])",
     },
     Builtin {
-        id: Id::Confidence,
+        id: ConditionId::Confidence,
         name: "confidence",
         aliases: &["confidence_met"],
         params: &[
@@ -209,7 +262,7 @@ pub(crate) const BUILTINS: &[Builtin] = &[
         usage: "confidence(0.85, min_steps=2, key=confidence, fallback_final=true)",
     },
     Builtin {
-        id: Id::Reward,
+        id: ConditionId::Reward,
         name: "reward",
         aliases: &["reward_threshold"],
         params: &[
@@ -220,7 +273,7 @@ pub(crate) const BUILTINS: &[Builtin] = &[
         usage: "reward(0.8, negative_streak=3, require_final=false)",
     },
     Builtin {
-        id: Id::Loop,
+        id: ConditionId::Loop,
         name: "loop",
         aliases: &["loop_detection"],
         params: &[
@@ -232,35 +285,56 @@ pub(crate) const BUILTINS: &[Builtin] = &[
         usage: "loop or loop(period=10, repeats=3, over=both, exempt=[poll])",
     },
     Builtin {
-        id: Id::Cancelled,
+        id: ConditionId::Cancelled,
         name: "cancelled",
         aliases: &["cancel"],
         params: &[],
         usage: "cancelled",
     },
     Builtin {
-        id: Id::Custom,
+        id: ConditionId::Response,
+        name: "response",
+        aliases: &["done_if_response"],
+        params: &[pos("from", ParamKind::Speakers)],
+        usage: "response(llm) or response([llm, @Critic])",
+    },
+    Builtin {
+        id: ConditionId::NoResponse,
+        name: "no_response",
+        aliases: &["done_if_no_response"],
+        params: &[pos("from", ParamKind::Speakers)],
+        usage: "no_response(llm) or no_response([llm, user])",
+    },
+    Builtin {
+        id: ConditionId::SingleRound,
+        name: "single_round",
+        aliases: &[],
+        params: &[],
+        usage: "single_round",
+    },
+    Builtin {
+        id: ConditionId::Custom,
         name: "custom",
         aliases: &[],
         params: &[pos("name", ParamKind::Name), pos("config", ParamKind::Json)],
         usage: "custom(my_check) or custom(my_check, config={\"limit\": 3})",
     },
     Builtin {
-        id: Id::All,
+        id: ConditionId::All,
         name: "all",
         aliases: &[],
         params: &[],
         usage: "all(a, b) or a & b",
     },
     Builtin {
-        id: Id::Any,
+        id: ConditionId::Any,
         name: "any",
         aliases: &[],
         params: &[],
         usage: "any(a, b) or a | b",
     },
     Builtin {
-        id: Id::Not,
+        id: ConditionId::Not,
         name: "not",
         aliases: &[],
         params: &[],
@@ -271,7 +345,7 @@ pub(crate) const BUILTINS: &[Builtin] = &[
 /// The canonical names, for "unknown condition" messages.
 pub(crate) const KNOWN_CONDITIONS: &str = "seq, final, done_signal, max_turns, tokens, timeout, \
      consecutive_errors, tool, no_tool_calls, text, confidence, reward, loop, cancelled, \
-     custom, all, any, not";
+     response, no_response, single_round, custom, all, any, not";
 
 /// The condition of this canonical name or alias.
 pub(crate) fn builtin(name: &str) -> Option<&'static Builtin> {
@@ -453,25 +527,34 @@ impl Condition {
     /// ```
     #[must_use]
     pub fn canonical_name(&self) -> &'static str {
+        self.id().name()
+    }
+
+    /// Which built-in or combinator this node is.
+    #[must_use]
+    pub const fn id(&self) -> ConditionId {
         match self {
-            Condition::Sequence(_) => "seq",
-            Condition::Final => "final",
-            Condition::DoneSignal => "done_signal",
-            Condition::MaxTurns(_) => "max_turns",
-            Condition::Tokens(_) => "tokens",
-            Condition::Timeout(_) => "timeout",
-            Condition::ConsecutiveErrors(_) => "consecutive_errors",
-            Condition::Tool(_) => "tool",
-            Condition::NoToolCalls => "no_tool_calls",
-            Condition::Text(_) => "text",
-            Condition::Confidence(_) => "confidence",
-            Condition::Reward(_) => "reward",
-            Condition::Loop(_) => "loop",
-            Condition::Cancelled => "cancelled",
-            Condition::Custom(_) => "custom",
-            Condition::All(_) => "all",
-            Condition::Any(_) => "any",
-            Condition::Not(_) => "not",
+            Condition::Sequence(_) => ConditionId::Seq,
+            Condition::Final => ConditionId::Final,
+            Condition::DoneSignal => ConditionId::DoneSignal,
+            Condition::MaxTurns(_) => ConditionId::MaxTurns,
+            Condition::Tokens(_) => ConditionId::Tokens,
+            Condition::Timeout(_) => ConditionId::Timeout,
+            Condition::ConsecutiveErrors(_) => ConditionId::ConsecutiveErrors,
+            Condition::Tool(_) => ConditionId::Tool,
+            Condition::NoToolCalls => ConditionId::NoToolCalls,
+            Condition::Text(_) => ConditionId::Text,
+            Condition::Confidence(_) => ConditionId::Confidence,
+            Condition::Reward(_) => ConditionId::Reward,
+            Condition::Loop(_) => ConditionId::Loop,
+            Condition::Cancelled => ConditionId::Cancelled,
+            Condition::Response(_) => ConditionId::Response,
+            Condition::NoResponse(_) => ConditionId::NoResponse,
+            Condition::SingleRound => ConditionId::SingleRound,
+            Condition::Custom(_) => ConditionId::Custom,
+            Condition::All(_) => ConditionId::All,
+            Condition::Any(_) => ConditionId::Any,
+            Condition::Not(_) => ConditionId::Not,
         }
     }
 }
@@ -499,8 +582,9 @@ pub(crate) fn fault(node: &Condition) -> Option<ExprErrorKind> {
                 None => None,
             }
         }
-        Condition::Text(text) => text
-            .from
+        Condition::Text(TextMention { from, .. })
+        | Condition::Response(from)
+        | Condition::NoResponse(from) => from
             .iter()
             .any(|s| matches!(s, Speaker::Responder(name) if name.is_empty()))
             .then_some(ExprErrorKind::EmptyName { option: "from" }),

@@ -18,8 +18,8 @@ use nom::{IResult, Offset, Parser};
 
 use super::error::EXPECTED_CONDITION;
 use super::{
-    Builtin, ExprError, ExprErrorKind, Id, LOOP_OVER, PHASES, Param, ParamKind, builtin, closest,
-    value_fault,
+    Builtin, ConditionId, ExprError, ExprErrorKind, LOOP_OVER, PHASES, Param, ParamKind, builtin,
+    closest, value_fault,
 };
 use crate::dsl::{ParseError, floor_boundary, is_name_char, is_space};
 use crate::stop::{
@@ -321,7 +321,7 @@ impl ExprParser {
         };
         let after = ws(rest);
         match b.id {
-            Id::All | Id::Any | Id::Not => {
+            ConditionId::All | ConditionId::Any | ConditionId::Not => {
                 if !after.starts_with('(') {
                     return fail_unexpected(after, "'(' after the combinator's name");
                 }
@@ -334,8 +334,8 @@ impl ExprParser {
                 }
                 let (rest, mut children) = self.conditions(open, level + 1)?;
                 match b.id {
-                    Id::All => self.combine(i, rest, children, Condition::All),
-                    Id::Any => self.combine(i, rest, children, Condition::Any),
+                    ConditionId::All => self.combine(i, rest, children, Condition::All),
+                    ConditionId::Any => self.combine(i, rest, children, Condition::Any),
                     _ if children.len() > 1 => {
                         let kind = ExprErrorKind::TooManyArguments {
                             condition: "not",
@@ -530,19 +530,30 @@ fn build<'a>(
         _ => None,
     };
     Ok(match b.id {
-        Id::Seq => match values.get(0) {
+        ConditionId::Seq => match values.get(0) {
             Some(Value::Sequence(seq)) => Condition::Sequence(seq.clone()),
             _ => return Err(missing("sequence")),
         },
-        Id::Final => Condition::Final,
-        Id::DoneSignal => Condition::DoneSignal,
-        Id::NoToolCalls => Condition::NoToolCalls,
-        Id::Cancelled => Condition::Cancelled,
-        Id::MaxTurns => Condition::MaxTurns(count(0).ok_or_else(|| missing("turns"))?),
-        Id::ConsecutiveErrors => {
+        ConditionId::Final => Condition::Final,
+        ConditionId::DoneSignal => Condition::DoneSignal,
+        ConditionId::NoToolCalls => Condition::NoToolCalls,
+        ConditionId::Cancelled => Condition::Cancelled,
+        ConditionId::SingleRound => Condition::SingleRound,
+        ConditionId::Response | ConditionId::NoResponse => {
+            let Some(Value::Speakers(speakers)) = values.get(0) else {
+                return Err(missing("from"));
+            };
+            if b.id == ConditionId::Response {
+                Condition::Response(speakers.clone())
+            } else {
+                Condition::NoResponse(speakers.clone())
+            }
+        }
+        ConditionId::MaxTurns => Condition::MaxTurns(count(0).ok_or_else(|| missing("turns"))?),
+        ConditionId::ConsecutiveErrors => {
             Condition::ConsecutiveErrors(count(0).ok_or_else(|| missing("max"))?)
         }
-        Id::Tokens => {
+        ConditionId::Tokens => {
             let budget = TokenBudget {
                 total: count(0),
                 input: count(1),
@@ -557,11 +568,11 @@ fn build<'a>(
             }
             Condition::Tokens(budget)
         }
-        Id::Timeout => match values.get(0) {
+        ConditionId::Timeout => match values.get(0) {
             Some(Value::Duration(d)) => Condition::Timeout(*d),
             _ => return Err(missing("limit")),
         },
-        Id::Tool => Condition::Tool(ToolCalled {
+        ConditionId::Tool => Condition::Tool(ToolCalled {
             name: name(0),
             phase: match word(1) {
                 Some("executed") => ToolPhase::Executed,
@@ -572,7 +583,7 @@ fn build<'a>(
                 _ => None,
             },
         }),
-        Id::Text => {
+        ConditionId::Text => {
             let Some(Value::Pattern(pattern)) = values.get(0) else {
                 return Err(missing("pattern"));
             };
@@ -585,7 +596,7 @@ fn build<'a>(
                 from,
             })
         }
-        Id::Confidence => {
+        ConditionId::Confidence => {
             let default = ConfidenceMet::default();
             Condition::Confidence(ConfidenceMet {
                 threshold: float(0).unwrap_or(default.threshold),
@@ -594,7 +605,7 @@ fn build<'a>(
                 fallback_final: flag(3).unwrap_or(default.fallback_final),
             })
         }
-        Id::Reward => {
+        ConditionId::Reward => {
             let default = RewardThreshold::default();
             Condition::Reward(RewardThreshold {
                 threshold: float(0).unwrap_or(default.threshold),
@@ -602,7 +613,7 @@ fn build<'a>(
                 require_final: flag(2).unwrap_or(default.require_final),
             })
         }
-        Id::Loop => {
+        ConditionId::Loop => {
             let default = LoopDetection::default();
             let bounded =
                 |n, min: u32, max: u32, fallback: u32| -> Result<u32, nom::Err<PErr<'a>>> {
@@ -637,14 +648,16 @@ fn build<'a>(
                 },
             })
         }
-        Id::Custom => Condition::Custom(CustomCondition {
+        ConditionId::Custom => Condition::Custom(CustomCondition {
             name: name(0).ok_or_else(|| missing("name"))?,
             config: match values.get(1) {
                 Some(Value::Json(json)) => json.clone(),
                 _ => serde_json::Value::Null,
             },
         }),
-        Id::All | Id::Any | Id::Not => unreachable!("combinators are parsed by `call`"),
+        ConditionId::All | ConditionId::Any | ConditionId::Not => {
+            unreachable!("combinators are parsed by `call`")
+        }
     })
 }
 
@@ -714,6 +727,7 @@ fn duration(n: &Number<'_>) -> Result<Duration, &'static str> {
 }
 
 /// A duration written alone, as in the language: `300s`, `5m`, `1500ms`, `300`.
+#[cfg_attr(not(feature = "serde"), allow(dead_code))]
 pub(crate) fn parse_duration(text: &str) -> Result<Duration, &'static str> {
     match number(text) {
         Ok(("", n)) => duration(&n),

@@ -1,5 +1,7 @@
-//! `TaskConfig`: Langroid's termination options, as one serde-configurable value.
+//! `TaskConfig`: Langroid's termination options and a stop tree, as one
+//! serde-configurable value, and their lowering into one condition tree.
 
+use super::{Condition, Speaker, ToolCalled};
 use crate::{DoneSequences, ListError, Role};
 
 /// A task's termination options, named and defaulted as Langroid's `TaskConfig` and
@@ -57,11 +59,10 @@ pub struct TaskConfig {
     /// Done when a non-empty message contains the word `DONE` (case-sensitive).
     /// Langroid's default, `true`.
     pub recognize_string_signals: bool,
-    /// A stop condition tree evaluated after every step, beside the options above
-    /// (feature `serde`). See [`crate::stop`].
-    #[cfg(feature = "serde")]
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub stop: Option<crate::stop::Condition>,
+    /// A stop condition tree evaluated after every step, beside the options above.
+    /// See [`crate::stop`].
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub stop: Option<Condition>,
 }
 
 #[cfg(feature = "serde")]
@@ -91,7 +92,6 @@ impl Default for TaskConfig {
             single_round: false,
             max_turns: None,
             recognize_string_signals: true,
-            #[cfg(feature = "serde")]
             stop: None,
         }
     }
@@ -113,4 +113,82 @@ impl TaskConfig {
             ..TaskConfig::default()
         })
     }
+
+    /// The options as conditions, in Langroid's order: `done_if_tool` (`tool`), each
+    /// done sequence (`seq(...)`), the `DONE` signal (`done_signal`),
+    /// `done_if_response` (`response(...)`), `done_if_no_response`
+    /// (`no_response(...)`), `single_round` and `max_turns(n)`. Options that are off
+    /// give nothing.
+    pub(crate) fn rules(&self) -> Vec<(Rule, Condition)> {
+        let mut rules = Vec::new();
+        if self.done_if_tool {
+            rules.push((Rule::DoneIfTool, Condition::Tool(ToolCalled::default())));
+        }
+        for (i, sequence) in self.done_sequences.iter().enumerate() {
+            rules.push((Rule::Sequence(i), Condition::Sequence(sequence.clone())));
+        }
+        if self.recognize_string_signals {
+            rules.push((Rule::StringSignal, Condition::DoneSignal));
+        }
+        let speakers = |roles: &[Role]| roles.iter().copied().map(Speaker::Role).collect();
+        if !self.done_if_response.is_empty() {
+            let from = speakers(&self.done_if_response);
+            rules.push((Rule::DoneIfResponse, Condition::Response(from)));
+        }
+        if !self.done_if_no_response.is_empty() {
+            let from = speakers(&self.done_if_no_response);
+            rules.push((Rule::DoneIfNoResponse, Condition::NoResponse(from)));
+        }
+        if self.single_round {
+            rules.push((Rule::SingleRound, Condition::SingleRound));
+        }
+        if let Some(max) = self.max_turns {
+            rules.push((Rule::MaxTurns(max), Condition::MaxTurns(max)));
+        }
+        rules
+    }
+
+    /// The whole task as one condition: `any(` the options' conditions in Langroid's
+    /// order, then the stop tree, then `cancelled` (a run's
+    /// cancel handle is always honoured) `)`. This is what a [`crate::Monitor`]
+    /// evaluates, and what [`crate::Monitor::condition`] shows.
+    ///
+    /// ```
+    /// use doneseq::{Role, TaskConfig};
+    ///
+    /// let mut config = TaskConfig::from_dsl(["T[calculator], A"])?;
+    /// config.done_if_response = vec![Role::Llm];
+    /// config.max_turns = Some(10);
+    /// config.stop = Some("tokens(5000)".parse()?);
+    /// assert_eq!(
+    ///     config.lowered().to_string(),
+    ///     r#"seq("T[calculator], A") | done_signal | response([llm]) | max_turns(10) | tokens(5000) | cancelled"#,
+    /// );
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn lowered(&self) -> Condition {
+        let mut children: Vec<Condition> = self.rules().into_iter().map(|(_, c)| c).collect();
+        if let Some(stop) = &self.stop {
+            children.push(stop.clone());
+        }
+        children.push(Condition::Cancelled);
+        Condition::Any(children)
+    }
+}
+
+/// The task options that lower into conditions, and the cancel handle: what a
+/// condition of the lowered tree stands for when it did not come from the stop tree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Rule {
+    DoneIfTool,
+    /// The task's done sequence with this index.
+    Sequence(usize),
+    StringSignal,
+    DoneIfResponse,
+    DoneIfNoResponse,
+    SingleRound,
+    MaxTurns(u64),
+    /// The run's cancel handle, honoured whatever the tree says.
+    Cancel,
 }
