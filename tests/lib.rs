@@ -9,6 +9,8 @@ mod check_cli;
 mod cli;
 mod errors;
 mod langroid;
+#[cfg(feature = "json")]
+mod lowering;
 mod monitor;
 mod object;
 mod oracle;
