@@ -228,6 +228,24 @@ pub enum BaseKind {
     NoResponse,
 }
 
+impl BaseKind {
+    /// The DSL letter: `T`, `L`, `A`, `U` or `N`.
+    ///
+    /// ```
+    /// assert_eq!(doneseq::BaseKind::NoResponse.letter(), "N");
+    /// ```
+    #[must_use]
+    pub const fn letter(self) -> &'static str {
+        match self {
+            BaseKind::Tool => "T",
+            BaseKind::Llm => "L",
+            BaseKind::Agent => "A",
+            BaseKind::User => "U",
+            BaseKind::NoResponse => "N",
+        }
+    }
+}
+
 /// One atom of a done sequence: an [`EventKind`], optionally narrowed to a responder.
 ///
 /// Construct one with [`AgentEvent::new`] (it cannot fail) or parse one from DSL text

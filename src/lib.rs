@@ -93,8 +93,8 @@ pub use crate::list::{DoneSequences, ListError};
 pub use crate::message::{Message, Role, RoleError, ToolCall, Usage};
 pub use crate::monitor::{
     Answer, AnswerSource, Classification, ConditionReport, Evidence, Failure, FiredCondition,
-    Monitor, NodeId, Outcome, RunState, SequenceMatch, SequenceProgress, StateError, StopReason,
-    TokenBudgetEvidence, Verdict,
+    Monitor, NodeId, Outcome, Replay, ReplayStep, RunState, SequenceMatch, SequenceProgress,
+    StateError, StopReason, TokenBudgetEvidence, Verdict,
 };
 pub use crate::object::{EventType, ObjectError, SequenceObject};
 pub use crate::pattern::{

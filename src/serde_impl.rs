@@ -259,3 +259,26 @@ impl<'de> Deserialize<'de> for crate::VerdictKind {
             })
     }
 }
+
+/// A base kind serializes as its DSL letter: `T`, `L`, `A`, `U`, `N`.
+impl Serialize for crate::BaseKind {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.letter())
+    }
+}
+
+/// A classification serializes with its fields and its labels (the events as DSL text).
+impl Serialize for crate::Classification {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut s = serializer.serialize_struct("Classification", 7)?;
+        s.serialize_field("base", &self.base)?;
+        s.serialize_field("responder", &self.responder)?;
+        s.serialize_field("tools", &self.tools)?;
+        s.serialize_field("patterns", &self.patterns)?;
+        s.serialize_field("final_answer", &self.final_answer)?;
+        s.serialize_field("error", &self.error)?;
+        s.serialize_field("labels", &self.labels())?;
+        s.end()
+    }
+}

@@ -14,6 +14,8 @@ mod lowering;
 mod monitor;
 mod object;
 mod oracle;
+#[cfg(feature = "serde")]
+mod replay;
 #[cfg(feature = "json")]
 mod robustness;
 mod roundtrip;

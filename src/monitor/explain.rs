@@ -5,6 +5,7 @@ use crate::engine::Automaton;
 
 /// How close one done sequence is, after the run's latest step.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[non_exhaustive]
 pub struct SequenceProgress {
     /// The sequence's index in the task's list.
@@ -22,6 +23,7 @@ pub struct SequenceProgress {
 
 /// An element that a step did not satisfy, ending an attempt.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Failure {
     /// The element's index in its sequence (0 is the first).
     pub element: usize,

@@ -3,6 +3,7 @@
 
 mod evidence;
 mod explain;
+mod replay;
 mod report;
 mod signal;
 pub(crate) mod state;
@@ -11,6 +12,7 @@ mod verdict;
 use crate::stop::VerdictKind;
 pub use evidence::{Evidence, TokenBudgetEvidence};
 pub use explain::{Failure, SequenceProgress};
+pub use replay::{Replay, ReplayStep};
 pub use report::ConditionReport;
 pub use state::RunState;
 pub use verdict::{
@@ -81,6 +83,9 @@ pub enum StateError {
 }
 
 /// How one message was classified: the events it satisfies, for display and tests.
+///
+/// With the `serde` feature it serializes with its fields and its
+/// [`labels`](Classification::labels) (`base` is the letter: `T`, `L`, `A`, `U`, `N`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Classification {
@@ -112,14 +117,7 @@ impl Classification {
     /// ```
     #[must_use]
     pub fn labels(&self) -> Vec<String> {
-        let base = match self.base {
-            BaseKind::Tool => "T",
-            BaseKind::Llm => "L",
-            BaseKind::Agent => "A",
-            BaseKind::User => "U",
-            BaseKind::NoResponse => "N",
-        };
-        let mut labels = vec![base.to_owned()];
+        let mut labels = vec![self.base.letter().to_owned()];
         labels.extend(self.tools.iter().map(|t| format!("T[{t}]")));
         labels.extend(self.patterns.iter().map(|p| format!("C[{p}]")));
         if self.final_answer {
