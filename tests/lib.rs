@@ -26,5 +26,7 @@ mod stop;
 mod stop_compat;
 #[cfg(feature = "serde")]
 mod stop_lint;
+#[cfg(feature = "cli")]
+mod table;
 #[cfg(feature = "json")]
 mod transcript;

@@ -68,31 +68,6 @@ pub(crate) enum Op {
     Custom(usize),
 }
 
-impl Op {
-    /// The kind a node stands for when it fires; `None` for `&` and `|`, and for the
-    /// conditions whose kind depends on what they saw (reward, custom).
-    pub(crate) const fn declared_kind(&self) -> Option<VerdictKind> {
-        match self {
-            Op::All | Op::Any | Op::Reward(_) | Op::Custom(_) => None,
-            Op::MaxTurns(_) | Op::Tokens(_) | Op::Timeout(_) => Some(VerdictKind::Exhausted),
-            Op::Errors(_) => Some(VerdictKind::Failed),
-            Op::Loop(..) => Some(VerdictKind::Stuck),
-            Op::Cancelled => Some(VerdictKind::Cancelled),
-            Op::Not
-            | Op::Seq(_)
-            | Op::Final
-            | Op::DoneSignal
-            | Op::Tool(..)
-            | Op::NoTools
-            | Op::Text(_)
-            | Op::Confidence(_)
-            | Op::Response(_)
-            | Op::NoResponse(_)
-            | Op::SingleRound => Some(VerdictKind::Done),
-        }
-    }
-}
-
 /// One node of the lowered tree.
 #[derive(Debug)]
 pub(crate) struct Node {
@@ -405,8 +380,10 @@ impl Plan {
                 Op::Custom(self.customs.len() - 1)
             }
         };
-        self.needs_partial |= op.declared_kind().is_none_or(|k| k != VerdictKind::Done)
-            && !matches!(op, Op::All | Op::Any);
+        // A condition of another kind than Done (or of a kind decided as it fires)
+        // may stop the run without an answer: the latest LLM response is kept.
+        self.needs_partial |=
+            c.id().verdict_kind() != Some(VerdictKind::Done) && !matches!(op, Op::All | Op::Any);
         let index = node_id(self.nodes.len());
         self.nodes.push(Node {
             op,

@@ -115,7 +115,7 @@ impl Stop<'_> {
                             }
                         }
                         Origin::Rule(_) => {
-                            let kind = plan.nodes[id].op.declared_kind();
+                            let kind = plan.nodes[id].id.verdict_kind();
                             out.push(self.entry(id, kind.unwrap_or(VerdictKind::Done), self.at));
                         }
                         Origin::Stop | Origin::Root => self.collect(id, self.at, &mut out),
@@ -343,7 +343,7 @@ pub(crate) fn report(plan: &Plan, i: usize, state: &PlanState, seqs: Seqs<'_>) -
     let latest = state.stats.steps.checked_sub(1);
     let kind = match &node.op {
         Op::Reward(_) | Op::Custom(_) => ns.kind.or(Some(VerdictKind::Done)),
-        op => op.declared_kind(),
+        _ => node.id.verdict_kind(),
     };
     ConditionReport {
         node: NodeId(node_u32(i)),

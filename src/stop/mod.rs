@@ -32,6 +32,7 @@ pub(crate) mod loops;
 mod policy;
 #[cfg(feature = "serde")]
 mod spec;
+pub(crate) mod table;
 pub(crate) mod task;
 
 pub use cancel::CancelHandle;
@@ -41,11 +42,12 @@ pub use condition::{
     TextMention, TextPattern, TokenBudget, ToolCalled, ToolPhase,
 };
 pub use custom::{Convergence, CustomFire, CustomPolicy, Factory, Registry, RunStats, StepView};
-pub use expr::{ConditionId, ExprError, ExprErrorKind};
+pub use expr::{ExprError, ExprErrorKind};
 pub use kind::VerdictKind;
 pub use lint::{Lint, LintKind, LintOptions, Severity, lint};
 #[cfg(feature = "serde")]
 pub use policy::{ActionResult, PolicyContext, TerminationPolicy};
+pub use table::ConditionId;
 pub use task::TaskConfig;
 
 /// The longest cycle [`Condition::Loop`] may look for.

@@ -30,7 +30,8 @@ use serde::de::{self, DeserializeOwned, Deserializer, MapAccess, SeqAccess, Visi
 use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
 
-use super::expr::{self, ConditionId};
+use super::expr;
+use super::table::ConditionId;
 use super::{
     Condition, ConfidenceMet, CustomCondition, LoopDetection, LoopOver, MAX_CONDITION_DEPTH,
     RewardThreshold, Speaker, TextMention, TextPattern, TokenBudget, ToolCalled, ToolPhase,
@@ -288,7 +289,7 @@ fn known_tag(tag: &str) -> Result<&'static expr::Builtin, String> {
             .unwrap_or_default();
         format!(
             "unknown stop condition type \"{tag}\" ({hint}known types: {})",
-            expr::KNOWN_CONDITIONS
+            expr::known_conditions()
         )
     })
 }

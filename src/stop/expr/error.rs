@@ -386,7 +386,7 @@ impl fmt::Display for ExprErrorKind {
                 if let Some(s) = suggestion {
                     write!(f, "did you mean '{s}'? ")?;
                 }
-                write!(f, "known conditions: {})", super::KNOWN_CONDITIONS)
+                write!(f, "known conditions: {})", super::known_conditions())
             }
             ExprErrorKind::UnknownOption {
                 condition,
