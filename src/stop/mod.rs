@@ -18,6 +18,7 @@
 //! monitor evaluates one tree, [`TaskConfig::lowered`]. The serde forms need the
 //! `serde` feature; the algebra itself does not.
 
+pub(crate) mod args;
 mod cancel;
 mod clock;
 #[cfg(feature = "serde")]

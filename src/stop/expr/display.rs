@@ -12,12 +12,10 @@ use std::fmt::{self, Write};
 use std::ops::Range;
 use std::time::Duration;
 
+use super::super::args::{Arg, always_keyed, unbind};
 use super::super::{LoopOver, Speaker, ToolPhase};
 use crate::dsl::is_name_char;
-use crate::stop::{
-    Condition, ConfidenceMet, LoopDetection, MAX_CONDITION_DEPTH, MAX_CONDITION_NODES,
-    MAX_VALUE_DEPTH, RewardThreshold, TextMention, TokenBudget, ToolCalled,
-};
+use crate::stop::{Condition, MAX_CONDITION_DEPTH, MAX_CONDITION_NODES, MAX_VALUE_DEPTH};
 
 impl fmt::Display for Condition {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -95,54 +93,69 @@ impl<'w> Printer<'w> {
 
     fn body(&mut self, c: &Condition) -> fmt::Result {
         match c {
-            Condition::Sequence(seq) => {
-                self.write_str("seq(")?;
-                write_string(self, &seq.to_string())?;
-                self.write_str(")")
-            }
-            Condition::Final => self.write_str("final"),
-            Condition::DoneSignal => self.write_str("done_signal"),
-            Condition::MaxTurns(n) => write!(self, "max_turns({n})"),
-            Condition::Tokens(budget) => self.tokens(budget),
-            Condition::Timeout(limit) => {
-                self.write_str("timeout(")?;
-                write_duration(self, *limit)?;
-                self.write_str(")")
-            }
-            Condition::ConsecutiveErrors(n) => write!(self, "consecutive_errors({n})"),
-            Condition::Tool(tool) => self.tool(tool),
-            Condition::NoToolCalls => self.write_str("no_tool_calls"),
-            Condition::Text(text) => self.text(text),
-            Condition::Confidence(c) => self.confidence(c),
-            Condition::Reward(r) => self.reward(r),
-            Condition::Loop(l) => self.loop_detection(l),
-            Condition::Cancelled => self.write_str("cancelled"),
-            Condition::SingleRound => self.write_str("single_round"),
-            Condition::Response(from) => {
-                self.write_str("response(")?;
-                self.speakers(from)?;
-                self.write_str(")")
-            }
-            Condition::NoResponse(from) => {
-                self.write_str("no_response(")?;
-                self.speakers(from)?;
-                self.write_str(")")
-            }
-            Condition::Custom(custom) => {
-                self.write_str("custom(")?;
-                write_name(self, &custom.name)?;
-                if !custom.config.is_null() {
-                    self.write_str(", config=")?;
-                    self.json(&custom.config)?;
-                }
-                self.write_str(")")
-            }
             Condition::All(children) => self.combinator("all", " & ", children),
             Condition::Any(children) => self.combinator("any", " | ", children),
             Condition::Not(child) => {
                 self.write_str("!")?;
                 self.child(child, is_infix)
             }
+            builtin => self.builtin(builtin),
+        }
+    }
+
+    /// A built-in from its values ([`unbind`]): its canonical name, bare without
+    /// values; else its values in declared order, positional while every option
+    /// before them was given (and a JSON value named), then `key=value`.
+    fn builtin(&mut self, c: &Condition) -> fmt::Result {
+        let row = c.id().row();
+        self.write_str(row.name)?;
+        let Some(args) = unbind(c) else {
+            return Ok(());
+        };
+        let mut given = args.given().peekable();
+        if given.peek().is_none() {
+            return Ok(());
+        }
+        self.write_str("(")?;
+        let mut positional = true;
+        for (n, (i, arg)) in given.enumerate() {
+            if n > 0 {
+                self.write_str(", ")?;
+            }
+            let param = &row.params[i];
+            positional = positional && i == n && param.positional && !always_keyed(param.kind);
+            if !positional {
+                self.write_str(param.key)?;
+                self.write_str("=")?;
+            }
+            self.arg(arg)?;
+        }
+        self.write_str(")")
+    }
+
+    /// One value, as the language writes its kind.
+    fn arg(&mut self, arg: &Arg) -> fmt::Result {
+        match arg {
+            Arg::Sequence(seq) => write_string(self, &seq.to_string()),
+            Arg::Pattern(pattern) => write_string(self, pattern.as_str()),
+            Arg::Count(n) => write!(self, "{n}"),
+            Arg::Float(x) => write!(self, "{x:?}"),
+            Arg::Duration(d) => write_duration(self, *d),
+            Arg::Bool(b) => write!(self, "{b}"),
+            Arg::Name(name) => write_name(self, name),
+            Arg::Word(word) => self.write_str(word),
+            Arg::Speakers(speakers) => self.speakers(speakers),
+            Arg::Names(names) => {
+                self.write_str("[")?;
+                for (n, name) in names.iter().enumerate() {
+                    if n > 0 {
+                        self.write_str(", ")?;
+                    }
+                    write_name(self, name)?;
+                }
+                self.write_str("]")
+            }
+            Arg::Json(json) => self.json(json),
         }
     }
 
@@ -182,59 +195,6 @@ impl<'w> Printer<'w> {
         }
     }
 
-    fn tokens(&mut self, budget: &TokenBudget) -> fmt::Result {
-        self.write_str("tokens(")?;
-        let mut args = Args::default();
-        if let Some(total) = budget.total {
-            args.next(self)?;
-            write!(self, "{total}")?;
-        }
-        if let Some(input) = budget.input {
-            args.next(self)?;
-            write!(self, "input={input}")?;
-        }
-        if let Some(output) = budget.output {
-            args.next(self)?;
-            write!(self, "output={output}")?;
-        }
-        self.write_str(")")
-    }
-
-    fn tool(&mut self, tool: &ToolCalled) -> fmt::Result {
-        if tool.name.is_none() && tool.phase == ToolPhase::default() && tool.args.is_none() {
-            return self.write_str("tool");
-        }
-        self.write_str("tool(")?;
-        let mut args = Args::default();
-        if let Some(name) = &tool.name {
-            args.next(self)?;
-            write_name(self, name)?;
-        }
-        if tool.phase != ToolPhase::default() {
-            args.next(self)?;
-            if tool.name.is_none() {
-                self.write_str("when=")?;
-            }
-            self.write_str(phase_word(tool.phase))?;
-        }
-        if let Some(json) = &tool.args {
-            args.next(self)?;
-            self.write_str("args=")?;
-            self.json(json)?;
-        }
-        self.write_str(")")
-    }
-
-    fn text(&mut self, text: &TextMention) -> fmt::Result {
-        self.write_str("text(")?;
-        write_string(self, text.pattern.as_str())?;
-        if !text.from.is_empty() {
-            self.write_str(", from=")?;
-            self.speakers(&text.from)?;
-        }
-        self.write_str(")")
-    }
-
     /// Speakers as a list: `[llm, @Critic]`.
     fn speakers(&mut self, speakers: &[Speaker]) -> fmt::Result {
         self.write_str("[")?;
@@ -250,67 +210,6 @@ impl<'w> Printer<'w> {
         self.write_str("]")
     }
 
-    fn confidence(&mut self, c: &ConfidenceMet) -> fmt::Result {
-        let default = ConfidenceMet::default();
-        write!(self, "confidence({:?}", c.threshold)?;
-        if c.min_steps != default.min_steps {
-            write!(self, ", min_steps={}", c.min_steps)?;
-        }
-        if c.key != default.key {
-            self.write_str(", key=")?;
-            write_name(self, &c.key)?;
-        }
-        if c.fallback_final != default.fallback_final {
-            write!(self, ", fallback_final={}", c.fallback_final)?;
-        }
-        self.write_str(")")
-    }
-
-    fn reward(&mut self, r: &RewardThreshold) -> fmt::Result {
-        let default = RewardThreshold::default();
-        write!(self, "reward({:?}", r.threshold)?;
-        if r.negative_streak != default.negative_streak {
-            write!(self, ", negative_streak={}", r.negative_streak)?;
-        }
-        if r.require_final != default.require_final {
-            write!(self, ", require_final={}", r.require_final)?;
-        }
-        self.write_str(")")
-    }
-
-    fn loop_detection(&mut self, l: &LoopDetection) -> fmt::Result {
-        let default = LoopDetection::default();
-        if *l == default {
-            return self.write_str("loop");
-        }
-        self.write_str("loop(")?;
-        let mut args = Args::default();
-        if l.period != default.period {
-            args.next(self)?;
-            write!(self, "period={}", l.period)?;
-        }
-        if l.repeats != default.repeats {
-            args.next(self)?;
-            write!(self, "repeats={}", l.repeats)?;
-        }
-        if l.over != default.over {
-            args.next(self)?;
-            write!(self, "over={}", over_word(l.over))?;
-        }
-        if !l.exempt.is_empty() {
-            args.next(self)?;
-            self.write_str("exempt=[")?;
-            for (n, name) in l.exempt.iter().enumerate() {
-                if n > 0 {
-                    self.write_str(", ")?;
-                }
-                write_name(self, name)?;
-            }
-            self.write_str("]")?;
-        }
-        self.write_str(")")
-    }
-
     /// JSON, compact, as serde_json prints it (and reads it back).
     fn json(&mut self, value: &serde_json::Value) -> fmt::Result {
         // serde_json prints recursively: a value past the limit (built in Rust) is cut.
@@ -318,21 +217,6 @@ impl<'w> Printer<'w> {
             return self.write_str(ELIDED);
         }
         write!(self, "{value}")
-    }
-}
-
-/// Writes `, ` before every argument but the first.
-#[derive(Default)]
-struct Args {
-    started: bool,
-}
-
-impl Args {
-    fn next(&mut self, w: &mut dyn Write) -> fmt::Result {
-        if std::mem::replace(&mut self.started, true) {
-            w.write_str(", ")?;
-        }
-        Ok(())
     }
 }
 

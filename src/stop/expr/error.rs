@@ -315,6 +315,25 @@ impl ExprErrorKind {
             ExprErrorKind::ValueTooDeep { .. } => "value_too_deep",
         }
     }
+
+    /// The option the error is about, when it names one (`period` for a loop
+    /// period out of range; `limit` for an invalid timeout).
+    #[must_use]
+    pub const fn option(&self) -> Option<&'static str> {
+        match self {
+            ExprErrorKind::DuplicateOption { option }
+            | ExprErrorKind::WrongType { option, .. }
+            | ExprErrorKind::NumberTooLarge { option, .. }
+            | ExprErrorKind::NotFinite { option }
+            | ExprErrorKind::UnknownWord { option, .. }
+            | ExprErrorKind::EmptyName { option }
+            | ExprErrorKind::OutOfRange { option, .. }
+            | ExprErrorKind::InvalidJson { option, .. }
+            | ExprErrorKind::ValueTooDeep { option, .. } => Some(option),
+            ExprErrorKind::InvalidDuration { .. } => Some("limit"),
+            _ => None,
+        }
+    }
 }
 
 /// What may start a condition; hints key on it.

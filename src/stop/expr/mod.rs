@@ -17,7 +17,6 @@ pub(crate) use super::table::{
     BUILTINS, Builtin, LOOP_OVER, PHASES, Param, ParamKind, builtin, known_conditions,
 };
 
-#[cfg(feature = "serde")]
 pub(crate) use self::display::{over_word, phase_word};
 pub use self::error::{ExprError, ExprErrorKind};
 #[cfg(feature = "serde")]

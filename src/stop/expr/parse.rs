@@ -22,10 +22,9 @@ use super::{
     closest, value_fault,
 };
 use crate::dsl::{ParseError, floor_boundary, is_name_char, is_space};
+use crate::stop::args::{Arg, Args, bind};
 use crate::stop::{
-    Condition, ConfidenceMet, CustomCondition, LoopDetection, LoopOver, MAX_CONDITION_DEPTH,
-    MAX_CONDITION_NODES, MAX_EXPRESSION_LEN, MAX_LOOP_PERIOD, MAX_LOOP_REPEATS, RewardThreshold,
-    Speaker, TextMention, TextPattern, TokenBudget, ToolCalled, ToolPhase,
+    Condition, MAX_CONDITION_DEPTH, MAX_CONDITION_NODES, MAX_EXPRESSION_LEN, Speaker, TextPattern,
 };
 use crate::{DoneSequence, Role};
 
@@ -449,215 +448,50 @@ impl ExprParser {
     }
 }
 
-/// A typed option value.
-#[derive(Debug)]
-enum Value {
-    Sequence(DoneSequence),
-    Pattern(TextPattern),
-    Count(u64),
-    Float(f64),
-    Duration(Duration),
-    Bool(bool),
-    Name(String),
-    Word(&'static str),
-    Speakers(Vec<Speaker>),
-    Names(Vec<String>),
-    Json(serde_json::Value),
-}
-
-/// The values given to a call, by option index, each with where it was written.
+/// The values given to a call, each with where it was written.
 #[derive(Default)]
 struct Values<'a> {
-    slots: Vec<Option<(Value, &'a str, usize)>>,
+    args: Args,
+    sites: Vec<Option<(&'a str, usize)>>,
 }
 
 impl<'a> Values<'a> {
-    fn get(&self, index: usize) -> Option<&Value> {
-        self.slots.get(index)?.as_ref().map(|(v, _, _)| v)
+    fn get(&self, index: usize) -> Option<&Arg> {
+        self.args.get(index)
     }
 
-    fn set(&mut self, index: usize, value: Value, at: &'a str, rest: &'a str) {
-        if self.slots.len() <= index {
-            self.slots.resize_with(index + 1, || None);
+    fn set(&mut self, index: usize, value: Arg, at: &'a str, rest: &'a str) {
+        if self.sites.len() <= index {
+            self.sites.resize(index + 1, None);
         }
-        self.slots[index] = Some((value, at, at.offset(rest)));
+        self.sites[index] = Some((at, at.offset(rest)));
+        self.args.set(index, value);
     }
 
     /// Where the value of option `index` was written, and its length.
     fn site(&self, index: usize) -> Option<(&'a str, usize)> {
-        self.slots
-            .get(index)?
-            .as_ref()
-            .map(|&(_, at, len)| (at, len))
+        self.sites.get(index).copied().flatten()
     }
 }
 
-/// Builds the condition `b` from its option values; `from..to` is the whole call.
+/// Binds the values of a call of `b` (the one binder, shared with serde); an error
+/// points at the option at fault, or at the whole call (`from..to`).
 fn build<'a>(
     b: &'static Builtin,
     values: &Values<'a>,
     from: &'a str,
     to: &'a str,
 ) -> Result<Condition, nom::Err<PErr<'a>>> {
-    let missing = |argument| {
+    bind(b, &values.args).map_err(|e| {
+        let (at, len) = e
+            .option
+            .and_then(|i| values.site(i))
+            .unwrap_or((from, from.offset(to)));
         nom::Err::Failure(PErr {
-            kind: ExprErrorKind::MissingArgument {
-                condition: b.name,
-                argument,
-            },
-            at: from,
-            len: from.offset(to),
+            kind: e.kind,
+            at,
+            len,
         })
-    };
-    let count = |n| match values.get(n) {
-        Some(Value::Count(c)) => Some(*c),
-        _ => None,
-    };
-    let float = |n| match values.get(n) {
-        Some(Value::Float(x)) => Some(*x),
-        _ => None,
-    };
-    let flag = |n| match values.get(n) {
-        Some(Value::Bool(x)) => Some(*x),
-        _ => None,
-    };
-    let name = |n| match values.get(n) {
-        Some(Value::Name(s)) => Some(s.clone()),
-        _ => None,
-    };
-    let word = |n| match values.get(n) {
-        Some(Value::Word(w)) => Some(*w),
-        _ => None,
-    };
-    Ok(match b.id {
-        ConditionId::Seq => match values.get(0) {
-            Some(Value::Sequence(seq)) => Condition::Sequence(seq.clone()),
-            _ => return Err(missing("sequence")),
-        },
-        ConditionId::Final => Condition::Final,
-        ConditionId::DoneSignal => Condition::DoneSignal,
-        ConditionId::NoToolCalls => Condition::NoToolCalls,
-        ConditionId::Cancelled => Condition::Cancelled,
-        ConditionId::SingleRound => Condition::SingleRound,
-        ConditionId::Response | ConditionId::NoResponse => {
-            let Some(Value::Speakers(speakers)) = values.get(0) else {
-                return Err(missing("from"));
-            };
-            if b.id == ConditionId::Response {
-                Condition::Response(speakers.clone())
-            } else {
-                Condition::NoResponse(speakers.clone())
-            }
-        }
-        ConditionId::MaxTurns => Condition::MaxTurns(count(0).ok_or_else(|| missing("turns"))?),
-        ConditionId::ConsecutiveErrors => {
-            Condition::ConsecutiveErrors(count(0).ok_or_else(|| missing("max"))?)
-        }
-        ConditionId::Tokens => {
-            let budget = TokenBudget {
-                total: count(0),
-                input: count(1),
-                output: count(2),
-            };
-            if budget.is_empty() {
-                return Err(nom::Err::Failure(PErr {
-                    kind: ExprErrorKind::EmptyBudget,
-                    at: from,
-                    len: from.offset(to),
-                }));
-            }
-            Condition::Tokens(budget)
-        }
-        ConditionId::Timeout => match values.get(0) {
-            Some(Value::Duration(d)) => Condition::Timeout(*d),
-            _ => return Err(missing("limit")),
-        },
-        ConditionId::Tool => Condition::Tool(ToolCalled {
-            name: name(0),
-            phase: match word(1) {
-                Some("executed") => ToolPhase::Executed,
-                _ => ToolPhase::Requested,
-            },
-            args: match values.get(2) {
-                Some(Value::Json(json)) => Some(json.clone()),
-                _ => None,
-            },
-        }),
-        ConditionId::Text => {
-            let Some(Value::Pattern(pattern)) = values.get(0) else {
-                return Err(missing("pattern"));
-            };
-            let from = match values.get(1) {
-                Some(Value::Speakers(s)) => s.clone(),
-                _ => Vec::new(),
-            };
-            Condition::Text(TextMention {
-                pattern: pattern.clone(),
-                from,
-            })
-        }
-        ConditionId::Confidence => {
-            let default = ConfidenceMet::default();
-            Condition::Confidence(ConfidenceMet {
-                threshold: float(0).unwrap_or(default.threshold),
-                min_steps: count(1).unwrap_or(default.min_steps),
-                key: name(2).unwrap_or(default.key),
-                fallback_final: flag(3).unwrap_or(default.fallback_final),
-            })
-        }
-        ConditionId::Reward => {
-            let default = RewardThreshold::default();
-            Condition::Reward(RewardThreshold {
-                threshold: float(0).unwrap_or(default.threshold),
-                negative_streak: count(1).unwrap_or(default.negative_streak),
-                require_final: flag(2).unwrap_or(default.require_final),
-            })
-        }
-        ConditionId::Loop => {
-            let default = LoopDetection::default();
-            let bounded =
-                |n, min: u32, max: u32, fallback: u32| -> Result<u32, nom::Err<PErr<'a>>> {
-                    let Some(found) = count(n) else {
-                        return Ok(fallback);
-                    };
-                    match u32::try_from(found) {
-                        Ok(v) if (min..=max).contains(&v) => Ok(v),
-                        _ => {
-                            let (at, len) = values.site(n).unwrap_or((from, 0));
-                            let kind = ExprErrorKind::OutOfRange {
-                                option: b.params[n].key,
-                                found,
-                                min: u64::from(min),
-                                max: u64::from(max),
-                            };
-                            Err(nom::Err::Failure(PErr { kind, at, len }))
-                        }
-                    }
-                };
-            Condition::Loop(LoopDetection {
-                period: bounded(0, 1, MAX_LOOP_PERIOD, default.period)?,
-                repeats: bounded(1, 2, MAX_LOOP_REPEATS, default.repeats)?,
-                over: match word(2) {
-                    Some("calls") => LoopOver::Calls,
-                    Some("texts") => LoopOver::Texts,
-                    Some(_) | None => LoopOver::Both,
-                },
-                exempt: match values.get(3) {
-                    Some(Value::Names(names)) => names.clone(),
-                    _ => Vec::new(),
-                },
-            })
-        }
-        ConditionId::Custom => Condition::Custom(CustomCondition {
-            name: name(0).ok_or_else(|| missing("name"))?,
-            config: match values.get(1) {
-                Some(Value::Json(json)) => json.clone(),
-                _ => serde_json::Value::Null,
-            },
-        }),
-        ConditionId::All | ConditionId::Any | ConditionId::Not => {
-            unreachable!("combinators are parsed by `call`")
-        }
     })
 }
 
@@ -861,20 +695,20 @@ fn wrong_type_err<'a>(param: &Param, expected: &'static str, at: &'a str) -> nom
 }
 
 /// The value of `param` at `i`, read as its kind.
-fn value<'a>(param: &Param, i: &'a str) -> PResult<'a, Value> {
+fn value<'a>(param: &Param, i: &'a str) -> PResult<'a, Arg> {
     match param.kind {
         ParamKind::Sequence => {
             let (rest, s) =
                 string_for(param, "a string holding a done sequence (e.g. \"T, A\")", i)?;
             match DoneSequence::parse(&s.value) {
-                Ok(seq) => Ok((rest, Value::Sequence(seq))),
+                Ok(seq) => Ok((rest, Arg::Sequence(seq))),
                 Err(e) => inner_error(&s, &e, ExprErrorKind::InvalidSequence),
             }
         }
         ParamKind::Pattern => {
             let (rest, s) = string_for(param, "a string holding a regex (e.g. \"\\bDONE\\b\")", i)?;
             match TextPattern::new(&s.value) {
-                Ok(pattern) => Ok((rest, Value::Pattern(pattern))),
+                Ok(pattern) => Ok((rest, Arg::Pattern(pattern))),
                 Err(e) => inner_error(&s, &e, ExprErrorKind::InvalidPattern),
             }
         }
@@ -887,7 +721,7 @@ fn value<'a>(param: &Param, i: &'a str) -> PResult<'a, Value> {
                 return wrong_type(param, expected, i);
             }
             match n.text.parse::<u64>() {
-                Ok(c) => Ok((rest, Value::Count(c))),
+                Ok(c) => Ok((rest, Arg::Count(c))),
                 Err(_) => fail(
                     ExprErrorKind::NumberTooLarge { option: param.key },
                     i,
@@ -903,7 +737,7 @@ fn value<'a>(param: &Param, i: &'a str) -> PResult<'a, Value> {
                 return wrong_type(param, "a number", i);
             }
             match n.text.parse::<f64>() {
-                Ok(x) if x.is_finite() => Ok((rest, Value::Float(x))),
+                Ok(x) if x.is_finite() => Ok((rest, Arg::Float(x))),
                 _ => fail(
                     ExprErrorKind::NotFinite { option: param.key },
                     i,
@@ -916,13 +750,13 @@ fn value<'a>(param: &Param, i: &'a str) -> PResult<'a, Value> {
                 return wrong_type(param, "a duration (e.g. 300s, 5m, 1h, 1500ms)", i);
             };
             match duration(&n) {
-                Ok(d) => Ok((rest, Value::Duration(d))),
+                Ok(d) => Ok((rest, Arg::Duration(d))),
                 Err(reason) => fail(ExprErrorKind::InvalidDuration { reason }, i, i.offset(rest)),
             }
         }
         ParamKind::Bool => match word(i) {
-            Ok((rest, "true")) => Ok((rest, Value::Bool(true))),
-            Ok((rest, "false")) => Ok((rest, Value::Bool(false))),
+            Ok((rest, "true")) => Ok((rest, Arg::Bool(true))),
+            Ok((rest, "false")) => Ok((rest, Arg::Bool(false))),
             _ => wrong_type(param, "true or false", i),
         },
         ParamKind::Name => {
@@ -930,12 +764,12 @@ fn value<'a>(param: &Param, i: &'a str) -> PResult<'a, Value> {
             if name.is_empty() {
                 return fail(ExprErrorKind::EmptyName { option: param.key }, i, len);
             }
-            Ok((rest, Value::Name(name)))
+            Ok((rest, Arg::Name(name)))
         }
         ParamKind::Word(words) => {
             let (rest, found, len) = name_at(param, i)?;
             match words.iter().find(|w| **w == found) {
-                Some(w) => Ok((rest, Value::Word(w))),
+                Some(w) => Ok((rest, Arg::Word(w))),
                 None => {
                     let expected = if words == PHASES {
                         "requested or executed"
@@ -977,7 +811,7 @@ fn value<'a>(param: &Param, i: &'a str) -> PResult<'a, Value> {
                 };
                 speakers.push(speaker);
             }
-            Ok((rest, Value::Speakers(speakers)))
+            Ok((rest, Arg::Speakers(speakers)))
         }
         ParamKind::Names => {
             let (rest, items) = list(param, i)?;
@@ -988,15 +822,15 @@ fn value<'a>(param: &Param, i: &'a str) -> PResult<'a, Value> {
                 }
                 names.push(name);
             }
-            Ok((rest, Value::Names(names)))
+            Ok((rest, Arg::Names(names)))
         }
-        ParamKind::Json => json(param, i).map(|(rest, v)| (rest, Value::Json(v))),
+        ParamKind::Json => json(param, i).map(|(rest, v)| (rest, Arg::Json(v))),
         ParamKind::JsonObject => {
             let (rest, v) = json(param, i)?;
             if !v.is_object() {
                 return wrong_type(param, "a JSON object (e.g. {\"query\": \"x\"})", i);
             }
-            Ok((rest, Value::Json(v)))
+            Ok((rest, Arg::Json(v)))
         }
     }
 }
