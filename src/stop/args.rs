@@ -6,6 +6,7 @@
 //! from its fields in one place, and checked by one validator ([`super::expr::fault`],
 //! which [`bind`] runs).
 
+use std::borrow::Cow;
 use std::time::Duration;
 
 use super::expr::{ExprErrorKind, fault};
@@ -16,35 +17,37 @@ use super::{
 };
 use crate::DoneSequence;
 
-/// A typed option value, as a reader produced it.
+/// A typed option value: owned as a reader produced it, borrowed from a condition
+/// by [`unbind`] (a condition built in Rust may hold a JSON value far deeper than
+/// any reader allows, which a copy would recurse into).
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) enum Arg {
-    Sequence(DoneSequence),
-    Pattern(TextPattern),
+pub(crate) enum Arg<'a> {
+    Sequence(Cow<'a, DoneSequence>),
+    Pattern(Cow<'a, TextPattern>),
     Count(u64),
     Float(f64),
     Duration(Duration),
     Bool(bool),
-    Name(String),
+    Name(Cow<'a, str>),
     Word(&'static str),
-    Speakers(Vec<Speaker>),
-    Names(Vec<String>),
-    Json(serde_json::Value),
+    Speakers(Cow<'a, [Speaker]>),
+    Names(Cow<'a, [String]>),
+    Json(Cow<'a, serde_json::Value>),
 }
 
 /// A built-in's option values, by option index (the row's `params`); `None` where
 /// the option was not given (or, from [`unbind`], is at its default).
 #[derive(Clone, Debug, Default, PartialEq)]
-pub(crate) struct Args {
-    pub(crate) values: Vec<Option<Arg>>,
+pub(crate) struct Args<'a> {
+    pub(crate) values: Vec<Option<Arg<'a>>>,
 }
 
-impl Args {
-    pub(crate) fn get(&self, index: usize) -> Option<&Arg> {
+impl<'a> Args<'a> {
+    pub(crate) fn get(&self, index: usize) -> Option<&Arg<'a>> {
         self.values.get(index)?.as_ref()
     }
 
-    pub(crate) fn set(&mut self, index: usize, value: Arg) {
+    pub(crate) fn set(&mut self, index: usize, value: Arg<'a>) {
         if self.values.len() <= index {
             self.values.resize_with(index + 1, || None);
         }
@@ -52,7 +55,7 @@ impl Args {
     }
 
     /// The options given, with their index.
-    pub(crate) fn given(&self) -> impl Iterator<Item = (usize, &Arg)> {
+    pub(crate) fn given(&self) -> impl Iterator<Item = (usize, &Arg<'a>)> {
         self.values
             .iter()
             .enumerate()
@@ -82,7 +85,7 @@ impl Args {
 
     fn name(&self, n: usize) -> Option<String> {
         match self.get(n) {
-            Some(Arg::Name(s)) => Some(s.clone()),
+            Some(Arg::Name(s)) => Some(s.to_string()),
             _ => None,
         }
     }
@@ -96,14 +99,14 @@ impl Args {
 
     fn speakers(&self, n: usize) -> Option<Vec<Speaker>> {
         match self.get(n) {
-            Some(Arg::Speakers(s)) => Some(s.clone()),
+            Some(Arg::Speakers(s)) => Some(s.to_vec()),
             _ => None,
         }
     }
 
     fn json(&self, n: usize) -> Option<serde_json::Value> {
         match self.get(n) {
-            Some(Arg::Json(v)) if !v.is_null() => Some(v.clone()),
+            Some(Arg::Json(v)) if !v.is_null() => Some(v.as_ref().clone()),
             _ => None,
         }
     }
@@ -120,7 +123,7 @@ pub(crate) struct BindError {
 /// The condition of row `b` with these values: defaults where an option is not
 /// given, then the checks every condition passes (ranges, empty names and budgets,
 /// finite thresholds, JSON that is an object or not too deep).
-pub(crate) fn bind(b: &'static Builtin, args: &Args) -> Result<Condition, BindError> {
+pub(crate) fn bind(b: &'static Builtin, args: &Args<'_>) -> Result<Condition, BindError> {
     let missing = |argument| BindError {
         option: None,
         kind: ExprErrorKind::MissingArgument {
@@ -130,7 +133,7 @@ pub(crate) fn bind(b: &'static Builtin, args: &Args) -> Result<Condition, BindEr
     };
     let condition = match b.id {
         ConditionId::Seq => match args.get(0) {
-            Some(Arg::Sequence(seq)) => Condition::Sequence(seq.clone()),
+            Some(Arg::Sequence(seq)) => Condition::Sequence(seq.as_ref().clone()),
             _ => return Err(missing("sequence")),
         },
         ConditionId::Final => Condition::Final,
@@ -172,7 +175,7 @@ pub(crate) fn bind(b: &'static Builtin, args: &Args) -> Result<Condition, BindEr
                 return Err(missing("pattern"));
             };
             Condition::Text(TextMention {
-                pattern: pattern.clone(),
+                pattern: pattern.as_ref().clone(),
                 from: args.speakers(1).unwrap_or_default(),
             })
         }
@@ -220,7 +223,7 @@ pub(crate) fn bind(b: &'static Builtin, args: &Args) -> Result<Condition, BindEr
                     Some(_) | None => LoopOver::Both,
                 },
                 exempt: match args.get(3) {
-                    Some(Arg::Names(names)) => names.clone(),
+                    Some(Arg::Names(names)) => names.to_vec(),
                     _ => Vec::new(),
                 },
             })
@@ -246,7 +249,7 @@ pub(crate) fn bind(b: &'static Builtin, args: &Args) -> Result<Condition, BindEr
 
 /// The values of a built-in condition: what its written forms show, defaults left
 /// out (a threshold is always shown). `None` for a combinator.
-pub(crate) fn unbind(c: &Condition) -> Option<Args> {
+pub(crate) fn unbind(c: &Condition) -> Option<Args<'_>> {
     let mut args = Args::default();
     let default_confidence = ConfidenceMet::default();
     let default_reward = RewardThreshold::default();
@@ -258,10 +261,10 @@ pub(crate) fn unbind(c: &Condition) -> Option<Args> {
         | Condition::NoToolCalls
         | Condition::Cancelled
         | Condition::SingleRound => {}
-        Condition::Sequence(seq) => args.set(0, Arg::Sequence(seq.clone())),
+        Condition::Sequence(seq) => args.set(0, Arg::Sequence(Cow::Borrowed(seq))),
         Condition::MaxTurns(n) | Condition::ConsecutiveErrors(n) => args.set(0, Arg::Count(*n)),
         Condition::Response(from) | Condition::NoResponse(from) => {
-            args.set(0, Arg::Speakers(from.clone()));
+            args.set(0, Arg::Speakers(Cow::Borrowed(from)));
         }
         Condition::Tokens(b) => {
             for (i, limit) in [b.total, b.input, b.output].into_iter().enumerate() {
@@ -273,19 +276,19 @@ pub(crate) fn unbind(c: &Condition) -> Option<Args> {
         Condition::Timeout(d) => args.set(0, Arg::Duration(*d)),
         Condition::Tool(t) => {
             if let Some(name) = &t.name {
-                args.set(0, Arg::Name(name.clone()));
+                args.set(0, Arg::Name(Cow::Borrowed(name)));
             }
             if t.phase != ToolPhase::default() {
                 args.set(1, Arg::Word(super::expr::phase_word(t.phase)));
             }
             if let Some(json) = &t.args {
-                args.set(2, Arg::Json(json.clone()));
+                args.set(2, Arg::Json(Cow::Borrowed(json)));
             }
         }
         Condition::Text(t) => {
-            args.set(0, Arg::Pattern(t.pattern.clone()));
+            args.set(0, Arg::Pattern(Cow::Borrowed(&t.pattern)));
             if !t.from.is_empty() {
-                args.set(1, Arg::Speakers(t.from.clone()));
+                args.set(1, Arg::Speakers(Cow::Borrowed(&t.from)));
             }
         }
         Condition::Confidence(x) => {
@@ -294,7 +297,7 @@ pub(crate) fn unbind(c: &Condition) -> Option<Args> {
                 args.set(1, Arg::Count(x.min_steps));
             }
             if x.key != default_confidence.key {
-                args.set(2, Arg::Name(x.key.clone()));
+                args.set(2, Arg::Name(Cow::Borrowed(&x.key)));
             }
             if x.fallback_final != default_confidence.fallback_final {
                 args.set(3, Arg::Bool(x.fallback_final));
@@ -320,13 +323,13 @@ pub(crate) fn unbind(c: &Condition) -> Option<Args> {
                 args.set(2, Arg::Word(super::expr::over_word(l.over)));
             }
             if !l.exempt.is_empty() {
-                args.set(3, Arg::Names(l.exempt.clone()));
+                args.set(3, Arg::Names(Cow::Borrowed(&l.exempt)));
             }
         }
         Condition::Custom(custom) => {
-            args.set(0, Arg::Name(custom.name.clone()));
+            args.set(0, Arg::Name(Cow::Borrowed(&custom.name)));
             if !custom.config.is_null() {
-                args.set(1, Arg::Json(custom.config.clone()));
+                args.set(1, Arg::Json(Cow::Borrowed(&custom.config)));
             }
         }
     }

@@ -22,6 +22,7 @@
 //! [`MAX_CONDITION_DEPTH`](super::MAX_CONDITION_DEPTH) before the stack can grow with
 //! the input; the whole tree is then checked by [`Condition::validate`].
 
+use std::borrow::Cow;
 use std::cell::Cell;
 use std::fmt;
 use std::time::Duration;
@@ -30,12 +31,10 @@ use serde::de::{self, DeserializeOwned, Deserializer, MapAccess, SeqAccess, Visi
 use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
 
-use super::expr;
-use super::table::ConditionId;
-use super::{
-    Condition, ConfidenceMet, CustomCondition, LoopDetection, LoopOver, MAX_CONDITION_DEPTH,
-    RewardThreshold, Speaker, TextMention, TextPattern, TokenBudget, ToolCalled, ToolPhase,
-};
+use super::args::{Arg, Args, bind, unbind};
+use super::expr::{self, ExprErrorKind};
+use super::table::{Builtin, Compat, ConditionId, Param, ParamKind};
+use super::{Condition, MAX_CONDITION_DEPTH, Speaker, TextPattern};
 use crate::{DoneSequence, Role};
 
 // ---- Serialize ---------------------------------------------------------------------
@@ -45,108 +44,52 @@ impl Serialize for Condition {
         let mut map = serializer.serialize_map(None)?;
         map.serialize_entry("type", self.canonical_name())?;
         match self {
-            Condition::Sequence(seq) => map.serialize_entry("sequence", seq)?,
-            Condition::Final
-            | Condition::DoneSignal
-            | Condition::NoToolCalls
-            | Condition::SingleRound
-            | Condition::Cancelled => {}
-            Condition::Response(from) | Condition::NoResponse(from) => {
-                let from: Vec<String> = from.iter().map(ToString::to_string).collect();
-                map.serialize_entry("from", &from)?;
-            }
-            Condition::MaxTurns(n) => map.serialize_entry("turns", n)?,
-            Condition::Tokens(budget) => {
-                entry_opt(&mut map, "total", budget.total.as_ref())?;
-                entry_opt(&mut map, "input", budget.input.as_ref())?;
-                entry_opt(&mut map, "output", budget.output.as_ref())?;
-            }
-            Condition::Timeout(limit) => {
-                if limit.subsec_nanos() == 0 {
-                    map.serialize_entry("seconds", &limit.as_secs())?;
-                } else {
-                    let millis = u64::try_from(limit.as_millis()).map_err(|_| {
-                        serde::ser::Error::custom("timeout longer than u64::MAX milliseconds")
-                    })?;
-                    map.serialize_entry("millis", &millis)?;
-                }
-            }
-            Condition::ConsecutiveErrors(n) => map.serialize_entry("max", n)?,
-            Condition::Tool(tool) => {
-                entry_opt(&mut map, "name", tool.name.as_ref())?;
-                if tool.phase != ToolPhase::default() {
-                    map.serialize_entry("when", expr::phase_word(tool.phase))?;
-                }
-                entry_opt(&mut map, "args", tool.args.as_ref())?;
-            }
-            Condition::Text(text) => {
-                map.serialize_entry("pattern", text.pattern.as_str())?;
-                if !text.from.is_empty() {
-                    let from: Vec<String> = text.from.iter().map(ToString::to_string).collect();
-                    map.serialize_entry("from", &from)?;
-                }
-            }
-            Condition::Confidence(c) => {
-                let default = ConfidenceMet::default();
-                map.serialize_entry("threshold", &c.threshold)?;
-                if c.min_steps != default.min_steps {
-                    map.serialize_entry("min_steps", &c.min_steps)?;
-                }
-                if c.key != default.key {
-                    map.serialize_entry("key", &c.key)?;
-                }
-                if c.fallback_final != default.fallback_final {
-                    map.serialize_entry("fallback_final", &c.fallback_final)?;
-                }
-            }
-            Condition::Reward(r) => {
-                let default = RewardThreshold::default();
-                map.serialize_entry("threshold", &r.threshold)?;
-                if r.negative_streak != default.negative_streak {
-                    map.serialize_entry("negative_streak", &r.negative_streak)?;
-                }
-                if r.require_final != default.require_final {
-                    map.serialize_entry("require_final", &r.require_final)?;
-                }
-            }
-            Condition::Loop(l) => {
-                let default = LoopDetection::default();
-                if l.period != default.period {
-                    map.serialize_entry("period", &l.period)?;
-                }
-                if l.repeats != default.repeats {
-                    map.serialize_entry("repeats", &l.repeats)?;
-                }
-                if l.over != default.over {
-                    map.serialize_entry("over", expr::over_word(l.over))?;
-                }
-                if !l.exempt.is_empty() {
-                    map.serialize_entry("exempt", &l.exempt)?;
-                }
-            }
-            Condition::Custom(custom) => {
-                map.serialize_entry("name", &custom.name)?;
-                if !custom.config.is_null() {
-                    map.serialize_entry("config", &custom.config)?;
-                }
-            }
             Condition::All(children) | Condition::Any(children) => {
                 map.serialize_entry("of", children)?;
             }
             Condition::Not(child) => map.serialize_entry("of", child)?,
+            builtin => {
+                // The values the text form shows, each under its option's name.
+                let row = builtin.id().row();
+                for (i, arg) in unbind(builtin).unwrap_or_default().given() {
+                    write_arg(&mut map, row.params[i].key, arg)?;
+                }
+            }
         }
         map.end()
     }
 }
 
-fn entry_opt<M: SerializeMap, T: Serialize + ?Sized>(
+/// One value under its option's name, in the object form. A duration is whole
+/// `seconds` when it is, else `millis` (numbers read everywhere, TOML included).
+fn write_arg<M: SerializeMap>(
     map: &mut M,
     key: &'static str,
-    value: Option<&T>,
+    arg: &Arg<'_>,
 ) -> Result<(), M::Error> {
-    match value {
-        Some(value) => map.serialize_entry(key, value),
-        None => Ok(()),
+    match arg {
+        Arg::Sequence(seq) => map.serialize_entry(key, &**seq),
+        Arg::Pattern(pattern) => map.serialize_entry(key, pattern.as_str()),
+        Arg::Count(n) => map.serialize_entry(key, n),
+        Arg::Float(x) => map.serialize_entry(key, x),
+        Arg::Duration(limit) if limit.subsec_nanos() == 0 => {
+            map.serialize_entry("seconds", &limit.as_secs())
+        }
+        Arg::Duration(limit) => {
+            let millis = u64::try_from(limit.as_millis()).map_err(|_| {
+                serde::ser::Error::custom("timeout longer than u64::MAX milliseconds")
+            })?;
+            map.serialize_entry("millis", &millis)
+        }
+        Arg::Bool(b) => map.serialize_entry(key, b),
+        Arg::Name(name) => map.serialize_entry(key, &**name),
+        Arg::Word(word) => map.serialize_entry(key, word),
+        Arg::Speakers(speakers) => {
+            let texts: Vec<String> = speakers.iter().map(ToString::to_string).collect();
+            map.serialize_entry(key, &texts)
+        }
+        Arg::Names(names) => map.serialize_entry(key, &**names),
+        Arg::Json(json) => map.serialize_entry(key, &**json),
     }
 }
 
@@ -279,7 +222,7 @@ impl<'de> Visitor<'de> for ConditionVisitor {
 }
 
 /// The condition a `type` tag names (canonical name or alias).
-fn known_tag(tag: &str) -> Result<&'static expr::Builtin, String> {
+fn known_tag(tag: &str) -> Result<&'static Builtin, String> {
     expr::builtin(tag).ok_or_else(|| {
         let names = expr::BUILTINS
             .iter()
@@ -295,100 +238,24 @@ fn known_tag(tag: &str) -> Result<&'static expr::Builtin, String> {
 }
 
 /// Deserializes the fields of a condition of type `b` (everything but the tag) from
-/// `fields`, with the helper struct of its type.
+/// `fields`: each field is read as its option's kind straight from the format (so
+/// errors keep the format's positions), then the values are bound by the one binder
+/// the text form uses.
 fn from_fields<'de, D: Deserializer<'de>>(
-    b: &'static expr::Builtin,
+    b: &'static Builtin,
     fields: D,
 ) -> Result<Condition, D::Error> {
-    let condition = match b.id {
-        ConditionId::Seq => Condition::Sequence(helper::<SeqSpec, D>(fields)?.sequence),
-        ConditionId::Final => unit(fields, Condition::Final)?,
-        ConditionId::DoneSignal => unit(fields, Condition::DoneSignal)?,
-        ConditionId::NoToolCalls => unit(fields, Condition::NoToolCalls)?,
-        ConditionId::Cancelled => unit(fields, Condition::Cancelled)?,
-        ConditionId::SingleRound => unit(fields, Condition::SingleRound)?,
-        ConditionId::Response => {
-            let spec: ResponseSpec = helper(fields)?;
-            Condition::Response(spec.from.into_iter().map(|s| s.0).collect())
-        }
-        ConditionId::NoResponse => {
-            let spec: ResponseSpec = helper(fields)?;
-            Condition::NoResponse(spec.from.into_iter().map(|s| s.0).collect())
-        }
-        ConditionId::MaxTurns => Condition::MaxTurns(helper::<TurnsSpec, D>(fields)?.turns()?),
-        ConditionId::ConsecutiveErrors => {
-            Condition::ConsecutiveErrors(helper::<ErrorsSpec, D>(fields)?.max)
-        }
-        ConditionId::Tokens => {
-            let spec: TokensSpec = helper(fields)?;
-            Condition::Tokens(TokenBudget {
-                total: spec.total()?,
-                input: spec.input,
-                output: spec.output,
-            })
-        }
-        ConditionId::Timeout => Condition::Timeout(helper::<TimeoutSpec, D>(fields)?.limit()?),
-        ConditionId::Tool => {
-            let spec: ToolSpec = helper(fields)?;
-            Condition::Tool(ToolCalled {
-                name: spec.name,
-                phase: spec.when.map_or(ToolPhase::default(), PhaseWord::phase),
-                args: spec.args,
-            })
-        }
-        ConditionId::Text => {
-            let spec: TextSpec = helper(fields)?;
-            let pattern = TextPattern::new(&spec.pattern).map_err(|e| {
-                let kind = expr::ExprErrorKind::InvalidPattern(e.kind().clone());
-                de::Error::custom(format_args!(
-                    "invalid 'pattern' {:?} at {}..{}: {kind}",
-                    spec.pattern,
-                    e.span().start,
-                    e.span().end
-                ))
-            })?;
-            let from = spec.from.into_iter().map(|s| s.0).collect();
-            Condition::Text(TextMention { pattern, from })
-        }
-        ConditionId::Confidence => {
-            let spec: ConfidenceSpec = helper(fields)?;
-            let default = ConfidenceMet::default();
-            Condition::Confidence(ConfidenceMet {
-                threshold: spec.threshold.unwrap_or(default.threshold),
-                min_steps: spec.min_steps.unwrap_or(default.min_steps),
-                key: spec.key.unwrap_or(default.key),
-                fallback_final: spec.fallback_final.unwrap_or(default.fallback_final),
-            })
-        }
-        ConditionId::Reward => {
-            let spec: RewardSpec = helper(fields)?;
-            let default = RewardThreshold::default();
-            Condition::Reward(RewardThreshold {
-                threshold: spec.threshold.unwrap_or(default.threshold),
-                negative_streak: spec.negative_streak.unwrap_or(default.negative_streak),
-                require_final: spec.require_final.unwrap_or(default.require_final),
-            })
-        }
-        ConditionId::Loop => Condition::Loop(helper::<LoopSpec, D>(fields)?.detection()?),
-        ConditionId::Custom => {
-            let spec: CustomSpec = helper(fields)?;
-            Condition::Custom(CustomCondition {
-                name: spec.name,
-                config: spec.config,
-            })
-        }
-        ConditionId::All => Condition::All(helper::<OfSpec<Vec<Condition>>, D>(fields)?.of),
-        ConditionId::Any => Condition::Any(helper::<OfSpec<Vec<Condition>>, D>(fields)?.of),
-        ConditionId::Not => Condition::Not(helper::<OfSpec<Box<Condition>>, D>(fields)?.of),
-    };
-    // The checks the expression parser makes on values (ranges, empty budgets, empty
-    // names, finite thresholds, args that are an object).
-    match expr::fault(&condition) {
-        None => Ok(condition),
-        Some(kind) => Err(de::Error::custom(format_args!(
-            "invalid \"{}\" condition: {kind}",
-            b.name
-        ))),
+    match b.id {
+        ConditionId::All => Ok(Condition::All(
+            helper::<OfSpec<Vec<Condition>>, D>(fields)?.of,
+        )),
+        ConditionId::Any => Ok(Condition::Any(
+            helper::<OfSpec<Vec<Condition>>, D>(fields)?.of,
+        )),
+        ConditionId::Not => Ok(Condition::Not(
+            helper::<OfSpec<Box<Condition>>, D>(fields)?.of,
+        )),
+        _ => fields.deserialize_map(FieldsVisitor { b }),
     }
 }
 
@@ -396,318 +263,260 @@ fn helper<'de, T: Deserialize<'de>, D: Deserializer<'de>>(fields: D) -> Result<T
     T::deserialize(fields)
 }
 
-/// A condition without options: its fields must be empty.
-fn unit<'de, D: Deserializer<'de>>(fields: D, condition: Condition) -> Result<Condition, D::Error> {
-    let Empty {} = Empty::deserialize(fields)?;
-    Ok(condition)
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Empty {}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct SeqSpec {
-    /// DSL text, or Langroid's object form.
-    sequence: DoneSequence,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct TurnsSpec {
-    #[serde(default)]
-    turns: Option<u64>,
-    /// awaken's name (`max_rounds`), where 0 means "disabled".
-    #[serde(default)]
-    rounds: Option<u64>,
-}
-
-impl TurnsSpec {
-    fn turns<E: de::Error>(&self) -> Result<u64, E> {
-        match (self.turns, self.rounds) {
-            (Some(n), None) => Ok(n),
-            (None, Some(n)) => awaken_limit("rounds", n),
-            (None, None) => Err(E::missing_field("turns")),
-            (Some(_), Some(_)) => Err(E::custom("give 'turns' or awaken's 'rounds', not both")),
-        }
-    }
-}
-
-/// A limit under awaken's field name: awaken reads 0 as "disabled", which no
-/// condition means, so 0 is refused rather than read as a limit that fires at once.
-fn awaken_limit<E: de::Error>(field: &str, n: u64) -> Result<u64, E> {
-    if n == 0 {
-        return Err(E::custom(format_args!(
-            "'{field}: 0' means \"disabled\" in awaken; doneseq refuses it rather than read \
-             it as a limit that fires at once (leave the condition out to disable it)"
-        )));
-    }
-    Ok(n)
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ErrorsSpec {
-    max: u64,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct TokensSpec {
-    #[serde(default)]
-    total: Option<u64>,
-    /// awaken's name (`token_budget`), where 0 means "disabled".
-    #[serde(default)]
-    max_total: Option<u64>,
-    #[serde(default)]
-    input: Option<u64>,
-    #[serde(default)]
-    output: Option<u64>,
-}
-
-impl TokensSpec {
-    fn total<E: de::Error>(&self) -> Result<Option<u64>, E> {
-        match (self.total, self.max_total) {
-            (total, None) => Ok(total),
-            (None, Some(n)) => awaken_limit("max_total", n).map(Some),
-            (Some(_), Some(_)) => Err(E::custom("give 'total' or awaken's 'max_total', not both")),
-        }
-    }
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct TimeoutSpec {
-    /// Whole seconds (awaken's field, and what a whole-second timeout serializes as).
-    #[serde(default)]
-    seconds: Option<u64>,
-    /// Milliseconds (what any other timeout serializes as).
-    #[serde(default)]
-    millis: Option<u64>,
-    /// A duration as the language writes it: `"5m"`, `"1500ms"`.
-    #[serde(default)]
-    limit: Option<String>,
-}
-
-impl TimeoutSpec {
-    fn limit<E: de::Error>(&self) -> Result<Duration, E> {
-        match (self.seconds, self.millis, &self.limit) {
-            (Some(s), None, None) => Ok(Duration::from_secs(s)),
-            (None, Some(ms), None) => Ok(Duration::from_millis(ms)),
-            (None, None, Some(text)) => expr::parse_duration(text).map_err(|reason| {
-                E::custom(format_args!(
-                    "invalid duration {text:?} for 'limit': {reason}"
-                ))
-            }),
-            (None, None, None) => Err(E::custom(
-                "a timeout needs one of 'seconds', 'millis' or 'limit' (e.g. {\"type\": \"timeout\", \"seconds\": 300})",
-            )),
-            _ => Err(E::custom(
-                "a timeout takes only one of 'seconds', 'millis' and 'limit'",
-            )),
-        }
-    }
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ToolSpec {
-    /// awaken's `stop_on_tool` calls it `tool_name`.
-    #[serde(default, alias = "tool_name")]
-    name: Option<String>,
-    #[serde(default)]
-    when: Option<PhaseWord>,
-    /// `null` is the same as leaving it out.
-    #[serde(default)]
-    args: Option<serde_json::Value>,
-}
-
-#[derive(Deserialize, Clone, Copy)]
-#[serde(rename_all = "snake_case")]
-enum PhaseWord {
-    Requested,
-    Executed,
-}
-
-impl PhaseWord {
-    fn phase(self) -> ToolPhase {
-        match self {
-            PhaseWord::Requested => ToolPhase::Requested,
-            PhaseWord::Executed => ToolPhase::Executed,
-        }
-    }
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct TextSpec {
-    pattern: String,
-    #[serde(default)]
-    from: Vec<SpeakerSpec>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ResponseSpec {
-    /// Langroid's option holds roles; a list or one speaker.
-    #[serde(alias = "roles", deserialize_with = "one_or_many")]
-    from: Vec<SpeakerSpec>,
-}
-
-/// A list, or one item alone.
-fn one_or_many<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<SpeakerSpec>, D::Error> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum OneOrMany {
-        Many(Vec<String>),
-        One(String),
-    }
-    let items = match OneOrMany::deserialize(deserializer)? {
-        OneOrMany::Many(items) => items,
-        OneOrMany::One(item) => vec![item],
-    };
-    items
-        .into_iter()
-        .map(|text| SpeakerSpec::deserialize(de::value::StringDeserializer::<D::Error>::new(text)))
-        .collect()
-}
-
-/// A speaker as text: a role name, or `@responder`.
-struct SpeakerSpec(Speaker);
-
-impl<'de> Deserialize<'de> for SpeakerSpec {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<SpeakerSpec, D::Error> {
-        let text: String = Deserialize::deserialize(deserializer)?;
-        if let Some(name) = text.strip_prefix('@') {
-            if name.is_empty() {
-                return Err(de::Error::custom(
-                    "expected a responder name after '@', found none",
-                ));
-            }
-            return Ok(SpeakerSpec(Speaker::Responder(name.to_owned())));
-        }
-        text.parse::<Role>()
-            .map(|role| SpeakerSpec(Speaker::Role(role)))
-            .map_err(|e| de::Error::custom(format_args!("{e}, or @responder for a responder")))
-    }
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ConfidenceSpec {
-    /// rlm-code: `confidence_threshold`.
-    #[serde(default, alias = "confidence_threshold")]
-    threshold: Option<f64>,
-    /// rlm-code: `min_steps_before_termination`.
-    #[serde(default, alias = "min_steps_before_termination")]
-    min_steps: Option<u64>,
-    /// rlm-code: `confidence_key`.
-    #[serde(default, alias = "confidence_key")]
-    key: Option<String>,
-    /// rlm-code: `fallback_to_final_pattern`.
-    #[serde(default, alias = "fallback_to_final_pattern")]
-    fallback_final: Option<bool>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RewardSpec {
-    /// rlm-code: `min_reward_threshold`.
-    #[serde(default, alias = "min_reward_threshold")]
-    threshold: Option<f64>,
-    /// rlm-code: `max_negative_streak`.
-    #[serde(default, alias = "max_negative_streak")]
-    negative_streak: Option<u64>,
-    /// rlm-code: `require_final_action`.
-    #[serde(default, alias = "require_final_action")]
-    require_final: Option<bool>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct LoopSpec {
-    #[serde(default)]
-    period: Option<u32>,
-    #[serde(default)]
-    repeats: Option<u32>,
-    #[serde(default)]
-    over: Option<OverWord>,
-    #[serde(default)]
-    exempt: Option<Vec<String>>,
-    /// awaken's `loop_detection`: the last `window` texts are identical.
-    #[serde(default)]
-    window: Option<u64>,
-}
-
-#[derive(Deserialize, Clone, Copy)]
-#[serde(rename_all = "snake_case")]
-enum OverWord {
-    Both,
-    Calls,
-    Texts,
-}
-
-impl LoopSpec {
-    fn detection<E: de::Error>(self) -> Result<LoopDetection, E> {
-        let default = LoopDetection::default();
-        let over = match self.over {
-            None => default.over,
-            Some(OverWord::Both) => LoopOver::Both,
-            Some(OverWord::Calls) => LoopOver::Calls,
-            Some(OverWord::Texts) => LoopOver::Texts,
-        };
-        let Some(window) = self.window else {
-            return Ok(LoopDetection {
-                period: self.period.unwrap_or(default.period),
-                repeats: self.repeats.unwrap_or(default.repeats),
-                over,
-                exempt: self.exempt.unwrap_or_default(),
-            });
-        };
-        if self.period.is_some() || self.repeats.is_some() || self.over.is_some() {
-            return Err(E::custom(
-                "'window' (awaken's form: period=1, repeats=window, over=texts) cannot be \
-                 combined with 'period', 'repeats' or 'over'; write those three instead",
-            ));
-        }
-        if window < 2 {
-            return Err(E::custom(format_args!(
-                "loop detection window {window}: awaken disables loop detection below 2; \
-                 doneseq refuses it rather than drop the condition silently (remove it, or \
-                 use a window of at least 2)"
-            )));
-        }
-        let repeats = u32::try_from(window)
-            .ok()
-            .filter(|w| *w <= super::MAX_LOOP_REPEATS)
-            .ok_or_else(|| {
-                E::custom(format_args!(
-                    "loop detection window {window} is over the limit of {}",
-                    super::MAX_LOOP_REPEATS
-                ))
-            })?;
-        Ok(LoopDetection {
-            period: 1,
-            repeats,
-            over: LoopOver::Texts,
-            exempt: self.exempt.unwrap_or_default(),
-        })
-    }
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct CustomSpec {
-    name: String,
-    /// Absent or `null`: none.
-    #[serde(default)]
-    config: serde_json::Value,
-}
-
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 #[serde(bound = "T: DeserializeOwned")]
 struct OfSpec<T> {
     of: T,
+}
+
+/// Reads the fields of a built-in's object form into its values, and binds them.
+struct FieldsVisitor {
+    b: &'static Builtin,
+}
+
+impl<'de> Visitor<'de> for FieldsVisitor {
+    type Value = Condition;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "the fields of a \"{}\" condition", self.b.name)
+    }
+
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Condition, M::Error> {
+        let b = self.b;
+        let mut args = Args::default();
+        // The peers' shapes, applied once every field is read.
+        let mut compat: Vec<(Compat, u64)> = Vec::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if let Some(index) = b
+                .params
+                .iter()
+                .position(|p| p.key == key || p.aliases.contains(&key.as_str()))
+            {
+                if args.get(index).is_some() {
+                    return Err(de::Error::custom(format_args!(
+                        "duplicate field `{}`",
+                        b.params[index].key
+                    )));
+                }
+                if let Some(value) = map.next_value_seed(ArgSeed(&b.params[index]))? {
+                    args.set(index, value);
+                }
+            } else if let Some(&c) = b.compat.iter().find(|c| compat_key(**c) == key) {
+                compat.push((c, map.next_value()?));
+            } else {
+                return Err(unknown_field(b, &key));
+            }
+        }
+        for (c, n) in compat {
+            apply(b, &mut args, c, n).map_err(de::Error::custom)?;
+        }
+        bind(b, &args).map_err(|e| match e.kind {
+            ExprErrorKind::MissingArgument { argument, .. } => missing(b, argument),
+            kind => de::Error::custom(format_args!("invalid \"{}\" condition: {kind}", b.name)),
+        })
+    }
+}
+
+/// serde's "unknown field" message, listing the row's fields.
+fn unknown_field<E: de::Error>(b: &Builtin, key: &str) -> E {
+    let names: Vec<String> = b
+        .params
+        .iter()
+        .map(|p| p.key)
+        .chain(b.compat.iter().map(|c| compat_key(*c)))
+        .map(str::to_owned)
+        .collect();
+    if names.is_empty() {
+        return E::custom(format_args!("unknown field `{key}`, there are no fields"));
+    }
+    E::custom(format_args!(
+        "unknown field `{key}`, expected {}",
+        one_of(names.iter().map(String::as_str))
+    ))
+}
+
+/// What serde says it expected: `` `a` ``, `` `a` or `b` ``, `` one of `a`, `b`, `c` ``.
+fn one_of<'s>(names: impl ExactSizeIterator<Item = &'s str>) -> String {
+    let n = names.len();
+    let quoted: Vec<String> = names.map(|k| format!("`{k}`")).collect();
+    match n {
+        1 | 2 => quoted.join(" or "),
+        _ => format!("one of {}", quoted.join(", ")),
+    }
+}
+
+/// A required option that is missing; a timeout names its three spellings.
+fn missing<E: de::Error>(b: &Builtin, argument: &'static str) -> E {
+    if b.id == ConditionId::Timeout {
+        return E::custom(
+            "a timeout needs one of 'seconds', 'millis' or 'limit' (e.g. {\"type\": \"timeout\", \"seconds\": 300})",
+        );
+    }
+    E::missing_field(argument)
+}
+
+const fn compat_key(c: Compat) -> &'static str {
+    match c {
+        Compat::AwakenLimit { key, .. } | Compat::DurationUnit { key, .. } => key,
+        Compat::LoopWindow => "window",
+    }
+}
+
+/// A peer's field into the options it stands for.
+fn apply(b: &Builtin, args: &mut Args<'_>, c: Compat, n: u64) -> Result<(), String> {
+    let index = |name: &str| b.params.iter().position(|p| p.key == name).unwrap_or(0);
+    match c {
+        Compat::AwakenLimit { key, into } => {
+            let i = index(into);
+            if args.get(i).is_some() {
+                return Err(format!("give '{into}' or awaken's '{key}', not both"));
+            }
+            if n == 0 {
+                return Err(format!(
+                    "'{key}: 0' means \"disabled\" in awaken; doneseq refuses it rather than read \
+                     it as a limit that fires at once (leave the condition out to disable it)"
+                ));
+            }
+            args.set(i, Arg::Count(n));
+        }
+        Compat::DurationUnit { millis, into, .. } => {
+            let i = index(into);
+            if args.get(i).is_some() {
+                return Err(
+                    "a timeout takes only one of 'seconds', 'millis' and 'limit'".to_owned(),
+                );
+            }
+            let ms = n
+                .checked_mul(millis)
+                .ok_or("too long (the limit is u64::MAX milliseconds)")?;
+            args.set(i, Arg::Duration(Duration::from_millis(ms)));
+        }
+        Compat::LoopWindow => {
+            let taken = ["period", "repeats", "over"]
+                .iter()
+                .any(|k| args.get(index(k)).is_some());
+            if taken {
+                return Err(
+                    "'window' (awaken's form: period=1, repeats=window, over=texts) cannot \
+                     be combined with 'period', 'repeats' or 'over'; write those three instead"
+                        .to_owned(),
+                );
+            }
+            if n < 2 {
+                return Err(format!(
+                    "loop detection window {n}: awaken disables loop detection below 2; \
+                     doneseq refuses it rather than drop the condition silently (remove it, or \
+                     use a window of at least 2)"
+                ));
+            }
+            if n > u64::from(super::MAX_LOOP_REPEATS) {
+                return Err(format!(
+                    "loop detection window {n} is over the limit of {}",
+                    super::MAX_LOOP_REPEATS
+                ));
+            }
+            args.set(index("period"), Arg::Count(1));
+            args.set(index("repeats"), Arg::Count(n));
+            args.set(index("over"), Arg::Word("texts"));
+        }
+    }
+    Ok(())
+}
+
+/// Reads one option's value as its kind; `None` for a JSON `null` (left out).
+struct ArgSeed(&'static Param);
+
+impl<'de> de::DeserializeSeed<'de> for ArgSeed {
+    type Value = Option<Arg<'static>>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<Arg<'static>>, D::Error> {
+        let param = self.0;
+        let key = param.key;
+        Ok(Some(match param.kind {
+            ParamKind::Sequence => Arg::Sequence(Cow::Owned(DoneSequence::deserialize(d)?)),
+            ParamKind::Pattern => {
+                let text = String::deserialize(d)?;
+                let pattern = TextPattern::new(&text).map_err(|e| {
+                    let kind = ExprErrorKind::InvalidPattern(e.kind().clone());
+                    de::Error::custom(format_args!(
+                        "invalid '{key}' {text:?} at {}..{}: {kind}",
+                        e.span().start,
+                        e.span().end
+                    ))
+                })?;
+                Arg::Pattern(Cow::Owned(pattern))
+            }
+            ParamKind::Count => Arg::Count(u64::deserialize(d)?),
+            ParamKind::Float => Arg::Float(f64::deserialize(d)?),
+            ParamKind::Duration => {
+                let text = String::deserialize(d)?;
+                let limit = expr::parse_duration(&text).map_err(|reason| {
+                    de::Error::custom(format_args!(
+                        "invalid duration {text:?} for '{key}': {reason}"
+                    ))
+                })?;
+                Arg::Duration(limit)
+            }
+            ParamKind::Bool => Arg::Bool(bool::deserialize(d)?),
+            ParamKind::Name => Arg::Name(Cow::Owned(String::deserialize(d)?)),
+            ParamKind::Word(words) => {
+                let text = String::deserialize(d)?;
+                let word = words.iter().find(|w| **w == text).ok_or_else(|| {
+                    de::Error::custom(format_args!(
+                        "unknown variant `{text}`, expected {}",
+                        one_of(words.iter().copied())
+                    ))
+                })?;
+                Arg::Word(word)
+            }
+            ParamKind::Speakers => {
+                let texts = OneOrMany::deserialize(d)?.into_vec();
+                let speakers = texts
+                    .into_iter()
+                    .map(|t| speaker(&t))
+                    .collect::<Result<Vec<_>, String>>()
+                    .map_err(de::Error::custom)?;
+                Arg::Speakers(Cow::Owned(speakers))
+            }
+            ParamKind::Names => Arg::Names(Cow::Owned(OneOrMany::deserialize(d)?.into_vec())),
+            ParamKind::Json | ParamKind::JsonObject => {
+                let value = serde_json::Value::deserialize(d)?;
+                if value.is_null() {
+                    return Ok(None);
+                }
+                Arg::Json(Cow::Owned(value))
+            }
+        }))
+    }
+}
+
+/// A list, or one item alone (a list of one).
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum OneOrMany {
+    Many(Vec<String>),
+    One(String),
+}
+
+impl OneOrMany {
+    fn into_vec(self) -> Vec<String> {
+        match self {
+            OneOrMany::Many(items) => items,
+            OneOrMany::One(item) => vec![item],
+        }
+    }
+}
+
+/// A speaker as text: a role name, or `@responder`.
+fn speaker(text: &str) -> Result<Speaker, String> {
+    if let Some(name) = text.strip_prefix('@') {
+        if name.is_empty() {
+            return Err("expected a responder name after '@', found none".to_owned());
+        }
+        return Ok(Speaker::Responder(name.to_owned()));
+    }
+    text.parse::<Role>()
+        .map(Speaker::Role)
+        .map_err(|e| format!("{e}, or @responder for a responder"))
 }

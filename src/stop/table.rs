@@ -44,6 +44,17 @@ pub(crate) struct Param {
     pub(crate) kind: ParamKind,
     /// Whether it may also be given by position (positional ones come first).
     pub(crate) positional: bool,
+    /// Other names of the field in the object form (serde): the peers' spellings,
+    /// e.g. rlm-code's `confidence_threshold`, awaken's `tool_name`.
+    #[cfg_attr(not(feature = "serde"), allow(dead_code))]
+    pub(crate) aliases: &'static [&'static str],
+}
+
+impl Param {
+    /// The same option, also read from these field names in the object form.
+    const fn aka(self, aliases: &'static [&'static str]) -> Param {
+        Param { aliases, ..self }
+    }
 }
 
 const fn pos(key: &'static str, kind: ParamKind) -> Param {
@@ -51,6 +62,7 @@ const fn pos(key: &'static str, kind: ParamKind) -> Param {
         key,
         kind,
         positional: true,
+        aliases: &[],
     }
 }
 
@@ -59,7 +71,32 @@ const fn opt(key: &'static str, kind: ParamKind) -> Param {
         key,
         kind,
         positional: false,
+        aliases: &[],
     }
+}
+
+/// A field of a peer's object form that is not an option under another name, but
+/// stands for options in another way (awaken's shapes); read by serde only.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(not(feature = "serde"), allow(dead_code))]
+pub(crate) enum Compat {
+    /// awaken's limit field for the count option `into` (awaken's `rounds` for
+    /// `turns`, `max_total` for `total`), where awaken reads 0 as "disabled": refused.
+    AwakenLimit {
+        key: &'static str,
+        into: &'static str,
+    },
+    /// A duration as a whole number of this many milliseconds per unit, for the
+    /// duration option `into` (`seconds`: 1000, awaken's field and what a whole-second
+    /// timeout serializes as; `millis`: 1).
+    DurationUnit {
+        key: &'static str,
+        millis: u64,
+        into: &'static str,
+    },
+    /// awaken's `loop_detection` `window`: the last `window` texts are identical,
+    /// which is `period=1, repeats=window, over=texts`.
+    LoopWindow,
 }
 
 /// Which built-in condition or combinator a node is: the row of the table of
@@ -221,6 +258,9 @@ pub(crate) struct Builtin {
     pub(crate) doc: &'static str,
     pub(crate) usage: &'static str,
     pub(crate) examples: &'static [&'static str],
+    /// The peers' object shapes that stand for options (serde only).
+    #[cfg_attr(not(feature = "serde"), allow(dead_code))]
+    pub(crate) compat: &'static [Compat],
 }
 
 pub(crate) const PHASES: &[&str] = &["requested", "executed"];
@@ -240,6 +280,7 @@ pub(crate) const BUILTINS: &[Builtin] = &[
             r#"seq("T[calculator], A")"#,
             r#"seq("calc: T[calculator], A@Calculator & !E")"#,
         ],
+        compat: &[],
     },
     Builtin {
         id: ConditionId::Final,
@@ -250,6 +291,7 @@ pub(crate) const BUILTINS: &[Builtin] = &[
         doc: "the message carries a FINAL(...), FINAL_VAR(...) or SUBMIT(...) answer",
         usage: "final",
         examples: &[r#"final"#],
+        compat: &[],
     },
     Builtin {
         id: ConditionId::DoneSignal,
@@ -260,6 +302,7 @@ pub(crate) const BUILTINS: &[Builtin] = &[
         doc: "the content says DONE as a word (Langroid's string signal)",
         usage: "done_signal",
         examples: &[r#"done_signal"#],
+        compat: &[],
     },
     Builtin {
         id: ConditionId::MaxTurns,
@@ -270,6 +313,10 @@ pub(crate) const BUILTINS: &[Builtin] = &[
         doc: "this many steps were taken",
         usage: "max_turns(10)",
         examples: &[r#"max_turns(10)"#],
+        compat: &[Compat::AwakenLimit {
+            key: "rounds",
+            into: "turns",
+        }],
     },
     Builtin {
         id: ConditionId::Tokens,
@@ -288,6 +335,10 @@ pub(crate) const BUILTINS: &[Builtin] = &[
             r#"tokens(input=80000, output=20000)"#,
             r#"tokens(5000, output=1000)"#,
         ],
+        compat: &[Compat::AwakenLimit {
+            key: "max_total",
+            into: "total",
+        }],
     },
     Builtin {
         id: ConditionId::Timeout,
@@ -298,6 +349,18 @@ pub(crate) const BUILTINS: &[Builtin] = &[
         doc: "the run's elapsed time reaches this duration",
         usage: "timeout(5m), timeout(300s) or timeout(300)",
         examples: &[r#"timeout(5m)"#, r#"timeout(1500ms)"#, r#"timeout(2h)"#],
+        compat: &[
+            Compat::DurationUnit {
+                key: "seconds",
+                millis: 1000,
+                into: "limit",
+            },
+            Compat::DurationUnit {
+                key: "millis",
+                millis: 1,
+                into: "limit",
+            },
+        ],
     },
     Builtin {
         id: ConditionId::ConsecutiveErrors,
@@ -308,13 +371,14 @@ pub(crate) const BUILTINS: &[Builtin] = &[
         doc: "this many steps in a row reported an error",
         usage: "consecutive_errors(3)",
         examples: &[r#"consecutive_errors(3)"#],
+        compat: &[],
     },
     Builtin {
         id: ConditionId::Tool,
         name: "tool",
         aliases: &["tool_called", "stop_on_tool"],
         params: &[
-            pos("name", ParamKind::Name),
+            pos("name", ParamKind::Name).aka(&["tool_name"]),
             pos("when", ParamKind::Word(PHASES)),
             opt("args", ParamKind::JsonObject),
         ],
@@ -328,6 +392,7 @@ pub(crate) const BUILTINS: &[Builtin] = &[
             r#"tool(when=executed)"#,
             r#"tool(search, args={"q":"x"})"#,
         ],
+        compat: &[],
     },
     Builtin {
         id: ConditionId::NoToolCalls,
@@ -338,6 +403,7 @@ pub(crate) const BUILTINS: &[Builtin] = &[
         doc: "the model answered with text and no tool call",
         usage: "no_tool_calls",
         examples: &[r#"no_tool_calls"#],
+        compat: &[],
     },
     Builtin {
         id: ConditionId::Text,
@@ -354,16 +420,17 @@ pub(crate) const BUILTINS: &[Builtin] = &[
             r#"text("\bDONE\b")"#,
             r#"text("approved", from=[llm, @Reviewer])"#,
         ],
+        compat: &[],
     },
     Builtin {
         id: ConditionId::Confidence,
         name: "confidence",
         aliases: &["confidence_met"],
         params: &[
-            pos("threshold", ParamKind::Float),
-            opt("min_steps", ParamKind::Count),
-            opt("key", ParamKind::Name),
-            opt("fallback_final", ParamKind::Bool),
+            pos("threshold", ParamKind::Float).aka(&["confidence_threshold"]),
+            opt("min_steps", ParamKind::Count).aka(&["min_steps_before_termination"]),
+            opt("key", ParamKind::Name).aka(&["confidence_key"]),
+            opt("fallback_final", ParamKind::Bool).aka(&["fallback_to_final_pattern"]),
         ],
         kind: Some(VerdictKind::Done),
         doc: "the message's confidence reaches a threshold (rlm-code's confidence policy)",
@@ -372,15 +439,16 @@ pub(crate) const BUILTINS: &[Builtin] = &[
             r#"confidence(0.85)"#,
             r#"confidence(0.9, min_steps=0, key=score, fallback_final=false)"#,
         ],
+        compat: &[],
     },
     Builtin {
         id: ConditionId::Reward,
         name: "reward",
         aliases: &["reward_threshold"],
         params: &[
-            pos("threshold", ParamKind::Float),
-            opt("negative_streak", ParamKind::Count),
-            opt("require_final", ParamKind::Bool),
+            pos("threshold", ParamKind::Float).aka(&["min_reward_threshold"]),
+            opt("negative_streak", ParamKind::Count).aka(&["max_negative_streak"]),
+            opt("require_final", ParamKind::Bool).aka(&["require_final_action"]),
         ],
         kind: None,
         doc: "the cumulative reward reaches a threshold (done), or rewards were negative too many steps in a row (failed)",
@@ -389,6 +457,7 @@ pub(crate) const BUILTINS: &[Builtin] = &[
             r#"reward(0.8)"#,
             r#"reward(1.5, negative_streak=0, require_final=true)"#,
         ],
+        compat: &[],
     },
     Builtin {
         id: ConditionId::Loop,
@@ -407,6 +476,7 @@ pub(crate) const BUILTINS: &[Builtin] = &[
             r#"loop"#,
             r#"loop(period=4, repeats=5, over=calls, exempt=[poll])"#,
         ],
+        compat: &[Compat::LoopWindow],
     },
     Builtin {
         id: ConditionId::Cancelled,
@@ -417,26 +487,29 @@ pub(crate) const BUILTINS: &[Builtin] = &[
         doc: "the run's cancel handle was set",
         usage: "cancelled",
         examples: &[r#"cancelled"#],
+        compat: &[],
     },
     Builtin {
         id: ConditionId::Response,
         name: "response",
         aliases: &["done_if_response"],
-        params: &[pos("from", ParamKind::Speakers)],
+        params: &[pos("from", ParamKind::Speakers).aka(&["roles"])],
         kind: Some(VerdictKind::Done),
         doc: "one of these speakers gave a valid response (Langroid's done_if_response)",
         usage: "response(llm) or response([llm, @Critic])",
         examples: &[r#"response([llm])"#, r#"response([agent, @Critic])"#],
+        compat: &[],
     },
     Builtin {
         id: ConditionId::NoResponse,
         name: "no_response",
         aliases: &["done_if_no_response"],
-        params: &[pos("from", ParamKind::Speakers)],
+        params: &[pos("from", ParamKind::Speakers).aka(&["roles"])],
         kind: Some(VerdictKind::Done),
         doc: "one of these speakers gave no valid response (Langroid's done_if_no_response)",
         usage: "no_response(llm) or no_response([llm, user])",
         examples: &[r#"no_response([llm, user])"#],
+        compat: &[],
     },
     Builtin {
         id: ConditionId::SingleRound,
@@ -447,6 +520,7 @@ pub(crate) const BUILTINS: &[Builtin] = &[
         doc: "the first step (Langroid's single_round)",
         usage: "single_round",
         examples: &[r#"single_round"#],
+        compat: &[],
     },
     Builtin {
         id: ConditionId::Custom,
@@ -460,6 +534,7 @@ pub(crate) const BUILTINS: &[Builtin] = &[
             r#"custom(convergence)"#,
             r#"custom(convergence, config={"window":3})"#,
         ],
+        compat: &[],
     },
     Builtin {
         id: ConditionId::All,
@@ -470,6 +545,7 @@ pub(crate) const BUILTINS: &[Builtin] = &[
         doc: "every child has fired at some step of this run (latched)",
         usage: "all(a, b) or a & b",
         examples: &[r#"final & max_turns(3)"#, r#"all()"#],
+        compat: &[],
     },
     Builtin {
         id: ConditionId::Any,
@@ -480,6 +556,7 @@ pub(crate) const BUILTINS: &[Builtin] = &[
         doc: "some child fires at this step",
         usage: "any(a, b) or a | b",
         examples: &[r#"final | max_turns(3)"#, r#"any()"#],
+        compat: &[],
     },
     Builtin {
         id: ConditionId::Not,
@@ -490,6 +567,7 @@ pub(crate) const BUILTINS: &[Builtin] = &[
         doc: "the child does not fire at this step",
         usage: "not(a) or !a",
         examples: &[r#"!final"#],
+        compat: &[],
     },
 ];
 

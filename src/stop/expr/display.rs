@@ -12,7 +12,7 @@ use std::fmt::{self, Write};
 use std::ops::Range;
 use std::time::Duration;
 
-use super::super::args::{Arg, always_keyed, unbind};
+use super::super::args::{Arg, always_keyed, bind, unbind};
 use super::super::{LoopOver, Speaker, ToolPhase};
 use crate::dsl::is_name_char;
 use crate::stop::{Condition, MAX_CONDITION_DEPTH, MAX_CONDITION_NODES, MAX_VALUE_DEPTH};
@@ -104,7 +104,7 @@ impl<'w> Printer<'w> {
     }
 
     /// A built-in from its values ([`unbind`]): its canonical name, bare without
-    /// values; else its values in declared order, positional while every option
+    /// values (when that is valid); else its values in declared order, positional while every option
     /// before them was given (and a JSON value named), then `key=value`.
     fn builtin(&mut self, c: &Condition) -> fmt::Result {
         let row = c.id().row();
@@ -114,7 +114,13 @@ impl<'w> Printer<'w> {
         };
         let mut given = args.given().peekable();
         if given.peek().is_none() {
-            return Ok(());
+            // Bare when that reads back as this condition (`loop`); `tokens()` of an
+            // invalid empty budget keeps its parentheses.
+            return if bind(row, &args).is_ok() {
+                Ok(())
+            } else {
+                self.write_str("()")
+            };
         }
         self.write_str("(")?;
         let mut positional = true;
@@ -134,7 +140,7 @@ impl<'w> Printer<'w> {
     }
 
     /// One value, as the language writes its kind.
-    fn arg(&mut self, arg: &Arg) -> fmt::Result {
+    fn arg(&mut self, arg: &Arg<'_>) -> fmt::Result {
         match arg {
             Arg::Sequence(seq) => write_string(self, &seq.to_string()),
             Arg::Pattern(pattern) => write_string(self, pattern.as_str()),

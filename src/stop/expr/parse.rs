@@ -8,6 +8,7 @@
 //! [`MAX_CONDITION_DEPTH`] before recursing, so no input can overflow the stack; a
 //! run of `!` is read in a loop, not by recursion.
 
+use std::borrow::Cow;
 use std::time::Duration;
 
 use nom::bytes::complete::{take_while, take_while1};
@@ -451,16 +452,16 @@ impl ExprParser {
 /// The values given to a call, each with where it was written.
 #[derive(Default)]
 struct Values<'a> {
-    args: Args,
+    args: Args<'static>,
     sites: Vec<Option<(&'a str, usize)>>,
 }
 
 impl<'a> Values<'a> {
-    fn get(&self, index: usize) -> Option<&Arg> {
+    fn get(&self, index: usize) -> Option<&Arg<'static>> {
         self.args.get(index)
     }
 
-    fn set(&mut self, index: usize, value: Arg, at: &'a str, rest: &'a str) {
+    fn set(&mut self, index: usize, value: Arg<'static>, at: &'a str, rest: &'a str) {
         if self.sites.len() <= index {
             self.sites.resize(index + 1, None);
         }
@@ -695,20 +696,20 @@ fn wrong_type_err<'a>(param: &Param, expected: &'static str, at: &'a str) -> nom
 }
 
 /// The value of `param` at `i`, read as its kind.
-fn value<'a>(param: &Param, i: &'a str) -> PResult<'a, Arg> {
+fn value<'a>(param: &Param, i: &'a str) -> PResult<'a, Arg<'static>> {
     match param.kind {
         ParamKind::Sequence => {
             let (rest, s) =
                 string_for(param, "a string holding a done sequence (e.g. \"T, A\")", i)?;
             match DoneSequence::parse(&s.value) {
-                Ok(seq) => Ok((rest, Arg::Sequence(seq))),
+                Ok(seq) => Ok((rest, Arg::Sequence(Cow::Owned(seq)))),
                 Err(e) => inner_error(&s, &e, ExprErrorKind::InvalidSequence),
             }
         }
         ParamKind::Pattern => {
             let (rest, s) = string_for(param, "a string holding a regex (e.g. \"\\bDONE\\b\")", i)?;
             match TextPattern::new(&s.value) {
-                Ok(pattern) => Ok((rest, Arg::Pattern(pattern))),
+                Ok(pattern) => Ok((rest, Arg::Pattern(Cow::Owned(pattern)))),
                 Err(e) => inner_error(&s, &e, ExprErrorKind::InvalidPattern),
             }
         }
@@ -764,7 +765,7 @@ fn value<'a>(param: &Param, i: &'a str) -> PResult<'a, Arg> {
             if name.is_empty() {
                 return fail(ExprErrorKind::EmptyName { option: param.key }, i, len);
             }
-            Ok((rest, Arg::Name(name)))
+            Ok((rest, Arg::Name(Cow::Owned(name))))
         }
         ParamKind::Word(words) => {
             let (rest, found, len) = name_at(param, i)?;
@@ -811,7 +812,7 @@ fn value<'a>(param: &Param, i: &'a str) -> PResult<'a, Arg> {
                 };
                 speakers.push(speaker);
             }
-            Ok((rest, Arg::Speakers(speakers)))
+            Ok((rest, Arg::Speakers(Cow::Owned(speakers))))
         }
         ParamKind::Names => {
             let (rest, items) = list(param, i)?;
@@ -822,15 +823,15 @@ fn value<'a>(param: &Param, i: &'a str) -> PResult<'a, Arg> {
                 }
                 names.push(name);
             }
-            Ok((rest, Arg::Names(names)))
+            Ok((rest, Arg::Names(Cow::Owned(names))))
         }
-        ParamKind::Json => json(param, i).map(|(rest, v)| (rest, Arg::Json(v))),
+        ParamKind::Json => json(param, i).map(|(rest, v)| (rest, Arg::Json(Cow::Owned(v)))),
         ParamKind::JsonObject => {
             let (rest, v) = json(param, i)?;
             if !v.is_object() {
                 return wrong_type(param, "a JSON object (e.g. {\"query\": \"x\"})", i);
             }
-            Ok((rest, Arg::Json(v)))
+            Ok((rest, Arg::Json(Cow::Owned(v))))
         }
     }
 }
