@@ -14,7 +14,7 @@ use serde::{Serialize, Serializer};
 
 use crate::list::{DoneSequences, ListError};
 use crate::object::{ElementObject, EventObject, SequenceObject};
-use crate::{AgentEvent, DoneSequence, Error, Role, RunState};
+use crate::{AgentEvent, DoneSequence, Error, Role};
 
 impl Serialize for DoneSequence {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -153,7 +153,7 @@ impl<'de> Deserialize<'de> for DoneSequences {
     }
 }
 
-// ---- the monitor's values -------------------------------------------------------
+// ---- message values ----------------------------------------------------------------
 
 /// A role is its canonical name; any accepted name deserializes (`"assistant"`,
 /// `"LLM"`, `"tool"`, ...).
@@ -179,106 +179,9 @@ impl<'de> Deserialize<'de> for Role {
     }
 }
 
-/// `max_turns`: a count, or `null` / a negative number (Langroid's `-1`) for none.
-pub(crate) fn max_turns<'de, D: Deserializer<'de>>(
-    deserializer: D,
-) -> Result<Option<u64>, D::Error> {
-    let turns: Option<i64> = Option::deserialize(deserializer)?;
-    Ok(turns.and_then(|t| u64::try_from(t).ok()))
-}
-
-/// The wire form of a run state: what it means, without its scratch buffers.
-#[derive(Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RunStateWire {
-    fingerprint: u64,
-    steps: u64,
-    bits: Vec<u64>,
-    prev: Vec<u64>,
-    stopped_at: Option<u64>,
-    /// The stop conditions' state; absent in checkpoints of tasks without one.
-    #[serde(default, skip_serializing_if = "is_default")]
-    conditions: crate::engine::plan::PlanState,
-}
-
-fn is_default<T: Default + PartialEq>(value: &T) -> bool {
-    *value == T::default()
-}
-
-impl Serialize for RunState {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        RunStateWire {
-            fingerprint: self.fingerprint,
-            steps: self.steps,
-            bits: self.bits.to_vec(),
-            prev: self.prev.to_vec(),
-            stopped_at: self.stopped_at,
-            conditions: self.tree.clone(),
-        }
-        .serialize(serializer)
-    }
-}
-
-/// A deserialized state must go through [`crate::Monitor::resume`], which checks
-/// that it belongs to the monitor.
-impl<'de> Deserialize<'de> for RunState {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<RunState, D::Error> {
-        let wire = RunStateWire::deserialize(deserializer)?;
-        Ok(RunState {
-            fingerprint: wire.fingerprint,
-            steps: wire.steps,
-            bits: wire.bits.into(),
-            prev: wire.prev.into(),
-            stopped_at: wire.stopped_at,
-            tree: wire.conditions,
-            cancel: std::sync::OnceLock::new(),
-            scratch: crate::monitor::state::Scratch::default(),
-        })
-    }
-}
-
-/// A verdict kind (de)serializes as its lowercase name: `"done"`, `"exhausted"`,
-/// `"stuck"`, `"failed"`, `"cancelled"`.
-impl Serialize for crate::VerdictKind {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for crate::VerdictKind {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<crate::VerdictKind, D::Error> {
-        use crate::VerdictKind as K;
-        let name = String::deserialize(deserializer)?;
-        [K::Done, K::Exhausted, K::Stuck, K::Failed, K::Cancelled]
-            .into_iter()
-            .find(|k| k.as_str() == name)
-            .ok_or_else(|| {
-                serde::de::Error::custom(format!(
-                    "unknown verdict kind '{name}' (expected done, exhausted, stuck, failed or cancelled)"
-                ))
-            })
-    }
-}
-
 /// A base kind serializes as its DSL letter: `T`, `L`, `A`, `U`, `N`.
 impl Serialize for crate::BaseKind {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(self.letter())
-    }
-}
-
-/// A classification serializes with its fields and its labels (the events as DSL text).
-impl Serialize for crate::Classification {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        let mut s = serializer.serialize_struct("Classification", 7)?;
-        s.serialize_field("base", &self.base)?;
-        s.serialize_field("responder", &self.responder)?;
-        s.serialize_field("tools", &self.tools)?;
-        s.serialize_field("patterns", &self.patterns)?;
-        s.serialize_field("final_answer", &self.final_answer)?;
-        s.serialize_field("error", &self.error)?;
-        s.serialize_field("labels", &self.labels())?;
-        s.end()
     }
 }

@@ -8,6 +8,8 @@ mod report;
 mod signal;
 pub(crate) mod state;
 mod verdict;
+#[cfg(feature = "serde")]
+mod wire;
 
 use crate::stop::VerdictKind;
 pub use evidence::{Evidence, TokenBudgetEvidence};

@@ -70,3 +70,28 @@ impl std::fmt::Display for VerdictKind {
         f.write_str(self.as_str())
     }
 }
+
+/// A verdict kind (de)serializes as its lowercase name: `"done"`, `"exhausted"`,
+/// `"stuck"`, `"failed"`, `"cancelled"`.
+#[cfg(feature = "serde")]
+impl serde::Serialize for VerdictKind {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for VerdictKind {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<VerdictKind, D::Error> {
+        use VerdictKind as K;
+        let name = <String as serde::Deserialize>::deserialize(deserializer)?;
+        [K::Done, K::Exhausted, K::Stuck, K::Failed, K::Cancelled]
+            .into_iter()
+            .find(|k| k.as_str() == name)
+            .ok_or_else(|| {
+                serde::de::Error::custom(format!(
+                    "unknown verdict kind '{name}' (expected done, exhausted, stuck, failed or cancelled)"
+                ))
+            })
+    }
+}

@@ -51,10 +51,7 @@ pub struct TaskConfig {
     /// The task is exhausted after this many steps, unless something else ended it
     /// on that step (Langroid checks turns after `done()`). `None` (or a negative
     /// number in serde, Langroid's `-1`) is no limit.
-    #[cfg_attr(
-        feature = "serde",
-        serde(deserialize_with = "crate::serde_impl::max_turns")
-    )]
+    #[cfg_attr(feature = "serde", serde(deserialize_with = "max_turns"))]
     pub max_turns: Option<u64>,
     /// Done when a non-empty message contains the word `DONE` (case-sensitive).
     /// Langroid's default, `true`.
@@ -191,4 +188,11 @@ pub(crate) enum Rule {
     MaxTurns(u64),
     /// The run's cancel handle, honoured whatever the tree says.
     Cancel,
+}
+
+#[cfg(feature = "serde")]
+/// `max_turns`: a count, or `null` / a negative number (Langroid's `-1`) for none.
+fn max_turns<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<u64>, D::Error> {
+    let turns: Option<i64> = serde::Deserialize::deserialize(deserializer)?;
+    Ok(turns.and_then(|t| u64::try_from(t).ok()))
 }
