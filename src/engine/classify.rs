@@ -41,6 +41,8 @@ pub(crate) struct Classified<'s> {
     /// The non-exclusive atoms the message has (tool names, regexes, `F`, `E`,
     /// compounds), each once.
     pub(crate) atoms: &'s [u32],
+    /// Which regexes of the set matched (the sequences' and the stop tree's).
+    pub(crate) matched: Option<&'s PatternSet>,
 }
 
 /// A conjunction the rows cannot express alone: a negated event with several parts
@@ -59,6 +61,9 @@ pub(crate) struct Classifier {
     pub(crate) responders: HashMap<Box<str>, u32>,
     /// The distinct content regexes, as written; atom ids `pattern_base..`.
     pub(crate) pattern_sources: Vec<Box<str>>,
+    /// How many regexes of the set are the sequences' (atoms); the stop tree's
+    /// `text(...)` regexes follow them, read by the plan.
+    pub(crate) content_patterns: usize,
     pub(crate) pattern_base: u32,
     pub(crate) patterns: Option<Patterns>,
     pub(crate) final_atom: Option<u32>,
@@ -145,7 +150,13 @@ impl Classifier {
                 .patset
                 .get_or_insert_with(|| PatternSet::new(set.len()));
             set.matches(message.content(), patset);
-            atoms.extend(patset.iter().map(|p| self.pattern_base + p.as_u32()));
+            let contents = self.content_patterns;
+            atoms.extend(
+                patset
+                    .iter()
+                    .filter(|p| p.as_usize() < contents)
+                    .map(|p| self.pattern_base + p.as_u32()),
+            );
         }
         if let Some(id) = self.final_atom {
             if final_answer {
@@ -171,6 +182,7 @@ impl Classifier {
             base,
             responder,
             atoms: &scratch.atoms,
+            matched: scratch.patset.as_ref(),
         }
     }
 
@@ -181,6 +193,10 @@ impl Classifier {
         };
         let mut patset = PatternSet::new(set.len());
         set.matches(content, &mut patset);
-        patset.iter().map(|p| p.as_usize()).collect()
+        patset
+            .iter()
+            .map(|p| p.as_usize())
+            .filter(|&p| p < self.content_patterns)
+            .collect()
     }
 }

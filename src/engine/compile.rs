@@ -21,8 +21,14 @@ struct Parts {
     atom: Option<u32>,
 }
 
-/// Builds the classifier and the automaton of `sequences`.
-pub(crate) fn compile(sequences: &[DoneSequence]) -> Result<(Classifier, Automaton), CompileError> {
+/// Builds the classifier and the automaton of `sequences`. `texts` are the stop
+/// tree's `text(...)` regexes (case-sensitive): they join the sequences' `C[...]`
+/// regexes (case-insensitive) in the one regex set, after them, so that a message's
+/// content is searched once for all of them.
+pub(crate) fn compile(
+    sequences: &[DoneSequence],
+    texts: &[Box<str>],
+) -> Result<(Classifier, Automaton), CompileError> {
     if sequences.len() > MAX_SEQUENCES {
         return Err(CompileError::TooManySequences {
             count: sequences.len(),
@@ -69,9 +75,9 @@ pub(crate) fn compile(sequences: &[DoneSequence]) -> Result<(Classifier, Automat
             _ => {}
         }
     }
-    if pattern_sources.len() > MAX_TASK_PATTERNS {
+    if pattern_sources.len() + texts.len() > MAX_TASK_PATTERNS {
         return Err(CompileError::TooManyPatterns {
-            count: pattern_sources.len(),
+            count: pattern_sources.len() + texts.len(),
             max: MAX_TASK_PATTERNS,
         });
     }
@@ -236,14 +242,15 @@ pub(crate) fn compile(sequences: &[DoneSequence]) -> Result<(Classifier, Automat
         })
         .collect();
 
-    let patterns = if pattern_sources.is_empty() {
+    let patterns = if pattern_sources.is_empty() && texts.is_empty() {
         None
     } else {
-        Some(build_set(&pattern_sources)?)
+        Some(build_set(&pattern_sources, texts)?)
     };
     let classifier = Classifier {
         tools,
         responders,
+        content_patterns: pattern_sources.len(),
         pattern_sources,
         pattern_base,
         patterns,
@@ -280,15 +287,18 @@ pub(crate) fn compile(sequences: &[DoneSequence]) -> Result<(Classifier, Automat
 /// Case-insensitive and unanchored, as each `C[...]`. Each regex is translated once,
 /// for both sets: the translation is where case folding costs (see
 /// [`crate::MAX_REGEX_FOLD_WORK`]).
-fn build_set(sources: &[Box<str>]) -> Result<Patterns, CompileError> {
+fn build_set(contents: &[Box<str>], texts: &[Box<str>]) -> Result<Patterns, CompileError> {
     let too_big = |detail: String| CompileError::RegexSetTooBig { detail };
-    let hirs = sources
+    let sources = contents
         .iter()
-        .map(|source| {
-            // Each source compiled alone when its sequence was parsed, with the same
-            // syntax settings, so this does not fail in practice.
+        .map(|s| (s, true))
+        .chain(texts.iter().map(|s| (s, false)));
+    let hirs = sources
+        .map(|(source, fold)| {
+            // Each source compiled alone when it was parsed, with the same syntax
+            // settings, so this does not fail in practice.
             regex_syntax::ParserBuilder::new()
-                .case_insensitive(true)
+                .case_insensitive(fold)
                 .build()
                 .parse(source)
                 .map_err(|e| too_big(e.to_string()))

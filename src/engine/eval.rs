@@ -22,6 +22,10 @@ pub(crate) struct Ctx<'a> {
     pub(crate) cancelled: bool,
     /// Whether the automaton's sequence with this index fired now.
     pub(crate) seq_fired: &'a dyn Fn(usize) -> bool,
+    /// Which regexes of the classifier's set matched the content, and where the
+    /// plan's `text(...)` regexes start in it.
+    pub(crate) matched: Option<&'a regex_automata::PatternSet>,
+    pub(crate) text_base: usize,
 }
 
 impl Plan {
@@ -169,8 +173,10 @@ fn leaf(op: &Op, state: &mut PlanState, ctx: &Ctx<'_>) -> Option<VerdictKind> {
             tool(spec, slot.map(|s| &mut tools[s]), ctx).then_some(VerdictKind::Done)
         }
         Op::NoTools => (ctx.base == BaseKind::Llm).then_some(VerdictKind::Done),
-        Op::Text(t) => (speaks(&t.from, message.role(), message.responder())
-            && t.pattern.is_match(message.content()))
+        Op::Text(t, slot) => (speaks(&t.from, message.role(), message.responder())
+            && ctx.matched.is_some_and(|m| {
+                m.contains(regex_automata::PatternID::must(ctx.text_base + slot))
+            }))
         .then_some(VerdictKind::Done),
         Op::Confidence(c) => {
             if ctx.at < c.min_steps {

@@ -56,7 +56,8 @@ pub(crate) enum Op {
     /// request is decided by the message alone).
     Tool(ToolCalled, Option<usize>),
     NoTools,
-    Text(TextMention),
+    /// The text test, and its regex's index among the plan's `texts`.
+    Text(TextMention, usize),
     Confidence(ConfidenceMet),
     Reward(RewardThreshold),
     Loop(LoopDetection, usize),
@@ -99,6 +100,9 @@ pub(crate) struct Plan {
     pub(crate) customs: Vec<Arc<dyn CustomPolicy>>,
     pub(crate) tools: usize,
     pub(crate) loops: Vec<LoopDetection>,
+    /// The distinct `text(...)` regexes, as written: they join the classifier's regex
+    /// set (after the sequences' `C[...]`), so a message is searched once for all.
+    pub(crate) texts: Vec<Box<str>>,
     /// Some node reads the `FINAL` detector / the `DONE` signal / the clock.
     pub(crate) needs_final: bool,
     pub(crate) needs_done: bool,
@@ -247,6 +251,7 @@ impl Plan {
             customs: Vec::new(),
             tools: 0,
             loops: Vec::new(),
+            texts: Vec::new(),
             needs_final: false,
             needs_done: false,
             needs_clock: false,
@@ -352,7 +357,17 @@ impl Plan {
                 Op::Tool(t.clone(), slot)
             }
             Condition::NoToolCalls => Op::NoTools,
-            Condition::Text(t) => Op::Text(t.clone()),
+            Condition::Text(t) => {
+                let source = t.pattern.as_str();
+                let slot = match self.texts.iter().position(|s| &**s == source) {
+                    Some(slot) => slot,
+                    None => {
+                        self.texts.push(source.into());
+                        self.texts.len() - 1
+                    }
+                };
+                Op::Text(t.clone(), slot)
+            }
             Condition::Confidence(c) => {
                 self.needs_final |= c.fallback_final;
                 Op::Confidence(c.clone())

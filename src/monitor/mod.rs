@@ -160,7 +160,7 @@ impl Monitor {
     /// As [`Monitor::new`].
     pub fn with_registry(config: TaskConfig, registry: &Registry) -> Result<Monitor, CompileError> {
         let (plan, sequences) = Plan::compile(&config, registry)?;
-        let (classifier, automaton) = engine::compile(&sequences)?;
+        let (classifier, automaton) = engine::compile(&sequences, &plan.texts)?;
         let fingerprint = fingerprint(&config);
         Ok(Monitor {
             config,
@@ -339,11 +339,15 @@ impl Monitor {
         let final_answer = (plan.needs_final || self.classifier.final_atom.is_some())
             && engine::has_final(&self.classifier.detector, content);
         let says_done = plan.needs_done && crate::answer::done::says_done(content);
+        let cancelled = state.is_cancelled();
+        let partial = plan.needs_partial || state.cancel.get().is_some();
+        let now = plan.needs_clock.then(|| self.clock.now());
         let scratch = &mut state.scratch;
         let classified = self
             .classifier
             .classify(message, final_answer, &mut scratch.classify);
         let base = classified.base;
+        let matched = classified.matched;
         let hit = self
             .automaton
             .step(&mut state.bits, &state.prev, &classified, &mut scratch.step);
@@ -353,9 +357,6 @@ impl Monitor {
                 .fired(&state.bits)
                 .next()
                 .is_some_and(|s| s < plan.task_sequences);
-        let now = plan.needs_clock.then(|| self.clock.now());
-        let cancelled = state.is_cancelled();
-        let partial = plan.needs_partial || state.cancel.get().is_some();
         plan.count(&mut state.tree, message, now, partial);
         let (automaton, bits) = (&self.automaton, &state.bits);
         let seq_fired = |s: usize| automaton.has_fired(bits, s);
@@ -368,6 +369,8 @@ impl Monitor {
             task_hit,
             cancelled,
             seq_fired: &seq_fired,
+            matched,
+            text_base: self.classifier.content_patterns,
         };
         let root_fired = plan.eval(&mut state.tree, &ctx);
         if root_fired == 0 {

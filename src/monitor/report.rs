@@ -204,7 +204,7 @@ impl Stop<'_> {
             Op::Custom(c) => Evidence::Custom {
                 detail: state.custom_details[*c].clone(),
             },
-            Op::Text(t) => match t.pattern.find(message.content()).filter(|_| now) {
+            Op::Text(t, _) => match t.pattern.find(message.content()).filter(|_| now) {
                 Some(r) => Evidence::Text {
                     matched: message.content()[r].to_owned(),
                     role: message.role(),
@@ -315,7 +315,7 @@ pub(crate) fn progress(plan: &Plan, i: usize, state: &PlanState, seqs: Seqs<'_>)
             ToolPhase::Executed => "executed",
         }),
         Op::NoTools => since("answered without tools"),
-        Op::Text(_) => since("matched"),
+        Op::Text(..) => since("matched"),
         Op::Confidence(_) => since("confident"),
         Op::Reward(r) => format!(
             "cumulative reward {} of {}; negative streak {}/{}",
