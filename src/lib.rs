@@ -64,6 +64,8 @@
 #![deny(missing_docs, rustdoc::broken_intra_doc_links)]
 
 pub mod answer;
+#[cfg(feature = "serde")]
+pub mod compat;
 pub mod dsl;
 mod engine;
 mod event;

@@ -98,6 +98,8 @@ pub(crate) struct Plan {
     /// and node `root + k` has state slot `k`.
     pub(crate) stop: Option<(u32, usize)>,
     pub(crate) customs: Vec<Arc<dyn CustomPolicy>>,
+    /// Each custom condition's registered name, by the index of `customs`.
+    pub(crate) custom_names: Vec<Box<str>>,
     pub(crate) tools: usize,
     pub(crate) loops: Vec<LoopDetection>,
     /// The distinct `text(...)` regexes, as written: they join the classifier's regex
@@ -249,6 +251,7 @@ impl Plan {
             first_sequence_node: 0,
             stop: None,
             customs: Vec::new(),
+            custom_names: Vec::new(),
             tools: 0,
             loops: Vec::new(),
             texts: Vec::new(),
@@ -392,6 +395,7 @@ impl Plan {
                         message,
                     })?;
                 self.customs.push(policy);
+                self.custom_names.push(custom.name.as_str().into());
                 Op::Custom(self.customs.len() - 1)
             }
         };

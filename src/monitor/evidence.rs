@@ -132,6 +132,8 @@ pub enum Evidence {
     Combined,
     /// What a custom condition said.
     Custom {
+        /// Its registered name.
+        name: String,
         /// Its detail.
         detail: String,
     },
@@ -243,7 +245,7 @@ impl fmt::Display for Evidence {
             Evidence::SingleRound => f.write_str("the first step of a single round"),
             Evidence::NotFired => f.write_str("its condition did not fire"),
             Evidence::Combined => Ok(()),
-            Evidence::Custom { detail } => f.write_str(detail),
+            Evidence::Custom { detail, .. } => f.write_str(detail),
         }
     }
 }

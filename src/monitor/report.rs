@@ -202,6 +202,7 @@ impl Stop<'_> {
             Op::Not => Evidence::NotFired,
             Op::All | Op::Any => Evidence::Combined,
             Op::Custom(c) => Evidence::Custom {
+                name: self.plan.custom_names[*c].to_string(),
                 detail: state.custom_details[*c].clone(),
             },
             Op::Text(t, _) => match t.pattern.find(message.content()).filter(|_| now) {

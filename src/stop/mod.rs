@@ -21,16 +21,12 @@
 pub(crate) mod args;
 mod cancel;
 mod clock;
-#[cfg(feature = "serde")]
-pub mod compat;
 mod condition;
 pub(crate) mod custom;
 mod expr;
 mod kind;
 mod lint;
 pub(crate) mod loops;
-#[cfg(feature = "serde")]
-mod policy;
 #[cfg(feature = "serde")]
 mod spec;
 pub(crate) mod table;
@@ -46,8 +42,6 @@ pub use custom::{Convergence, CustomFire, CustomPolicy, Factory, Registry, RunSt
 pub use expr::{ExprError, ExprErrorKind};
 pub use kind::VerdictKind;
 pub use lint::{Lint, LintKind, LintOptions, Severity, lint};
-#[cfg(feature = "serde")]
-pub use policy::{ActionResult, PolicyContext, TerminationPolicy};
 pub use table::ConditionId;
 pub use task::TaskConfig;
 

@@ -2,12 +2,14 @@
 //! the peer's code differing from its docs, the docs' intent wins and the test says so.
 
 use doneseq::answer::AnswerValue;
-use doneseq::stop::{Condition, PolicyContext};
+use doneseq::stop::Condition;
 use doneseq::{Monitor, StopReason, TaskConfig, VerdictKind};
 use serde_json::json;
 
 // The rlm-code helpers are the compatibility tests'.
-use crate::stop_compat::rlm::{code, last_reward as reward, policy, with_confidence};
+use crate::stop_compat::rlm::{
+    PolicyContext, code, last_reward as reward, policy, with_confidence,
+};
 
 /// Seed 000, FinalPatternTerminationPolicy: both examples.
 #[test]

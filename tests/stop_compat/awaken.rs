@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
-use doneseq::stop::compat::CompatError;
-use doneseq::stop::compat::awaken::{
+use doneseq::compat::CompatError;
+use doneseq::compat::awaken::{
     StopConditionSpec, StopDecision, condition_code, policies_from_specs,
 };
 use doneseq::stop::{Condition, LoopOver, Speaker, TokenBudget};
@@ -471,35 +471,53 @@ fn stop_decisions_for_each_task_option() {
     }
 }
 
+/// The code of each condition, read from the condition that leads a real stop (its
+/// id and, for a custom condition, its registered name).
 #[test]
-fn codes_of_condition_texts() {
-    let cases = [
-        ("max_turns(25)", "max_rounds"),
-        ("tokens(100000)", "token_budget"),
-        ("tokens(input=5, output=7)", "token_budget"),
-        ("timeout(5m)", "timeout"),
-        ("consecutive_errors(3)", "consecutive_errors"),
-        ("tool(finish)", "stop_on_tool"),
-        ("tool(\"send summary\", executed)", "stop_on_tool"),
-        ("text(\"\\bDONE\\b\", from=llm)", "content_match"),
-        ("loop", "loop_detection"),
-        ("loop(period=1, repeats=3, over=texts)", "loop_detection"),
-        ("final", "final"),
-        ("done_signal", "done_signal"),
-        ("no_tool_calls", "no_tool_calls"),
-        ("seq(\"T[calc], A\")", "seq"),
-        ("confidence(0.9)", "confidence"),
-        ("reward(0.8)", "reward"),
-        ("cancelled", "cancelled"),
-        ("custom(converged)", "converged"),
-        ("custom(\"my policy\", config={\"n\": 1})", "my policy"),
-        ("tool(send_summary) & confidence(0.9)", "all"),
-        ("final | max_turns(3)", "any"),
-        ("all(final)", "all"),
-        ("!final", "not"),
+fn codes_of_fired_conditions() {
+    let llm = Message::llm;
+    let call = |name: &str| Message::llm("").with_tool_call(ToolCall::new(name, "{}"));
+    let cases: Vec<(&str, Vec<Message>, &str)> = vec![
+        ("max_turns(1)", vec![llm("x")], "max_rounds"),
+        (
+            "tokens(10)",
+            vec![llm("x").with_usage(Usage {
+                input_tokens: 4,
+                output_tokens: 6,
+            })],
+            "token_budget",
+        ),
+        (
+            "consecutive_errors(2)",
+            vec![llm("x").with_error("e"), llm("y").with_error("e")],
+            "consecutive_errors",
+        ),
+        ("tool(finish)", vec![call("finish")], "stop_on_tool"),
+        (
+            "text(\"\\bDONE\\b\", from=llm)",
+            vec![llm("all DONE")],
+            "content_match",
+        ),
+        (
+            "loop(period=1, repeats=2, over=texts)",
+            vec![llm("a"), llm("a")],
+            "loop_detection",
+        ),
+        ("final", vec![llm("FINAL(42)")], "final"),
+        ("no_tool_calls", vec![llm("x")], "no_tool_calls"),
+        ("seq(\"L\")", vec![llm("x")], "seq"),
+        ("reward(0.5)", vec![llm("x").with_reward(1.0)], "reward"),
+        (
+            "custom(convergence, config={\"window_size\": 2, \"min_steps\": 0})",
+            vec![llm("a"), llm("a")],
+            "convergence",
+        ),
+        ("!final", vec![llm("x")], "not"),
     ];
-    for (text, code) in cases {
-        assert_eq!(condition_code(text), code, "{text}");
+    for (text, messages, code) in cases {
+        let m = monitor(Condition::parse(text).unwrap());
+        let (_, outcome) = first_stop(&m, &messages).unwrap_or_else(|| panic!("{text}: no stop"));
+        assert_eq!(condition_code(outcome.leading().unwrap()), code, "{text}");
     }
 }
 

@@ -1,18 +1,14 @@
 //! rlm-code's face: `termination_policy(name, config)` for every name and key, with
-//! seed 000's defaults; the errors where rlm-code skips or ignores; and seed 000's
-//! examples run through `TerminationPolicy`.
+//! rlm-code's defaults; the errors where rlm-code skips or ignores; and rlm-code's
+//! documented examples, each action observed as a message by the monitor.
 
-use std::sync::Arc;
+use std::collections::BTreeMap;
 
-use doneseq::stop::compat::CompatError;
-use doneseq::stop::compat::rlm::{
-    DEFAULT_FINAL_PATTERNS, TERMINATION_POLICIES, termination_policy,
-};
-use doneseq::stop::{
-    ActionResult, Condition, ConfidenceMet, MAX_CONDITION_DEPTH, PolicyContext, RewardThreshold,
-    TerminationPolicy,
-};
-use doneseq::{Monitor, TaskConfig};
+use doneseq::answer::{AnswerValue, format_final_answer, resolve_final_var};
+use doneseq::compat::CompatError;
+use doneseq::compat::rlm::{DEFAULT_FINAL_PATTERNS, TERMINATION_POLICIES, termination_policy};
+use doneseq::stop::{Condition, ConfidenceMet, MAX_CONDITION_DEPTH, RewardThreshold};
+use doneseq::{AnswerSource, Message, Monitor, Outcome, RunState, TaskConfig, VerdictKind};
 use serde_json::{Value, json};
 
 fn reward(threshold: f64, negative_streak: u64, require_final: bool) -> Condition {
@@ -446,12 +442,100 @@ fn composites_nest_up_to_the_depth_limit() {
     );
 }
 
+/// One rlm-code action's result: what its `ActionResult` carries that a stop rule
+/// reads. The Python package maps rlm-code's own `ActionResult` the same way.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ActionResult {
+    pub(crate) action_type: String,
+    pub(crate) success: bool,
+    pub(crate) output: String,
+    pub(crate) metadata: BTreeMap<String, f64>,
+}
+
+/// What rlm-code's `PolicyContext` carries that a stop rule reads.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct PolicyContext {
+    pub(crate) variables: BTreeMap<String, AnswerValue>,
+    pub(crate) metrics: BTreeMap<String, f64>,
+}
+
+/// rlm-code's `should_terminate(result, context)` over the core: each call is one
+/// message observed by the monitor (the output as an LLM message, with its confidence
+/// and reward), and a `FINAL_VAR` answer is resolved in the context's variables.
+pub(crate) struct Policy {
+    monitor: Monitor,
+    run: RunState,
+    last: Option<Outcome>,
+}
+
+impl Policy {
+    pub(crate) fn should_terminate(
+        &mut self,
+        result: &ActionResult,
+        context: &PolicyContext,
+    ) -> (bool, Option<String>) {
+        if result.action_type == "final" {
+            return (true, Some(result.output.clone()));
+        }
+        let mut message = Message::llm(result.output.clone());
+        if !result.success {
+            message = message.with_error("the action failed");
+        }
+        for (key, &value) in &result.metadata {
+            message = if key == "confidence" {
+                message.with_confidence(value)
+            } else {
+                message.with_metric(key.clone(), value)
+            };
+        }
+        if let Some(&reward) = context.metrics.get("last_reward") {
+            message = message.with_reward(reward);
+        }
+        let Some(outcome) = self
+            .monitor
+            .observe(&mut self.run, &message)
+            .outcome()
+            .cloned()
+        else {
+            return (false, None);
+        };
+        let answer = match (&outcome.answer, outcome.kind) {
+            (Some(a), VerdictKind::Done) if a.source == AnswerSource::FinalVariable => {
+                match resolve_final_var(&a.text, &context.variables) {
+                    Ok(value) => Some(format_final_answer(value)),
+                    // A variable that does not exist is not final: the episode goes on.
+                    Err(_) => return (false, None),
+                }
+            }
+            (Some(a), VerdictKind::Done) => Some(a.text.clone()),
+            _ => None,
+        };
+        self.last = Some(outcome);
+        (true, answer)
+    }
+
+    pub(crate) fn reset(&mut self) {
+        self.run = self.monitor.start();
+        self.last = None;
+    }
+
+    pub(crate) fn outcome(&self) -> Option<&Outcome> {
+        self.last.as_ref()
+    }
+}
+
 /// A policy over a monitor of `condition` alone (no string signal).
-pub(crate) fn policy(condition: Condition) -> TerminationPolicy {
+pub(crate) fn policy(condition: Condition) -> Policy {
     let mut config = TaskConfig::default();
     config.recognize_string_signals = false;
     config.stop = Some(condition);
-    TerminationPolicy::new(Arc::new(Monitor::new(config).unwrap()))
+    let monitor = Monitor::new(config).unwrap();
+    let run = monitor.start();
+    Policy {
+        monitor,
+        run,
+        last: None,
+    }
 }
 
 /// A successful code action with this output.

@@ -1,5 +1,7 @@
-//! Compatibility faces: the stop-rule APIs of awaken, locus and rlm-code, each mapped
-//! onto a [`Condition`].
+//! Compatibility faces: awaken's stop-policy specs and rlm-code's policy registry,
+//! each mapped onto a [`Condition`](crate::stop::Condition). (The Python frameworks' own APIs, such as
+//! locus's constructors and rlm-code's `should_terminate`, are hosted by the Python
+//! package, where their users are.)
 //!
 //! Port a configuration with the names it was written with; what comes out is an
 //! ordinary condition tree, which the monitor evaluates like any other. Each face is
@@ -8,8 +10,6 @@
 //! - [`awaken`]: `StopConditionSpec` (the same serde shape, `{"type": "max_rounds",
 //!   "rounds": 10}`), `policies_from_specs`, and `StopDecision` from a
 //!   [`crate::Verdict`];
-//! - [`locus`]: the constructors (`max_iterations`, `tool_called`, `text_mention`, ...)
-//!   and `locus_stop_reason`, locus's `StopReason` literal for an outcome;
 //! - [`rlm`]: `termination_policy(name, config)`, rlm-code's
 //!   `PolicyRegistry.get_termination`.
 //!
@@ -18,18 +18,16 @@
 //! so and what to write instead.
 
 pub mod awaken;
-pub mod locus;
 pub mod rlm;
 
 use std::fmt;
 
 use crate::ParseError;
-use crate::stop::Condition;
 
 /// Why a peer's configuration could not be mapped to a condition.
 ///
 /// ```
-/// use doneseq::stop::compat::{CompatError, awaken::StopConditionSpec};
+/// use doneseq::compat::{CompatError, awaken::StopConditionSpec};
 /// use doneseq::stop::Condition;
 ///
 /// let err = Condition::try_from(StopConditionSpec::MaxRounds { rounds: 0 }).unwrap_err();
@@ -173,76 +171,5 @@ impl fmt::Display for Names<'_> {
             write!(f, "{name:?}")?;
         }
         Ok(())
-    }
-}
-
-/// What the faces need of a condition to name a stop: its canonical name
-/// (`max_turns(25)` → `max_turns`; `all`, `any`, `not` for combinators), the first
-/// operand of an `all`, and a custom condition's registered name. Read by parsing
-/// the condition's canonical text with the expression language itself, so the
-/// faces cannot disagree with it.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Leading {
-    condition: Option<Condition>,
-}
-
-impl Leading {
-    pub(crate) fn of(text: &str) -> Leading {
-        Leading {
-            condition: Condition::parse(text).ok(),
-        }
-    }
-
-    /// The canonical name, `None` for text that does not parse.
-    pub(crate) fn name(&self) -> Option<&'static str> {
-        self.condition.as_ref().map(Condition::canonical_name)
-    }
-
-    /// The first operand of an `all`.
-    pub(crate) fn first_of_all(&self) -> Option<Leading> {
-        match &self.condition {
-            Some(Condition::All(children)) => children.first().map(|c| Leading {
-                condition: Some(c.clone()),
-            }),
-            _ => None,
-        }
-    }
-
-    /// A custom condition's registered name.
-    pub(crate) fn custom_name(&self) -> Option<&str> {
-        match &self.condition {
-            Some(Condition::Custom(custom)) => Some(&custom.name),
-            _ => None,
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::Leading;
-
-    #[test]
-    fn leading_reads_the_top_of_a_condition_text() {
-        let cases = [
-            ("max_turns(25)", Some("max_turns")),
-            ("  final ", Some("final")),
-            ("text(\"a|b & c\")", Some("text")),
-            ("tool(x) & confidence(0.9) | max_turns(3)", Some("any")),
-            ("(tool(x) & confidence(0.9))", Some("all")),
-            ("!tool(x)", Some("not")),
-            ("seq(\"T[x], A\")", Some("seq")),
-            ("", None),
-            ("?", None),
-        ];
-        for (text, expected) in cases {
-            assert_eq!(Leading::of(text).name(), expected, "{text}");
-        }
-        let all = Leading::of("(tool(x) & confidence(0.9))");
-        assert_eq!(all.first_of_all().and_then(|f| f.name()), Some("tool"));
-        assert_eq!(
-            Leading::of(r#"custom("a\\b\"c", config={"t": 3})"#).custom_name(),
-            Some(r#"a\b"c"#)
-        );
-        assert_eq!(Leading::of("max_turns(3)").custom_name(), None);
     }
 }

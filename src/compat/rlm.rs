@@ -3,7 +3,7 @@
 //!
 //! ```
 //! use doneseq::stop::Condition;
-//! use doneseq::stop::compat::rlm::termination_policy;
+//! use doneseq::compat::rlm::termination_policy;
 //! use serde_json::json;
 //!
 //! let stop = termination_policy("composite", &json!({
@@ -11,7 +11,7 @@
 //!     "require_all": false,
 //! }))?;
 //! assert_eq!(stop, Condition::Final | Condition::reward(0.9));
-//! # Ok::<(), doneseq::stop::compat::CompatError>(())
+//! # Ok::<(), doneseq::compat::CompatError>(())
 //! ```
 //!
 //! The policies and their keys, with rlm-code's defaults:
@@ -68,7 +68,7 @@
 //!
 //! ```
 //! use std::sync::Arc;
-//! use doneseq::stop::compat::rlm::termination_policy;
+//! use doneseq::compat::rlm::termination_policy;
 //! use doneseq::stop::{ActionResult, PolicyContext, TerminationPolicy};
 //! use doneseq::{Monitor, TaskConfig};
 //! use serde_json::json;
@@ -134,7 +134,7 @@ pub const MAX_FINAL_PATTERNS: usize = crate::answer::FinalPatternPolicy::MAX_PAT
 ///   child's error in [`CompatError::AtIndex`] with `list` `"policies"`.
 ///
 /// ```
-/// use doneseq::stop::compat::{CompatError, rlm::termination_policy};
+/// use doneseq::compat::{CompatError, rlm::termination_policy};
 /// use doneseq::stop::Condition;
 /// use serde_json::json;
 ///

@@ -2,7 +2,7 @@
 //! `policies_from_specs`, and a `StopDecision` for a verdict.
 //!
 //! ```
-//! use doneseq::stop::compat::awaken::{StopConditionSpec, policies_from_specs};
+//! use doneseq::compat::awaken::{StopConditionSpec, policies_from_specs};
 //! use doneseq::stop::Condition;
 //! use std::time::Duration;
 //!
@@ -54,16 +54,17 @@
 
 use std::time::Duration;
 
-use super::{CompatError, Leading};
+use super::CompatError;
+use crate::stop::ConditionId;
 use crate::stop::{Condition, LoopDetection, LoopOver, MAX_LOOP_REPEATS, Speaker, TextMention};
 use crate::stop::{TextPattern, ToolCalled, ToolPhase};
-use crate::{Outcome, Role, StopReason, Verdict};
+use crate::{Evidence, FiredCondition, Outcome, Role, StopReason, Verdict};
 
 /// awaken's declarative stop condition (`awaken_contract::contract::lifecycle`), with
 /// its serde shape: internally tagged by `type`, snake_case, unknown fields refused.
 ///
 /// ```
-/// use doneseq::stop::compat::awaken::StopConditionSpec;
+/// use doneseq::compat::awaken::StopConditionSpec;
 ///
 /// let spec: StopConditionSpec = serde_json::from_str(r#"{"type": "stop_on_tool", "tool_name": "finish"}"#)?;
 /// assert_eq!(spec, StopConditionSpec::StopOnTool { tool_name: "finish".into() });
@@ -123,7 +124,7 @@ impl StopConditionSpec {
     /// `loop_detection`), which is also the `code` of its `StopDecision::Stop`.
     ///
     /// ```
-    /// use doneseq::stop::compat::awaken::StopConditionSpec;
+    /// use doneseq::compat::awaken::StopConditionSpec;
     ///
     /// assert_eq!(StopConditionSpec::TokenBudget { max_total: 10 }.code(), "token_budget");
     /// ```
@@ -155,7 +156,7 @@ impl TryFrom<StopConditionSpec> for Condition {
     /// - [`CompatError::InvalidPattern`]: a `content_match` regex that does not compile.
     ///
     /// ```
-    /// use doneseq::stop::compat::{CompatError, awaken::StopConditionSpec};
+    /// use doneseq::compat::{CompatError, awaken::StopConditionSpec};
     /// use doneseq::stop::{Condition, LoopDetection, LoopOver};
     ///
     /// let stop = Condition::try_from(StopConditionSpec::LoopDetection { window: 4 })?;
@@ -243,7 +244,7 @@ fn widen(n: usize) -> u64 {
 ///   why (see `Condition`'s `TryFrom<StopConditionSpec>`).
 ///
 /// ```
-/// use doneseq::stop::compat::{CompatError, awaken::{StopConditionSpec, policies_from_specs}};
+/// use doneseq::compat::{CompatError, awaken::{StopConditionSpec, policies_from_specs}};
 /// use doneseq::stop::Condition;
 ///
 /// let specs = [StopConditionSpec::StopOnTool { tool_name: "finish".into() }];
@@ -284,7 +285,7 @@ pub fn policies_from_specs(specs: &[StopConditionSpec]) -> Result<Condition, Com
 /// says what fired at which step.
 ///
 /// ```
-/// use doneseq::stop::compat::awaken::StopDecision;
+/// use doneseq::compat::awaken::StopDecision;
 /// use doneseq::{Message, Monitor, TaskConfig, Verdict};
 ///
 /// let mut config = TaskConfig::default();
@@ -375,7 +376,7 @@ fn stop_decision(outcome: &Outcome) -> StopDecision {
                     format!(": {evidence}")
                 };
                 let text = &*c.text;
-                (condition_code(text), format!("step {at}: {text}{evidence}"))
+                (condition_code(c), format!("step {at}: {text}{evidence}"))
             }
             None => ("cancelled".to_owned(), format!("step {at}: cancelled")),
         },
@@ -383,38 +384,38 @@ fn stop_decision(outcome: &Outcome) -> StopDecision {
     StopDecision::Stop { code, detail }
 }
 
-/// awaken's code for a condition, given its canonical text (the stop-expression
-/// language): `max_turns(...)` → `max_rounds`, `tokens(...)` → `token_budget`,
-/// `timeout(...)` → `timeout`, `consecutive_errors(...)` → `consecutive_errors`,
-/// `tool(...)` → `stop_on_tool`, `text(...)` → `content_match`, `loop(...)` →
+/// awaken's code for a fired condition: `max_turns` → `max_rounds`, `tokens` →
+/// `token_budget`, `timeout` → `timeout`, `consecutive_errors` →
+/// `consecutive_errors`, `tool` → `stop_on_tool`, `text` → `content_match`, `loop` →
 /// `loop_detection`. A custom condition gives its registered name (an awaken
 /// `StopPolicy`'s code is its `id()`). Conditions awaken does not have keep their own
-/// name (`final`, `seq`, `confidence`, `reward`, `cancelled`, ...); a combination
-/// gives `all`, `any` or `not`.
+/// canonical name (`final`, `seq`, `confidence`, `reward`, `cancelled`, ...).
 ///
 /// ```
-/// use doneseq::stop::compat::awaken::condition_code;
+/// use doneseq::compat::awaken::condition_code;
+/// use doneseq::stop::Condition;
+/// use doneseq::{Message, Monitor, TaskConfig};
 ///
-/// assert_eq!(condition_code("max_turns(25)"), "max_rounds");
-/// assert_eq!(condition_code("text(\"(?i)done\")"), "content_match");
-/// assert_eq!(condition_code("confidence(0.9)"), "confidence");
-/// assert_eq!(condition_code("custom(my_policy, config={\"t\": 3})"), "my_policy");
-/// assert_eq!(condition_code("tool(a) & final"), "all");
+/// let mut config = TaskConfig::default();
+/// config.stop = Some(Condition::parse("max_turns(1)")?);
+/// let monitor = Monitor::new(config)?;
+/// let mut run = monitor.start();
+/// let outcome = monitor.observe(&mut run, &Message::llm("hi")).outcome().cloned().unwrap();
+/// assert_eq!(condition_code(outcome.leading().unwrap()), "max_rounds");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[must_use]
-pub fn condition_code(condition_text: &str) -> String {
-    let leading = Leading::of(condition_text);
-    if let Some(name) = leading.custom_name() {
-        return name.to_owned();
+pub fn condition_code(fired: &FiredCondition) -> String {
+    if let Evidence::Custom { name, .. } = &fired.evidence {
+        return name.clone();
     }
-    match leading.name() {
-        Some("max_turns") => "max_rounds",
-        Some("tokens") => "token_budget",
-        Some("tool") => "stop_on_tool",
-        Some("text") => "content_match",
-        Some("loop") => "loop_detection",
-        Some(other) => other,
-        None => "condition",
+    match fired.id {
+        ConditionId::MaxTurns => "max_rounds",
+        ConditionId::Tokens => "token_budget",
+        ConditionId::Tool => "stop_on_tool",
+        ConditionId::Text => "content_match",
+        ConditionId::Loop => "loop_detection",
+        other => other.name(),
     }
     .to_owned()
 }
