@@ -62,29 +62,23 @@
 //! - **`require_final_action`** becomes "the message has a `FINAL` answer" (messages
 //!   have no action type).
 //!
-//! To run a policy with rlm-code's stateful interface (`should_terminate(result,
-//! context)`, `reset()`), put its condition in [`crate::TaskConfig::stop`] and wrap
-//! the monitor in a [`TerminationPolicy`](crate::stop::TerminationPolicy):
+//! To run a policy step by step, put its condition in [`crate::TaskConfig::stop`] and
+//! observe each action as a message: its output as the content, its confidence and
+//! the step's reward on the message.
 //!
 //! ```
-//! use std::sync::Arc;
 //! use doneseq::compat::rlm::termination_policy;
-//! use doneseq::stop::{ActionResult, PolicyContext, TerminationPolicy};
-//! use doneseq::{Monitor, TaskConfig};
+//! use doneseq::{Message, Monitor, TaskConfig};
 //! use serde_json::json;
 //!
 //! let mut config = TaskConfig::default();
 //! config.stop = Some(termination_policy("reward_threshold", &json!({"min_reward_threshold": 0.8}))?);
-//! let mut policy = TerminationPolicy::new(Arc::new(Monitor::new(config)?));
-//! let step = |reward: f64| {
-//!     let mut context = PolicyContext::default();
-//!     context.metrics.insert("last_reward".into(), reward);
-//!     context
-//! };
-//! let result = ActionResult { action_type: "code".into(), success: true,
-//!                             output: "progress".into(), ..ActionResult::default() };
-//! assert_eq!(policy.should_terminate(&result, &step(0.4)), (false, None));
-//! assert_eq!(policy.should_terminate(&result, &step(0.5)), (true, Some("progress".into())));
+//! let monitor = Monitor::new(config)?;
+//! let mut run = monitor.start();
+//! let action = |reward: f64| Message::llm("progress").with_reward(reward);
+//! assert!(monitor.observe(&mut run, &action(0.4)).outcome().is_none());
+//! let outcome = monitor.observe(&mut run, &action(0.5)).outcome().cloned().unwrap();
+//! assert_eq!(outcome.answer.unwrap().text, "progress");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
