@@ -53,10 +53,15 @@
 //! # Crate features
 //!
 //! - `serde` (default): `Serialize`/`Deserialize` for sequences (as DSL text, or from
-//!   Langroid-style objects), events, [`DoneSequences`] and the object form.
-//! - `cli` (default): the `doneseq` binary; it pulls in clap, serde_json, toml and
-//!   serde_norway (YAML). Library users can turn it off with
+//!   Langroid-style objects), events, [`DoneSequences`], the object form, stop
+//!   conditions and task configurations; `Serialize` for verdicts, outcomes,
+//!   explanations and classifications; the run state's checkpoints; [`compat`].
+//! - `json`: the transcript readers ([`transcript`]).
+//! - `cli` (default): the `doneseq` binary; it pulls in clap, toml and serde_norway
+//!   (YAML). Library users can turn it off with
 //!   `default-features = false, features = ["serde"]`.
+//! - `oracle`: [`naive`], the reference matcher the tests and fuzzers compare with
+//!   (test support, not covered by semver).
 #![cfg_attr(docsrs, feature(doc_cfg))]
 // The crate parses text from outside (configs, model output): no unsafe code, so a bug
 // is at worst a wrong answer or an error, never memory corruption.
@@ -68,17 +73,17 @@ pub mod answer;
 pub mod compat;
 pub mod dsl;
 mod engine;
-mod event;
 mod list;
 mod message;
 mod monitor;
+#[cfg(feature = "oracle")]
+#[cfg_attr(docsrs, doc(cfg(feature = "oracle")))]
 pub mod naive;
 pub mod object;
-mod pattern;
-mod regex_cost;
 #[cfg(feature = "serde")]
 mod serde_impl;
 pub mod stop;
+mod text;
 #[cfg(feature = "json")]
 pub mod transcript;
 
@@ -86,11 +91,12 @@ pub use crate::answer::{
     AnswerValue, FinalDetection, FinalDetector, FinalKind, FinalMatch, FinalOptions,
     detect_final_in_code, detect_final_in_text,
 };
+pub use crate::dsl::ContentPattern;
+pub use crate::dsl::{AgentEvent, BaseKind, EventKind, ToolName};
 pub use crate::dsl::{DoneSequence, Element, Literal, ParseError, ParseErrorKind};
 pub use crate::engine::limits::{
     CompileError, MAX_POSITIONS, MAX_REGEX_SET_SIZE, MAX_SEQUENCES, MAX_TASK_PATTERNS,
 };
-pub use crate::event::{AgentEvent, BaseKind, EventKind, ToolName};
 pub use crate::list::{DoneSequences, ListError};
 pub use crate::message::{Message, Role, RoleError, ToolCall, Usage};
 pub use crate::monitor::{
@@ -99,20 +105,26 @@ pub use crate::monitor::{
     StateError, StopReason, TokenBudgetEvidence, Verdict,
 };
 pub use crate::object::{EventType, ObjectError, SequenceObject};
-pub use crate::pattern::{
-    ContentPattern, MAX_PATTERN_LEN, MAX_REGEX_FOLD_WORK, MAX_REGEX_MEMORY, MAX_REGEX_SIZE,
-};
 pub use crate::stop::{TaskConfig, VerdictKind};
+pub use crate::text::SyntaxError;
+pub use crate::text::{MAX_PATTERN_LEN, MAX_REGEX_FOLD_WORK, MAX_REGEX_MEMORY, MAX_REGEX_SIZE};
 
-/// Any error doneseq reports while building values, by phase.
+/// Any error doneseq reports, by phase: every error type of the crate converts into
+/// it with `?`, so an application can hold one error type.
 ///
 /// ```
-/// use doneseq::{DoneSequence, Error};
+/// use doneseq::stop::Condition;
+/// use doneseq::{DoneSequence, Error, Monitor, TaskConfig};
 ///
-/// fn load(text: &str) -> Result<DoneSequence, Error> {
-///     Ok(DoneSequence::parse(text)?)
+/// fn load(sequence: &str, stop: &str) -> Result<Monitor, Error> {
+///     let mut config = TaskConfig::default();
+///     config.done_sequences = vec![DoneSequence::parse(sequence)?].into();
+///     config.stop = Some(Condition::parse(stop)?);
+///     Ok(Monitor::new(config)?)
 /// }
-/// assert!(matches!(load("T A"), Err(Error::Parse(_))));
+/// assert!(matches!(load("T A", "final"), Err(Error::Parse(_))));
+/// assert!(matches!(load("T, A", "max_turns("), Err(Error::Expr(_))));
+/// assert!(load("T, A", "final | max_turns(10)").is_ok());
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -123,6 +135,35 @@ pub enum Error {
     /// An object-form sequence was invalid.
     #[error(transparent)]
     Object(#[from] ObjectError),
+    /// An entry of a list of sequences was invalid.
+    #[error(transparent)]
+    List(#[from] ListError),
+    /// A stop expression did not parse, or a condition built in code is invalid.
+    #[error(transparent)]
+    Expr(#[from] stop::ExprError),
+    /// A task did not compile into a monitor.
+    #[error(transparent)]
+    Compile(#[from] CompileError),
+    /// A checkpoint could not be resumed.
+    #[error(transparent)]
+    State(#[from] StateError),
+    /// A role name was not one of the roles.
+    #[error(transparent)]
+    Role(#[from] RoleError),
+    /// A `FINAL` pattern policy's configuration was invalid.
+    #[error(transparent)]
+    FinalPattern(#[from] answer::PolicyError),
+    /// A `FINAL_VAR` named a variable that does not exist.
+    #[error(transparent)]
+    Resolve(#[from] answer::ResolveError),
+    /// A peer framework's configuration could not be mapped to a condition.
+    #[cfg(feature = "serde")]
+    #[error(transparent)]
+    Compat(#[from] compat::CompatError),
+    /// A transcript could not be read.
+    #[cfg(feature = "json")]
+    #[error(transparent)]
+    Transcript(#[from] transcript::TranscriptError),
 }
 
 // The README's examples run as doctests, so that they cannot go stale.

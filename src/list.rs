@@ -38,7 +38,8 @@ pub struct DoneSequences(Vec<DoneSequence>);
 #[error("done sequence {index}: {error}")]
 pub struct ListError {
     pub(crate) index: usize,
-    pub(crate) error: Error,
+    // Boxed: an `Error` is large, and it can hold a `ListError`.
+    pub(crate) error: Box<Error>,
 }
 
 impl ListError {
@@ -67,14 +68,14 @@ impl DoneSequences {
         I: IntoIterator,
         I::Item: AsRef<str>,
     {
-        crate::pattern::scoped(|| {
+        crate::text::scoped(|| {
             texts
                 .into_iter()
                 .enumerate()
                 .map(|(index, text)| {
                     DoneSequence::parse(text.as_ref()).map_err(|e| ListError {
                         index,
-                        error: Error::Parse(e),
+                        error: Box::new(Error::Parse(e)),
                     })
                 })
                 .collect::<Result<Vec<_>, _>>()

@@ -13,12 +13,12 @@
 
 use std::fmt;
 
+use crate::dsl::ContentPattern;
+use crate::dsl::{AgentEvent, EventKind, ToolName};
 use crate::dsl::{
     DoneSequence, Element, Literal, MAX_ELEMENTS, MAX_LITERALS, MAX_PATTERNS, ParseError,
     ParseErrorKind,
 };
-use crate::event::{AgentEvent, EventKind, ToolName};
-use crate::pattern::ContentPattern;
 
 /// A done sequence in object form: `{"name": ..., "events": [...]}`.
 ///
@@ -266,7 +266,7 @@ impl TryFrom<SequenceObject> for DoneSequence {
     type Error = ObjectError;
 
     fn try_from(object: SequenceObject) -> Result<DoneSequence, ObjectError> {
-        crate::pattern::scoped(|| from_object(object))
+        crate::text::scoped(|| from_object(object))
     }
 }
 

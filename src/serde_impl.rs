@@ -131,7 +131,7 @@ impl<'de> Deserialize<'de> for DoneSequences {
             fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<DoneSequences, S::Error> {
                 // One regex scope for the list: equal regexes compiled once, and all of
                 // them within MAX_REGEX_MEMORY.
-                crate::pattern::scoped(|| {
+                crate::text::scoped(|| {
                     let mut out = Vec::new();
                     let mut index = 0;
                     loop {
@@ -139,9 +139,12 @@ impl<'de> Deserialize<'de> for DoneSequences {
                             de::Error::custom(format_args!("done sequence {index}: {e}"))
                         })?;
                         let Some(raw) = raw else { break };
-                        let sequence = raw
-                            .into_sequence()
-                            .map_err(|error| de::Error::custom(ListError { index, error }))?;
+                        let sequence = raw.into_sequence().map_err(|error| {
+                            de::Error::custom(ListError {
+                                index,
+                                error: Box::new(error),
+                            })
+                        })?;
                         out.push(sequence);
                         index += 1;
                     }

@@ -9,6 +9,7 @@ mod check_cli;
 mod cli;
 mod errors;
 mod langroid;
+mod layers;
 #[cfg(feature = "json")]
 mod lowering;
 mod monitor;

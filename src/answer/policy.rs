@@ -259,7 +259,7 @@ impl FinalPatternPolicy {
             }
             // The time of compiling that neither size limit sees (see
             // `MAX_REGEX_FOLD_WORK`): counted before this pattern is compiled.
-            fold_work = fold_work.saturating_add(crate::regex_cost::fold_work(pattern));
+            fold_work = fold_work.saturating_add(crate::text::fold_work(pattern));
             if fold_work > MAX_REGEX_FOLD_WORK {
                 return Err(PolicyError::RegexCost {
                     index,

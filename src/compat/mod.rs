@@ -34,7 +34,7 @@ use crate::ParseError;
 /// assert!(matches!(err, CompatError::Disabled { spec: "max_rounds", field: "rounds" }));
 /// assert!(err.to_string().starts_with("max_rounds.rounds is 0"));
 /// ```
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum CompatError {
     /// An awaken spec with a 0 limit (or an empty name or pattern), which awaken reads
@@ -89,19 +89,6 @@ pub enum CompatError {
     /// An empty list of specs: it would never stop anything.
     #[error("no stop conditions: an empty list never stops a run")]
     EmptyList,
-    /// locus `time_limit` with a number of seconds that is negative, NaN, infinite or
-    /// too large for a duration.
-    #[error("time limit of {seconds} seconds: expected a finite, non-negative number")]
-    InvalidSeconds {
-        /// The seconds given.
-        seconds: f64,
-    },
-    /// locus `tool_called_with` whose arguments are not a JSON object.
-    #[error("tool arguments must be a JSON object of the values required, not {found}")]
-    ArgsNotObject {
-        /// The JSON type given (`array`, `string`, ...).
-        found: &'static str,
-    },
     /// rlm-code: a policy name that is not registered.
     #[error("unknown termination policy {name:?}; available: {}", Names(available))]
     UnknownPolicy {

@@ -7,9 +7,9 @@
 
 use std::fmt::{self, Write};
 
-use super::parse::{is_name_char, is_space};
 use super::{DoneSequence, Element, Literal};
-use crate::event::{AgentEvent, EventKind};
+use crate::dsl::{AgentEvent, EventKind};
+use crate::text::{is_name_char, is_space};
 
 impl fmt::Display for DoneSequence {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

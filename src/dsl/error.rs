@@ -1,7 +1,10 @@
-//! Parse errors: a kind, the byte span it concerns, and the input it came from.
+//! Parse errors of the DSL: what can go wrong, in the crate's one error scaffold
+//! ([`SyntaxError`]).
 
-use std::fmt::{self, Write};
+use std::fmt;
 use std::ops::Range;
+
+use crate::text::{Lead, RegexError, SyntaxError, Visible};
 
 /// An error from parsing DSL text: what went wrong ([`kind`](ParseError::kind)),
 /// where ([`span`](ParseError::span), in bytes), and the text it happened in.
@@ -23,38 +26,19 @@ use std::ops::Range;
 ///     "error: expected ',' or '&' after an event, found 'A' (separate events with ',')\n  |\n1 | T A\n  |   ^\n",
 /// );
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ParseError {
-    kind: ParseErrorKind,
-    span: Range<usize>,
-    input: Box<str>,
-    subject: Subject,
-}
+pub type ParseError = SyntaxError<ParseErrorKind>;
 
 /// What the input of a [`ParseError`] was meant to be, for its message.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Subject {
-    Sequence,
-    Event,
-    Element,
-    Pattern,
-    ToolName,
-    /// The regex of a stop condition's `text(...)`.
-    #[cfg_attr(not(feature = "serde"), allow(dead_code))]
-    TextPattern,
-}
+pub(crate) struct Subject;
 
-impl fmt::Display for Subject {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Subject::Sequence => "done sequence",
-            Subject::Event => "event",
-            Subject::Element => "element",
-            Subject::Pattern => "content pattern",
-            Subject::ToolName => "tool name",
-            Subject::TextPattern => "text pattern",
-        })
-    }
+impl Subject {
+    pub(crate) const SEQUENCE: &'static str = "done sequence";
+    pub(crate) const EVENT: &'static str = "event";
+    pub(crate) const ELEMENT: &'static str = "element";
+    pub(crate) const PATTERN: &'static str = "content pattern";
+    pub(crate) const TOOL_NAME: &'static str = "tool name";
+    /// The regex of a stop condition's `text(...)`.
+    pub(crate) const TEXT_PATTERN: &'static str = "text pattern";
 }
 
 /// What went wrong while parsing. Each variant names an input that triggers it.
@@ -192,37 +176,22 @@ pub enum ParseErrorKind {
 
 impl ParseError {
     pub(crate) fn new(kind: ParseErrorKind, span: Range<usize>, input: &str) -> ParseError {
-        ParseError {
-            kind,
-            span,
-            input: input.into(),
-            subject: Subject::Sequence,
+        SyntaxError::at(kind, span, input, Lead::Parsing(Subject::SEQUENCE))
+    }
+}
+
+impl From<RegexError> for ParseErrorKind {
+    fn from(error: RegexError) -> ParseErrorKind {
+        match error {
+            RegexError::Empty => ParseErrorKind::EmptyBracket,
+            RegexError::TooLong { len, max } => ParseErrorKind::PatternTooLong { len, max },
+            RegexError::Invalid { message } => ParseErrorKind::InvalidRegex { message },
+            RegexError::TooBig { limit } => ParseErrorKind::RegexTooBig { limit },
+            RegexError::Memory { max } => ParseErrorKind::RegexMemory { max },
+            RegexError::Cost { max } => ParseErrorKind::RegexCost { max },
+            RegexError::StrayBracket => ParseErrorKind::StrayBracket,
+            RegexError::UnclosedBracket => ParseErrorKind::UnclosedBracket,
         }
-    }
-
-    /// The same error, about an input that was meant to be `subject`.
-    pub(crate) fn about(mut self, subject: Subject) -> ParseError {
-        self.subject = subject;
-        self
-    }
-
-    /// What went wrong.
-    #[must_use]
-    pub fn kind(&self) -> &ParseErrorKind {
-        &self.kind
-    }
-
-    /// The byte range of `input()` that the error is about. It may be empty (a
-    /// position) and always lies on character boundaries within the input.
-    #[must_use]
-    pub fn span(&self) -> Range<usize> {
-        self.span.clone()
-    }
-
-    /// The text that was parsed.
-    #[must_use]
-    pub fn input(&self) -> &str {
-        &self.input
     }
 }
 
@@ -263,142 +232,6 @@ impl ParseErrorKind {
             ParseErrorKind::Unsatisfiable { .. } => "unsatisfiable",
         }
     }
-}
-
-impl std::error::Error for ParseError {}
-
-/// How much of a long input the one-line form shows on each side of the span.
-const CONTEXT_CHARS: usize = 40;
-
-impl fmt::Display for ParseError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if f.alternate() {
-            return render_caret(f, &self.input, &self.span, &self.kind);
-        }
-        let lead = format_args!("error parsing {}", self.subject);
-        write_one_line(f, &lead, &self.input, &self.span, &self.kind)
-    }
-}
-
-/// The one-line form of an error: `{lead} "{input}" at {span}: {message}`, with the
-/// input escaped (so that it stays on one line) and cut around the span (so that a
-/// 64 KiB input does not end up in a log line). Shared by every error type of the
-/// crate that points into a text.
-pub(crate) fn write_one_line(
-    f: &mut fmt::Formatter<'_>,
-    lead: &dyn fmt::Display,
-    input: &str,
-    span: &Range<usize>,
-    message: &dyn fmt::Display,
-) -> fmt::Result {
-    let Range { start, end } = *span;
-    write!(f, "{lead} \"")?;
-    let from = floor_boundary(input, start.saturating_sub(CONTEXT_CHARS));
-    // A long span (the excess of a too-long input) is cut too.
-    let to = ceil_char_boundary(input, end.min(start + CONTEXT_CHARS) + CONTEXT_CHARS);
-    if from > 0 {
-        f.write_str("...")?;
-    }
-    for c in input[from..to].chars() {
-        if c == '"' {
-            f.write_str("\\\"")?;
-        } else if c == '\'' {
-            f.write_char('\'')?;
-        } else {
-            write!(f, "{}", c.escape_debug())?;
-        }
-    }
-    if to < input.len() {
-        f.write_str("...")?;
-    }
-    write!(f, "\" at {start}..{end}: {message}")
-}
-
-/// The caret form: the message, the line of the input holding the span, and `^` under
-/// the span (one `^` for an empty span). A long line is cut around the span as the
-/// one-line form cuts the input (`...` marks a cut), so a 64 KiB line is not drawn
-/// whole and the caret's column stays small.
-pub(crate) fn render_caret(
-    f: &mut fmt::Formatter<'_>,
-    input: &str,
-    span: &Range<usize>,
-    message: &dyn fmt::Display,
-) -> fmt::Result {
-    let start = floor_boundary(input, span.start);
-    let line_start = input[..start].rfind('\n').map_or(0, |i| i + 1);
-    let line_end = input[start..].find('\n').map_or(input.len(), |i| start + i);
-    let line_no = input[..start].matches('\n').count() + 1;
-    let span_end = ceil_char_boundary(input, span.end.clamp(start, line_end));
-    let from = floor_boundary(input, start.saturating_sub(CONTEXT_CHARS)).max(line_start);
-    let to = ceil_char_boundary(input, span_end.min(start + CONTEXT_CHARS) + CONTEXT_CHARS)
-        .min(line_end);
-    let (cut_before, cut_after) = (from > line_start, to < line_end);
-    let width = |text: &str| text.chars().map(display_width).sum::<usize>();
-    let column = if cut_before { 3 } else { 0 } + width(&input[from..start]);
-    let carets = width(&input[start..span_end.min(to)]).max(1);
-    // Spaces by repetition, not `{:column$}`: `format!` panics past a width of 65,535.
-    let gutter = " ".repeat(line_no.to_string().len());
-    writeln!(f, "error: {message}")?;
-    writeln!(f, "{gutter} |")?;
-    write!(f, "{line_no} | ")?;
-    if cut_before {
-        f.write_str("...")?;
-    }
-    for c in input[from..to].chars() {
-        write_visible(f, c)?;
-    }
-    if cut_after {
-        f.write_str("...")?;
-    }
-    writeln!(f)?;
-    writeln!(f, "{gutter} | {}{}", " ".repeat(column), "^".repeat(carets))
-}
-
-/// Characters drawn in the caret form as their escape (tabs, control and invisible
-/// characters) so that the caret stays aligned with what is shown.
-fn is_drawn_escaped(c: char) -> bool {
-    c.is_control() || matches!(c, '\u{200b}'..='\u{200f}' | '\u{feff}')
-}
-
-fn display_width(c: char) -> usize {
-    if is_drawn_escaped(c) {
-        c.escape_debug().count()
-    } else {
-        1
-    }
-}
-
-fn write_visible(f: &mut fmt::Formatter<'_>, c: char) -> fmt::Result {
-    write!(f, "{}", Visible(c))
-}
-
-/// A character as messages show it: itself, or its escape when it would be invisible.
-pub(crate) struct Visible(pub(crate) char);
-
-impl fmt::Display for Visible {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if is_drawn_escaped(self.0) {
-            write!(f, "{}", self.0.escape_debug())
-        } else {
-            write!(f, "{}", self.0)
-        }
-    }
-}
-
-pub(crate) fn floor_boundary(s: &str, mut i: usize) -> usize {
-    i = i.min(s.len());
-    while !s.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
-}
-
-fn ceil_char_boundary(s: &str, mut i: usize) -> usize {
-    i = i.min(s.len());
-    while !s.is_char_boundary(i) {
-        i += 1;
-    }
-    i
 }
 
 /// The list of every event, for "unknown event" messages.

@@ -9,20 +9,19 @@
 //! The grammar below is normative; its examples run as tests.
 #![doc = include_str!("../../grammar.md")]
 
+mod content;
 mod display;
 mod error;
+mod event;
 mod parse;
 
 use smallvec::SmallVec;
 
+pub use self::content::ContentPattern;
 pub(crate) use self::error::Subject;
 pub use self::error::{ParseError, ParseErrorKind};
-#[cfg_attr(not(feature = "serde"), allow(unused_imports))]
-pub(crate) use self::error::{Visible, floor_boundary, render_caret, write_one_line};
-pub(crate) use self::parse::{check_canonical, regex_body_end};
-#[cfg_attr(not(feature = "serde"), allow(unused_imports))]
-pub(crate) use self::parse::{is_name_char, is_space};
-use crate::event::AgentEvent;
+pub use self::event::{AgentEvent, BaseKind, EventKind, ToolName};
+pub(crate) use self::parse::check_canonical;
 
 /// The longest DSL text, in bytes, that [`DoneSequence::parse`] accepts.
 ///
@@ -127,7 +126,7 @@ impl DoneSequence {
     ///
     /// [`ParseErrorKind`] documents every case with an input that triggers it.
     pub fn parse(text: &str) -> Result<DoneSequence, ParseError> {
-        crate::pattern::scoped(|| parse::sequence(text))
+        crate::text::scoped(|| parse::sequence(text))
     }
 
     /// A sequence of these elements, without a name.
@@ -250,7 +249,7 @@ impl Element {
             None => Ok(element),
             Some(kind) => {
                 let text = element.to_string();
-                Err(ParseError::new(kind, 0..text.len(), &text).about(Subject::Element))
+                Err(ParseError::new(kind, 0..text.len(), &text).about(Subject::ELEMENT))
             }
         }
     }
@@ -326,6 +325,6 @@ impl std::str::FromStr for AgentEvent {
     /// Parses one event such as `T[calculator]`, `AGENT@Database` or `C[quit|bye]`
     /// (no negation, no `&`, no comma).
     fn from_str(text: &str) -> Result<AgentEvent, ParseError> {
-        crate::pattern::scoped(|| parse::event(text))
+        crate::text::scoped(|| parse::event(text))
     }
 }

@@ -13,13 +13,14 @@ use nom::error::ErrorKind;
 use nom::{IResult, Offset, Parser};
 use smallvec::SmallVec;
 
+use super::content;
 use super::error::{EXPECTED_AFTER_BRACKET, EXPECTED_EVENT, EXPECTED_SEPARATOR, Subject};
+use super::{AgentEvent, BaseKind, EventKind, ToolName};
 use super::{
     DoneSequence, Element, Literal, MAX_DSL_LEN, MAX_ELEMENTS, MAX_LITERALS, MAX_PATTERNS,
     ParseError, ParseErrorKind,
 };
-use crate::event::{AgentEvent, BaseKind, EventKind, ToolName};
-use crate::pattern;
+use crate::text::{is_name_char, is_space, regex_body_end};
 
 /// A parse failure: what, and the slice of the input where it starts and how long it
 /// is.
@@ -70,13 +71,6 @@ fn expect<'a, T>(
     }
 }
 
-/// Whitespace as Python's `str.strip()` sees it (Langroid trims elements with it):
-/// Unicode `White_Space` plus the ASCII separators U+001C..U+001F. U+200B (zero-width
-/// space) is *not* whitespace, in Python or here.
-pub(crate) fn is_space(c: char) -> bool {
-    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
-}
-
 fn ws(i: &str) -> &str {
     i.trim_start_matches(is_space)
 }
@@ -86,11 +80,6 @@ fn ws(i: &str) -> &str {
 /// character.
 fn is_code_char(c: char) -> bool {
     c.is_alphanumeric() || c == '_'
-}
-
-/// Characters of an unquoted name (sequence names and responders).
-pub(crate) fn is_name_char(c: char) -> bool {
-    c.is_alphanumeric() || matches!(c, '_' | '-' | '.')
 }
 
 fn to_parse_error(input: &str, err: nom::Err<PErr<'_>>) -> ParseError {
@@ -112,7 +101,7 @@ fn check_len(input: &str) -> Result<(), ParseError> {
             len: input.len(),
             max: MAX_DSL_LEN,
         };
-        let start = super::error::floor_boundary(input, MAX_DSL_LEN);
+        let start = crate::text::floor_boundary(input, MAX_DSL_LEN);
         return Err(ParseError::new(kind, start..input.len(), input));
     }
     Ok(())
@@ -152,7 +141,7 @@ pub(crate) fn check_canonical(seq: &DoneSequence) -> Result<(), ParseErrorKind> 
 
 /// One event with an optional responder: the `FromStr` of [`AgentEvent`].
 pub(super) fn event(input: &str) -> Result<AgentEvent, ParseError> {
-    check_len(input).map_err(|e| e.about(Subject::Event))?;
+    check_len(input).map_err(|e| e.about(Subject::EVENT))?;
     let run = |i| -> PResult<'_, AgentEvent> {
         let start = ws(i);
         if start.is_empty() {
@@ -170,7 +159,7 @@ pub(super) fn event(input: &str) -> Result<AgentEvent, ParseError> {
     };
     run(input)
         .map(|(_, event)| event)
-        .map_err(|e| to_parse_error(input, e).about(Subject::Event))
+        .map_err(|e| to_parse_error(input, e).about(Subject::EVENT))
 }
 
 /// `name ws ':'`, backtracking (an `Error`) when there is no `:`: then the word was
@@ -478,13 +467,13 @@ fn tool_bracket(i: &str) -> PResult<'_, String> {
 
 /// `C[...]`: a regex, kept verbatim (escapes included: they are the regex's own) and
 /// compiled here so that an invalid one is an error pointing into the bracket.
-fn content_bracket(i: &str) -> PResult<'_, pattern::ContentPattern> {
+fn content_bracket(i: &str) -> PResult<'_, content::ContentPattern> {
     let body = &i[1..];
     let Some(end) = regex_body_end(body) else {
         return failure(ParseErrorKind::UnclosedBracket, i, 1);
     };
     let source = &body[..end];
-    match pattern::compile(source) {
+    match content::compile(source) {
         Ok(pattern) => Ok((&body[end + 1..], pattern)),
         Err((kind, span)) => {
             let len = span.end.saturating_sub(span.start);
@@ -495,41 +484,6 @@ fn content_bracket(i: &str) -> PResult<'_, pattern::ContentPattern> {
             failure(kind, &source[span.start..], len)
         }
     }
-}
-
-/// Where the `]` that closes a content bracket is, in `body` (the text after `[`), or
-/// `None` if it is not closed.
-///
-/// The scan knows enough regex syntax to keep `]` that belongs to the regex: `\]` is an
-/// escape, and `[...]` is a character class, which may nest (`[a-z&&[^aeiou]]`) and
-/// may start with a literal `]` (`[]a]`, `[^]a]`). This is what lets commas and
-/// classes live inside `C[...]` (Langroid PR #1135).
-pub(crate) fn regex_body_end(body: &str) -> Option<usize> {
-    let bytes = body.as_bytes();
-    let mut depth = 0usize;
-    let mut at = 0;
-    // The structural characters are ASCII, so a byte scan never splits a UTF-8
-    // sequence where it matters.
-    while at < bytes.len() {
-        match bytes[at] {
-            b'\\' => at += 1,
-            b'[' => {
-                depth += 1;
-                // A `]` right after `[` or `[^` is a literal member of the class.
-                if bytes.get(at + 1) == Some(&b'^') {
-                    at += 1;
-                }
-                if bytes.get(at + 1) == Some(&b']') {
-                    at += 1;
-                }
-            }
-            b']' if depth == 0 => return Some(at),
-            b']' => depth -= 1,
-            _ => {}
-        }
-        at += 1;
-    }
-    None
 }
 
 fn is_content(event: &AgentEvent) -> bool {
@@ -615,35 +569,5 @@ fn bare_base(event: &AgentEvent) -> Option<BaseKind> {
     match event.kind() {
         EventKind::SpecificTool(_) => None,
         kind => kind.base(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::regex_body_end;
-
-    #[test]
-    fn regex_body_ends_at_the_first_bracket_outside_escapes_and_classes() {
-        // (body after `C[`, where the closing `]` is)
-        let cases: &[(&str, Option<usize>)] = &[
-            ("abc]", Some(3)),
-            ("a,b], A", Some(3)),
-            ("\\]]", Some(2)),
-            ("[a-z]+]", Some(6)),
-            ("[]a]]", Some(4)),
-            ("[^]a]]", Some(5)),
-            ("[a-z&&[^aeiou]]]", Some(15)),
-            ("[[:alpha:]]]", Some(11)),
-            ("[\\]]]", Some(4)),
-            ("é]", Some(2)),
-            ("abc", None),
-            ("[abc]", None),
-            ("\\]", None),
-            ("a\\", None),
-            ("", None),
-        ];
-        for &(body, end) in cases {
-            assert_eq!(regex_body_end(body), end, "{body:?}");
-        }
     }
 }

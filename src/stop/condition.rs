@@ -206,16 +206,16 @@ impl TextPattern {
         if pattern.is_empty() {
             return Err(
                 ParseError::new(crate::ParseErrorKind::EmptyBracket, 0..0, pattern)
-                    .about(Subject::TextPattern),
+                    .about(Subject::TEXT_PATTERN),
             );
         }
-        match crate::pattern::build(pattern, false) {
+        match crate::text::build(pattern, false) {
             Ok((regex, _)) => Ok(TextPattern {
                 source: pattern.into(),
                 regex,
             }),
             Err((kind, span)) => {
-                Err(ParseError::new(kind, span, pattern).about(Subject::TextPattern))
+                Err(ParseError::new(kind.into(), span, pattern).about(Subject::TEXT_PATTERN))
             }
         }
     }

@@ -132,7 +132,7 @@ impl<'de> Deserialize<'de> for Condition {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Condition, D::Error> {
         let (nesting, outermost) = Nesting::enter().map_err(de::Error::custom)?;
         // One regex scope for the tree (joined by its strings' expressions).
-        let condition = crate::pattern::scoped(|| deserializer.deserialize_any(ConditionVisitor))?;
+        let condition = crate::text::scoped(|| deserializer.deserialize_any(ConditionVisitor))?;
         drop(nesting);
         if outermost {
             // Node count, and the height of trees that strings added to.

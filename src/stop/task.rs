@@ -75,7 +75,7 @@ impl serde::Serialize for TaskConfig {
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for TaskConfig {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<TaskConfig, D::Error> {
-        crate::pattern::scoped(|| TaskConfig::deserialize(deserializer))
+        crate::text::scoped(|| TaskConfig::deserialize(deserializer))
     }
 }
 

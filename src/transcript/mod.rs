@@ -95,7 +95,7 @@ impl std::str::FromStr for Format {
 }
 
 /// A transcript that could not be read: where, and what was wrong.
-#[derive(Debug, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("line {line}{}: {message}", column.map(|c| format!(", column {c}")).unwrap_or_default())]
 pub struct TranscriptError {
     /// The 1-based line number.

@@ -14,8 +14,8 @@ use std::time::Duration;
 
 use super::super::args::{Arg, always_keyed, bind, unbind};
 use super::super::{LoopOver, Speaker, ToolPhase};
-use crate::dsl::is_name_char;
 use crate::stop::{Condition, MAX_CONDITION_DEPTH, MAX_CONDITION_NODES, MAX_VALUE_DEPTH};
+use crate::text::is_name_char;
 
 impl fmt::Display for Condition {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -1,11 +1,11 @@
-//! Errors of the stop-expression language: a kind, the byte span it concerns, and the
-//! text it happened in.
+//! Errors of the stop-expression language: what can go wrong, in the crate's one error
+//! scaffold ([`SyntaxError`]).
 
 use std::fmt;
 use std::ops::Range;
 
 use crate::ParseErrorKind;
-use crate::dsl::{Visible, render_caret, write_one_line};
+use crate::text::{Lead, SyntaxError, Visible};
 
 /// An error from parsing a stop expression ([`Condition::parse`](crate::stop::Condition::parse))
 /// or from checking a condition built in Rust ([`Condition::validate`](crate::stop::Condition::validate)):
@@ -32,13 +32,7 @@ use crate::dsl::{Visible, render_caret, write_one_line};
 ///     "error: expected a condition, found end of input\n  |\n1 | max_turns(10) | tool(submit) &\n  |                               ^\n",
 /// );
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ExprError {
-    kind: ExprErrorKind,
-    span: Range<usize>,
-    input: Box<str>,
-    built: bool,
-}
+pub type ExprError = SyntaxError<ExprErrorKind>;
 
 /// What went wrong in a stop expression. Each variant names an input that triggers
 /// it; [`name`](ExprErrorKind::name) is a stable machine name.
@@ -220,56 +214,13 @@ pub enum ExprErrorKind {
 
 impl ExprError {
     pub(crate) fn new(kind: ExprErrorKind, span: Range<usize>, input: &str) -> ExprError {
-        ExprError {
-            kind,
-            span,
-            input: input.into(),
-            built: false,
-        }
+        SyntaxError::at(kind, span, input, Lead::Parsing("stop expression"))
     }
 
     /// An error found by `validate` in a condition built in Rust; `input` is its
     /// canonical text.
     pub(crate) fn built(kind: ExprErrorKind, span: Range<usize>, input: &str) -> ExprError {
-        ExprError {
-            built: true,
-            ..ExprError::new(kind, span, input)
-        }
-    }
-
-    /// What went wrong.
-    #[must_use]
-    pub fn kind(&self) -> &ExprErrorKind {
-        &self.kind
-    }
-
-    /// The byte range of [`input`](ExprError::input) that the error is about. It may be
-    /// empty (a position) and always lies on character boundaries within the input.
-    #[must_use]
-    pub fn span(&self) -> Range<usize> {
-        self.span.clone()
-    }
-
-    /// The text that was parsed (for `validate`: the condition's canonical text).
-    #[must_use]
-    pub fn input(&self) -> &str {
-        &self.input
-    }
-}
-
-impl std::error::Error for ExprError {}
-
-impl fmt::Display for ExprError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if f.alternate() {
-            return render_caret(f, &self.input, &self.span, &self.kind);
-        }
-        let lead = if self.built {
-            "invalid stop condition"
-        } else {
-            "error parsing stop expression"
-        };
-        write_one_line(f, &lead, &self.input, &self.span, &self.kind)
+        SyntaxError::at(kind, span, input, Lead::Invalid("stop condition"))
     }
 }
 

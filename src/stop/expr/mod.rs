@@ -130,7 +130,7 @@ impl Condition {
     ///
     /// [`ExprErrorKind`] documents every case with an input that triggers it.
     pub fn parse(text: &str) -> Result<Condition, ExprError> {
-        crate::pattern::scoped(|| parse::expression(text))
+        crate::text::scoped(|| parse::expression(text))
     }
 
     /// Checks what parsing checks, for a tree built in Rust: at most

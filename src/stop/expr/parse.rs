@@ -22,11 +22,12 @@ use super::{
     Builtin, ConditionId, ExprError, ExprErrorKind, LOOP_OVER, PHASES, Param, ParamKind, builtin,
     closest, value_fault,
 };
-use crate::dsl::{ParseError, floor_boundary, is_name_char, is_space};
+use crate::dsl::ParseError;
 use crate::stop::args::{Arg, Args, bind};
 use crate::stop::{
     Condition, MAX_CONDITION_DEPTH, MAX_CONDITION_NODES, MAX_EXPRESSION_LEN, Speaker, TextPattern,
 };
+use crate::text::{floor_boundary, is_name_char, is_space};
 use crate::{DoneSequence, Role};
 
 /// A parse failure: what, and the slice of the input where it starts and how long it

@@ -1,20 +1,19 @@
-//! Content patterns: the regex of a `C[...]` event, compiled once at parse time.
+//! Regexes with the crate's limits: their length, compiled size, and the heap and
+//! case-folding work one parse may spend on them (the budget), shared by the DSL's
+//! `C[...]` and the stop language's `text(...)`; and the scan that finds where a
+//! regex written inside brackets ends.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::fmt;
-use std::hash::{Hash, Hasher};
 
 use regex_automata::meta::{self, Regex};
 use regex_automata::util::syntax;
-
-use crate::dsl::{ParseError, ParseErrorKind, Subject};
 
 /// The largest compiled size, in bytes, that one content regex may take.
 ///
 /// A regex such as `\w{1000}{1000}` is tiny to write and enormous to compile; this
 /// bound (passed to the regex crate's size limit) turns it into a
-/// [`ParseErrorKind::RegexTooBig`] instead of a memory spike. 1 MiB leaves room for
+/// [`ParseErrorKind::RegexTooBig`](crate::ParseErrorKind::RegexTooBig) instead of a memory spike. 1 MiB leaves room for
 /// any realistic stop-word pattern, including large Unicode classes.
 pub const MAX_REGEX_SIZE: usize = 1 << 20;
 
@@ -37,7 +36,7 @@ pub const MAX_PATTERN_LEN: usize = 1024;
 /// with serde (its sequences and its stop condition together). Within
 /// one parse, equal regexes are compiled once and shared, so repeating a regex costs
 /// nothing. The regex that would pass the budget is refused with
-/// [`ParseErrorKind::RegexMemory`], before the next one is compiled: each regex costs
+/// [`ParseErrorKind::RegexMemory`](crate::ParseErrorKind::RegexMemory), before the next one is compiled: each regex costs
 /// milliseconds to compile, and a configuration of a thousand large ones would
 /// otherwise take tens of seconds and gigabytes before any task limit could refuse it.
 ///
@@ -54,113 +53,12 @@ pub const MAX_REGEX_MEMORY: usize = 64 << 20;
 /// compiled regex stays small, so neither [`MAX_REGEX_SIZE`] nor [`MAX_REGEX_MEMORY`]
 /// bounds that time. The work is counted from the pattern's syntax before it is
 /// compiled, and the regex that would pass the budget is refused with
-/// [`ParseErrorKind::RegexCost`]. Everyday regexes cost little: literals, `.`, `\w`
+/// [`ParseErrorKind::RegexCost`](crate::ParseErrorKind::RegexCost). Everyday regexes cost little: literals, `.`, `\w`
 /// and `\d` nothing (they are not folded), `[a-z]` 58, `[\w.-]` or `\pL` about
 /// 25,000 (the budget holds 2,500 of those); `[\s\S]` costs 1.1 million (write
 /// `(?s:.)`, which costs nothing). A [`FinalPatternPolicy`](crate::answer::FinalPatternPolicy)'s
 /// extra patterns have the same budget ([`PolicyError::RegexCost`](crate::answer::PolicyError::RegexCost)).
 pub const MAX_REGEX_FOLD_WORK: u64 = 1 << 26;
-
-/// The regex of a `C[...]` event, compiled once when the DSL is parsed.
-///
-/// The search is unanchored and case-insensitive (Unicode simple case folding), as
-/// Langroid's `re.search(pattern, content, re.IGNORECASE)`: `C[done]` matches
-/// "We are DONE." Inline flags such as `(?m)` or `(?-i)` work. The syntax is the
-/// [regex crate's](https://docs.rs/regex/latest/regex/#syntax): it has no
-/// look-around and no backreferences, which Python's `re` has; such a pattern is a
-/// parse error, not a surprise at run time.
-///
-/// Two patterns are equal when their source text is equal.
-///
-/// # Example
-///
-/// ```
-/// use doneseq::ContentPattern;
-///
-/// let pattern = ContentPattern::new(r"quit|bye")?;
-/// assert!(pattern.is_match("OK, Bye now"));
-/// assert!(!pattern.is_match("see you"));
-/// assert_eq!(pattern.as_str(), "quit|bye");
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-#[derive(Clone)]
-pub struct ContentPattern {
-    source: Box<str>,
-    // `Regex` is a cheap-to-clone handle (its program is shared), `Send + Sync`, and
-    // kept private so that the regex crate stays out of our public API.
-    regex: Regex,
-    heap: usize,
-}
-
-impl ContentPattern {
-    /// Compiles `pattern` as a content regex.
-    ///
-    /// # Errors
-    ///
-    /// A [`ParseError`] whose input is `pattern` and whose span points into it:
-    /// - [`ParseErrorKind::EmptyBracket`]: the pattern is empty (it would match
-    ///   every message, which is what `_` is for);
-    /// - [`ParseErrorKind::InvalidRegex`]: the regex does not parse, e.g. `(` or
-    ///   `(?<=a)b` (look-behind is not supported);
-    /// - [`ParseErrorKind::StrayBracket`]: an unescaped `]` outside a class, e.g.
-    ///   `a]b`, which would end `C[...]` early (write `a\]b`);
-    /// - [`ParseErrorKind::UnclosedBracket`]: an unbalanced `[` or a trailing `\\`
-    ///   that would swallow the closing `]` of `C[...]`, e.g. `(?x)a #[`;
-    /// - [`ParseErrorKind::PatternTooLong`]: longer than [`MAX_PATTERN_LEN`] bytes;
-    /// - [`ParseErrorKind::RegexTooBig`]: it compiles to more than
-    ///   [`MAX_REGEX_SIZE`] bytes, e.g. `\w{1000}{1000}`;
-    /// - [`ParseErrorKind::RegexCost`]: its classes take more than
-    ///   [`MAX_REGEX_FOLD_WORK`] to fold, e.g. 61 times `[\s\S]` (or, called while a
-    ///   list of sequences is read, with the regexes before it);
-    /// - [`ParseErrorKind::RegexMemory`]: called while a list of sequences is read,
-    ///   it would take the regexes of that list past [`MAX_REGEX_MEMORY`].
-    pub fn new(pattern: &str) -> Result<ContentPattern, ParseError> {
-        // A pattern whose `C[...]` text would not parse back to it is refused. The check
-        // is on `pattern]`: the scanner must stop exactly at the added `]`. That refuses
-        // a `]` that would close the bracket early (`a]b`; `\]` is the regex's own
-        // escape), and an unbalanced `[` or trailing `\` that a regex accepts only
-        // inside an `(?x)` comment, which would swallow the closing bracket.
-        let error = |kind, span| ParseError::new(kind, span, pattern).about(Subject::Pattern);
-        let closed = format!("{pattern}]");
-        match crate::dsl::regex_body_end(&closed) {
-            Some(at) if at == pattern.len() => compile(pattern).map_err(|(k, s)| error(k, s)),
-            Some(at) => Err(error(ParseErrorKind::StrayBracket, at..at + 1)),
-            None => Err(error(ParseErrorKind::UnclosedBracket, 0..pattern.len())),
-        }
-    }
-
-    /// The pattern as written, without the surrounding `C[` and `]`.
-    #[must_use]
-    pub fn as_str(&self) -> &str {
-        &self.source
-    }
-
-    /// Whether the pattern occurs anywhere in `content` (case-insensitive).
-    #[must_use]
-    pub fn is_match(&self, content: &str) -> bool {
-        self.regex.is_match(content)
-    }
-
-    /// The heap the compiled regex takes, in bytes (shared by every clone, and by the
-    /// equal patterns of the parse that compiled it). What [`MAX_REGEX_MEMORY`]
-    /// counts.
-    #[must_use]
-    pub fn heap_bytes(&self) -> usize {
-        self.heap
-    }
-}
-
-/// Compiles `pattern`; an error's span is relative to `pattern`.
-pub(crate) fn compile(
-    pattern: &str,
-) -> Result<ContentPattern, (ParseErrorKind, std::ops::Range<usize>)> {
-    let (regex, heap) = build(pattern, true)?;
-    Ok(ContentPattern {
-        source: pattern.into(),
-        regex,
-        heap,
-    })
-}
 
 /// The regexes one parse has compiled, by source and case mode, and the heap they
 /// take: what [`MAX_REGEX_MEMORY`] bounds.
@@ -201,6 +99,24 @@ pub(crate) fn scoped<T>(parse: impl FnOnce() -> T) -> T {
     parse()
 }
 
+/// Builds `pattern` as [`build`] does, and first checks that the pattern written
+/// inside brackets (`C[...]`) would end where it ends: a `]` that would close the
+/// bracket early (`a]b`; `\\]` is the regex's own escape), or an unbalanced `[` or
+/// trailing `\\` that a regex accepts only inside an `(?x)` comment (which would
+/// swallow the closing bracket), is refused.
+pub(crate) fn build_bracketed(
+    pattern: &str,
+    case_insensitive: bool,
+) -> Result<(Regex, usize), (RegexError, std::ops::Range<usize>)> {
+    // The check is on `pattern]`: the scanner must stop exactly at the added `]`.
+    let closed = format!("{pattern}]");
+    match regex_body_end(&closed) {
+        Some(at) if at == pattern.len() => build(pattern, case_insensitive),
+        Some(at) => Err((RegexError::StrayBracket, at..at + 1)),
+        None => Err((RegexError::UnclosedBracket, 0..pattern.len())),
+    }
+}
+
 /// Builds `pattern` with the crate's limits ([`MAX_PATTERN_LEN`], [`MAX_REGEX_SIZE`],
 /// and [`MAX_REGEX_MEMORY`] in a [`scoped`] parse), with the heap it takes; an
 /// error's span is relative to `pattern`. Shared by `C[...]` (case-insensitive) and
@@ -208,15 +124,15 @@ pub(crate) fn scoped<T>(parse: impl FnOnce() -> T) -> T {
 pub(crate) fn build(
     pattern: &str,
     case_insensitive: bool,
-) -> Result<(Regex, usize), (ParseErrorKind, std::ops::Range<usize>)> {
+) -> Result<(Regex, usize), (RegexError, std::ops::Range<usize>)> {
     let whole = 0..pattern.len();
     if pattern.is_empty() {
-        return Err((ParseErrorKind::EmptyBracket, whole));
+        return Err((RegexError::Empty, whole));
     }
     // Checked before any parsing: the regex parsers build their syntax tree without a
     // size limit, and 64 KiB of `\pL` costs seconds and most of a gigabyte there.
     if pattern.len() > MAX_PATTERN_LEN {
-        let kind = ParseErrorKind::PatternTooLong {
+        let kind = RegexError::TooLong {
             len: pattern.len(),
             max: MAX_PATTERN_LEN,
         };
@@ -229,7 +145,7 @@ pub(crate) fn build(
 fn build_in_scope(
     pattern: &str,
     case_insensitive: bool,
-) -> Result<(Regex, usize), (ParseErrorKind, std::ops::Range<usize>)> {
+) -> Result<(Regex, usize), (RegexError, std::ops::Range<usize>)> {
     let whole = 0..pattern.len();
     let key = (Box::<str>::from(pattern), case_insensitive);
     let shared = SCOPE.with(|scope| {
@@ -240,12 +156,12 @@ fn build_in_scope(
         return Ok(shared);
     }
     // Counted whether or not the pattern is case-insensitive: `(?i)` may turn it on.
-    let fold_work = crate::regex_cost::fold_work(pattern);
+    let fold_work = super::cost::fold_work(pattern);
     SCOPE.with(|scope| {
         let mut scope = scope.borrow_mut();
         let scope = scope.as_mut().expect("built in a scope");
         if scope.fold_work.saturating_add(fold_work) > MAX_REGEX_FOLD_WORK {
-            let kind = ParseErrorKind::RegexCost {
+            let kind = RegexError::Cost {
                 max: MAX_REGEX_FOLD_WORK,
             };
             return Err((kind, whole.clone()));
@@ -265,7 +181,7 @@ fn build_in_scope(
         let mut scope = scope.borrow_mut();
         let scope = scope.as_mut().expect("built in a scope");
         if scope.heap + heap > MAX_REGEX_MEMORY {
-            let kind = ParseErrorKind::RegexMemory {
+            let kind = RegexError::Memory {
                 max: MAX_REGEX_MEMORY,
             };
             return Err((kind, whole));
@@ -277,10 +193,10 @@ fn build_in_scope(
 }
 
 /// The error of a regex that did not build, with the span of its fault.
-fn build_error(e: &meta::BuildError, pattern: &str) -> (ParseErrorKind, std::ops::Range<usize>) {
+fn build_error(e: &meta::BuildError, pattern: &str) -> (RegexError, std::ops::Range<usize>) {
     let whole = 0..pattern.len();
     if let Some(limit) = e.size_limit() {
-        return (ParseErrorKind::RegexTooBig { limit }, whole);
+        return (RegexError::TooBig { limit }, whole);
     }
     let located = match e.syntax_error() {
         Some(regex_syntax::Error::Parse(e)) => Some((e.kind().to_string(), *e.span())),
@@ -294,32 +210,93 @@ fn build_error(e: &meta::BuildError, pattern: &str) -> (ParseErrorKind, std::ops
         Some((message, span)) => (message, span.start.offset..span.end.offset),
         None => (e.to_string(), whole),
     };
-    (ParseErrorKind::InvalidRegex { message }, span)
+    (RegexError::Invalid { message }, span)
 }
 
-impl PartialEq for ContentPattern {
-    fn eq(&self, other: &ContentPattern) -> bool {
-        self.source == other.source
+/// What is wrong with a regex, before the DSL or the stop language says it in its
+/// own words (the DSL's [`ParseErrorKind`](crate::ParseErrorKind) variants of the same
+/// names; the stop language's invalid-pattern errors).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum RegexError {
+    /// The regex is empty.
+    Empty,
+    /// Longer than [`MAX_PATTERN_LEN`].
+    TooLong { len: usize, max: usize },
+    /// It does not parse.
+    Invalid { message: String },
+    /// Its compiled size passes [`MAX_REGEX_SIZE`].
+    TooBig { limit: usize },
+    /// It would take the parse's regexes past [`MAX_REGEX_MEMORY`].
+    Memory { max: usize },
+    /// Its case folding would take the parse past [`MAX_REGEX_FOLD_WORK`].
+    Cost { max: u64 },
+    /// An unescaped `]` outside a class, which would end the brackets early.
+    StrayBracket,
+    /// An unbalanced `[` or a trailing `\\`, which would swallow the closing `]`.
+    UnclosedBracket,
+}
+
+/// Where the `]` that closes a content bracket is, in `body` (the text after `[`), or
+/// `None` if it is not closed.
+///
+/// The scan knows enough regex syntax to keep `]` that belongs to the regex: `\]` is an
+/// escape, and `[...]` is a character class, which may nest (`[a-z&&[^aeiou]]`) and
+/// may start with a literal `]` (`[]a]`, `[^]a]`). This is what lets commas and
+/// classes live inside `C[...]` (Langroid PR #1135).
+pub(crate) fn regex_body_end(body: &str) -> Option<usize> {
+    let bytes = body.as_bytes();
+    let mut depth = 0usize;
+    let mut at = 0;
+    // The structural characters are ASCII, so a byte scan never splits a UTF-8
+    // sequence where it matters.
+    while at < bytes.len() {
+        match bytes[at] {
+            b'\\' => at += 1,
+            b'[' => {
+                depth += 1;
+                // A `]` right after `[` or `[^` is a literal member of the class.
+                if bytes.get(at + 1) == Some(&b'^') {
+                    at += 1;
+                }
+                if bytes.get(at + 1) == Some(&b']') {
+                    at += 1;
+                }
+            }
+            b']' if depth == 0 => return Some(at),
+            b']' => depth -= 1,
+            _ => {}
+        }
+        at += 1;
     }
+    None
 }
 
-impl Eq for ContentPattern {}
+#[cfg(test)]
+mod tests {
+    use super::regex_body_end;
 
-impl Hash for ContentPattern {
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        self.source.hash(state);
-    }
-}
-
-impl fmt::Debug for ContentPattern {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // The compiled program is noise in `Debug` output (and in snapshots).
-        f.debug_tuple("ContentPattern").field(&self.source).finish()
-    }
-}
-
-impl fmt::Display for ContentPattern {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.source)
+    #[test]
+    fn regex_body_ends_at_the_first_bracket_outside_escapes_and_classes() {
+        // (body after `C[`, where the closing `]` is)
+        let cases: &[(&str, Option<usize>)] = &[
+            ("abc]", Some(3)),
+            ("a,b], A", Some(3)),
+            ("\\]]", Some(2)),
+            ("[a-z]+]", Some(6)),
+            ("[]a]]", Some(4)),
+            ("[^]a]]", Some(5)),
+            ("[a-z&&[^aeiou]]]", Some(15)),
+            ("[[:alpha:]]]", Some(11)),
+            ("[\\]]]", Some(4)),
+            ("é]", Some(2)),
+            ("abc", None),
+            ("[abc]", None),
+            ("\\]", None),
+            ("a\\", None),
+            ("", None),
+        ];
+        for &(body, end) in cases {
+            assert_eq!(regex_body_end(body), end, "{body:?}");
+        }
     }
 }

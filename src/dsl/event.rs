@@ -8,8 +8,8 @@
 
 use std::fmt;
 
-use crate::dsl::{ParseError, ParseErrorKind, Subject};
-use crate::pattern::ContentPattern;
+use super::ContentPattern;
+use super::{ParseError, ParseErrorKind, Subject};
 
 /// The name in `T[name]`: never empty, compared exactly (case-sensitive).
 ///
@@ -36,7 +36,7 @@ impl ToolName {
     pub fn new(name: &str) -> Result<ToolName, ParseError> {
         if name.is_empty() {
             let err = ParseError::new(ParseErrorKind::EmptyBracket, 0..0, name);
-            return Err(err.about(Subject::ToolName));
+            return Err(err.about(Subject::TOOL_NAME));
         }
         Ok(ToolName(name.into()))
     }

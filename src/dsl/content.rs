@@ -1,0 +1,133 @@
+//! Content patterns: the regex of a `C[...]` event, compiled once at parse time.
+
+use std::fmt;
+use std::hash::{Hash, Hasher};
+
+use regex_automata::meta::Regex;
+
+use super::error::Subject;
+use super::{ParseError, ParseErrorKind};
+use crate::text;
+
+/// The regex of a `C[...]` event, compiled once when the DSL is parsed.
+///
+/// The search is unanchored and case-insensitive (Unicode simple case folding), as
+/// Langroid's `re.search(pattern, content, re.IGNORECASE)`: `C[done]` matches
+/// "We are DONE." Inline flags such as `(?m)` or `(?-i)` work. The syntax is the
+/// [regex crate's](https://docs.rs/regex/latest/regex/#syntax): it has no
+/// look-around and no backreferences, which Python's `re` has; such a pattern is a
+/// parse error, not a surprise at run time.
+///
+/// Two patterns are equal when their source text is equal.
+///
+/// # Example
+///
+/// ```
+/// use doneseq::ContentPattern;
+///
+/// let pattern = ContentPattern::new(r"quit|bye")?;
+/// assert!(pattern.is_match("OK, Bye now"));
+/// assert!(!pattern.is_match("see you"));
+/// assert_eq!(pattern.as_str(), "quit|bye");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone)]
+pub struct ContentPattern {
+    source: Box<str>,
+    // `Regex` is a cheap-to-clone handle (its program is shared), `Send + Sync`, and
+    // kept private so that the regex crate stays out of our public API.
+    regex: Regex,
+    heap: usize,
+}
+
+impl ContentPattern {
+    /// Compiles `pattern` as a content regex.
+    ///
+    /// # Errors
+    ///
+    /// A [`ParseError`] whose input is `pattern` and whose span points into it:
+    /// - [`ParseErrorKind::EmptyBracket`]: the pattern is empty (it would match
+    ///   every message, which is what `_` is for);
+    /// - [`ParseErrorKind::InvalidRegex`]: the regex does not parse, e.g. `(` or
+    ///   `(?<=a)b` (look-behind is not supported);
+    /// - [`ParseErrorKind::StrayBracket`]: an unescaped `]` outside a class, e.g.
+    ///   `a]b`, which would end `C[...]` early (write `a\]b`);
+    /// - [`ParseErrorKind::UnclosedBracket`]: an unbalanced `[` or a trailing `\\`
+    ///   that would swallow the closing `]` of `C[...]`, e.g. `(?x)a #[`;
+    /// - [`ParseErrorKind::PatternTooLong`]: longer than [`MAX_PATTERN_LEN`](crate::MAX_PATTERN_LEN) bytes;
+    /// - [`ParseErrorKind::RegexTooBig`]: it compiles to more than
+    ///   [`MAX_REGEX_SIZE`](crate::MAX_REGEX_SIZE) bytes, e.g. `\w{1000}{1000}`;
+    /// - [`ParseErrorKind::RegexCost`]: its classes take more than
+    ///   [`MAX_REGEX_FOLD_WORK`](crate::MAX_REGEX_FOLD_WORK) to fold, e.g. 61 times `[\s\S]` (or, called while a
+    ///   list of sequences is read, with the regexes before it);
+    /// - [`ParseErrorKind::RegexMemory`]: called while a list of sequences is read,
+    ///   it would take the regexes of that list past [`MAX_REGEX_MEMORY`](crate::MAX_REGEX_MEMORY).
+    pub fn new(pattern: &str) -> Result<ContentPattern, ParseError> {
+        // A pattern whose `C[...]` text would not parse back to it is refused. The check
+        // is on `pattern]`: the scanner must stop exactly at the added `]`. That refuses
+        // a `]` that would close the bracket early (`a]b`; `\]` is the regex's own
+        // escape), and an unbalanced `[` or trailing `\` that a regex accepts only
+        // inside an `(?x)` comment, which would swallow the closing bracket.
+        compile(pattern)
+            .map_err(|(kind, span)| ParseError::new(kind, span, pattern).about(Subject::PATTERN))
+    }
+
+    /// The pattern as written, without the surrounding `C[` and `]`.
+    #[must_use]
+    pub fn as_str(&self) -> &str {
+        &self.source
+    }
+
+    /// Whether the pattern occurs anywhere in `content` (case-insensitive).
+    #[must_use]
+    pub fn is_match(&self, content: &str) -> bool {
+        self.regex.is_match(content)
+    }
+
+    /// The heap the compiled regex takes, in bytes (shared by every clone, and by the
+    /// equal patterns of the parse that compiled it). What [`MAX_REGEX_MEMORY`](crate::MAX_REGEX_MEMORY)
+    /// counts.
+    #[must_use]
+    pub fn heap_bytes(&self) -> usize {
+        self.heap
+    }
+}
+
+/// Compiles `pattern`; an error's span is relative to `pattern`.
+pub(crate) fn compile(
+    pattern: &str,
+) -> Result<ContentPattern, (ParseErrorKind, std::ops::Range<usize>)> {
+    let (regex, heap) = text::build_bracketed(pattern, true).map_err(|(e, s)| (e.into(), s))?;
+    Ok(ContentPattern {
+        source: pattern.into(),
+        regex,
+        heap,
+    })
+}
+
+impl PartialEq for ContentPattern {
+    fn eq(&self, other: &ContentPattern) -> bool {
+        self.source == other.source
+    }
+}
+
+impl Eq for ContentPattern {}
+
+impl Hash for ContentPattern {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.source.hash(state);
+    }
+}
+
+impl fmt::Debug for ContentPattern {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // The compiled program is noise in `Debug` output (and in snapshots).
+        f.debug_tuple("ContentPattern").field(&self.source).finish()
+    }
+}
+
+impl fmt::Display for ContentPattern {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.source)
+    }
+}

@@ -1,0 +1,16 @@
+//! The bottom layer: what every text the crate parses shares. The one error scaffold
+//! ([`SyntaxError`], its one-line and caret forms), the character classes, and
+//! regexes with their limits and the budget one parse may spend on them. Nothing here
+//! knows done sequences or conditions.
+
+mod cost;
+mod error;
+mod lex;
+mod regex;
+
+pub(crate) use self::cost::fold_work;
+pub use self::error::SyntaxError;
+pub(crate) use self::error::{Lead, Visible, floor_boundary};
+pub(crate) use self::lex::{is_name_char, is_space};
+pub use self::regex::{MAX_PATTERN_LEN, MAX_REGEX_FOLD_WORK, MAX_REGEX_MEMORY, MAX_REGEX_SIZE};
+pub(crate) use self::regex::{RegexError, build, build_bracketed, regex_body_end, scoped};
