@@ -122,7 +122,7 @@ fn hostile(c: &mut Criterion) {
 }
 
 /// rlm-code's `detect_final_in_text`: FINAL_VAR patterns, then FINAL patterns, in
-/// order, first match wins (PEERS.md §1.2, seed 001's pattern reference).
+/// order, first match wins (the patterns of rlm-code's `termination.py`).
 fn rlm_code_baseline(c: &mut Criterion) {
     let patterns: Vec<Regex> = [
         r#"FINAL_VAR\s*\(\s*['"]?(\w+)['"]?\s*\)"#,

@@ -1,4 +1,4 @@
-//! Every DSL example of Langroid's docs (`shared/seeds/002_*`) and of LANGROID.md (a),
+//! Every DSL example of Langroid's docs and of its 0.69 parser's behaviour,
 //! with the meaning Langroid gives it, or the documented fix (grammar.md,
 //! "Differences from Langroid").
 
@@ -15,7 +15,7 @@ enum Expect {
 }
 use Expect::{Canonical, Error};
 
-/// The examples of the Langroid documentation (seed 002), all valid there.
+/// The examples of the Langroid documentation, all valid there.
 const SEED_DOCS: &[(&str, Expect)] = &[
     ("T, A", Canonical("T, A")),
     ("T[calculator], A", Canonical("T[calculator], A")),
@@ -43,7 +43,7 @@ const SEED_DOCS: &[(&str, Expect)] = &[
     ("L, L, L", Canonical("L{3}")),
 ];
 
-/// LANGROID.md (a): the splitting, trimming and token rules of 0.69.16.
+/// Langroid 0.69's parser: the splitting, trimming and token rules of 0.69.16.
 const LANGROID_PARSER: &[(&str, Expect)] = &[
     // Stage 1: splitting. An escaped comma still splits in Langroid (so `T\` is an
     // error there); here a backslash outside brackets is an error directly.
@@ -125,7 +125,7 @@ const LANGROID_PARSER: &[(&str, Expect)] = &[
     ("T[a\\[b]", Canonical("T[a\\[b]")),
 ];
 
-/// LANGROID.md (a): inputs that the 0.65 parser rejected and PR #1135 made valid,
+/// Langroid's parser: inputs that the 0.65 parser rejected and PR #1135 made valid,
 /// and the four examples of PRs #1134/#1135.
 const LANGROID_PR_1135: &[(&str, Expect)] = &[
     ("C[quit, exit]", Canonical("C[quit, exit]")),

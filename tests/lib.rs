@@ -21,6 +21,7 @@ mod replay;
 mod robustness;
 mod roundtrip;
 mod serde;
+mod standalone_docs;
 #[cfg(feature = "serde")]
 mod stop;
 #[cfg(feature = "serde")]

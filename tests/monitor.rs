@@ -1,4 +1,4 @@
-//! The task monitor: Langroid's classification and task options (LANGROID.md (b)-(c)),
+//! The task monitor: Langroid's classification and task options (as Langroid 0.69's `Task` has them),
 //! and a test for each fix of (d).
 
 use doneseq::{
@@ -68,7 +68,7 @@ fn agent_message_with_tool_calls_is_an_agent_response() {
 
 #[test]
 fn specific_tool_holds_for_any_of_parallel_calls() {
-    // LANGROID.md (d)15: Langroid needs exactly one tool; two calls of `calculator`
+    // Langroid needs exactly one tool; two calls of `calculator`
     // do not satisfy `T[calculator]` there. They do here.
     let m = monitor(&["T[calculator]"]);
     assert!(first_stop(&m, &[llm_tool(&["calculator", "calculator"])]).is_some());
@@ -226,7 +226,7 @@ fn max_turns_is_checked_after_the_sequences() {
     assert_eq!(run.stopped_at(), Some(2));
 }
 
-// ---- LANGROID.md (d): each fix ----------------------------------------------------
+// ---- where Langroid's matching goes wrong: each fix ----------------------------------------------------
 
 #[test]
 fn d1_each_run_starts_clean() {
@@ -286,7 +286,7 @@ fn d8_d10_responder_is_honoured() {
         )
         .is_some()
     );
-    // (d)10: a sub-task's LLM output is visible as such when the log names it.
+    // A sub-task's LLM output is visible as such when the log names it.
     let m = monitor(&["T@SubTask"]);
     assert!(first_stop(&m, &[llm_tool(&["x"]).with_responder("SubTask")]).is_some());
 }
@@ -385,7 +385,7 @@ fn final_answers_are_extracted_and_ambiguity_is_not_f() {
         Some(("report".to_owned(), AnswerSource::FinalVariable))
     );
     // Two different answers: no `F`, and "NOT_FINAL(3)" or prose about a final draft
-    // is no signal at all (PEERS.md §1.2).
+    // is no signal at all (rlm-code's regexes fire on it).
     for text in [
         r#"FINAL("a") and FINAL("b")"#,
         "NOT_FINAL(3)",

@@ -79,7 +79,8 @@
 //! # The rules, and where they differ from rlm-code
 //!
 //! rlm-code (`rlm_code.rlm.termination`, `rlm_code.rlm.policies`) finds these calls
-//! with regexes, and the survey of it found every one of them wrong somewhere. This
+//! with regexes, and each of them is wrong on some input (nesting, strings, word
+//! boundaries or prose). This
 //! module keeps its documented results and changes these:
 //!
 //! - **Parentheses balance and strings are tokens**: `FINAL(f(x))` is `f(x)` (rlm-code:

@@ -492,7 +492,7 @@ fn is_content(event: &AgentEvent) -> bool {
 
 /// Why no message can satisfy all of `literals`, if none can.
 ///
-/// Sound under classification as DESIGN.md defines it: a message has exactly one base
+/// Sound under the monitor's classification: a message has exactly one base
 /// kind (a tool call, an LLM text, an agent response, a user response or no response)
 /// and one responder. Content, answer and error predicates are independent, so
 /// nothing is concluded from them but `X & !X`.

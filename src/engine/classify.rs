@@ -9,7 +9,7 @@ use smallvec::SmallVec;
 use crate::answer::FinalDetector;
 use crate::{BaseKind, Message, Role};
 
-/// The base kind of a message, as Langroid decides it (LANGROID.md (b)), with the
+/// The base kind of a message, as Langroid's `Task` decides it, with the
 /// fix that a step without a valid response really is `N`: no response first, then
 /// LLM with tool calls `T`, LLM without `L`, agent `A`, user `U`. System messages are
 /// not steps and never reach here; if one does, it counts as a user message (input

@@ -8,8 +8,8 @@ use crate::engine::{ClassifyScratch, StepScratch};
 ///
 /// Its size depends on the monitor (one word per 64 element positions, twice), never
 /// on the run's length. Start one with [`crate::Monitor::start`]; each run starts
-/// clean, so nothing leaks from one run into the next (Langroid's buffer does,
-/// LANGROID.md (d)1). It is `Clone`, and with the `serde` feature it serializes, so a
+/// clean, so nothing leaks from one run into the next (Langroid's
+/// `response_sequence` is kept on the task, across runs of the same task). It is `Clone`, and with the `serde` feature it serializes, so a
 /// run can be checkpointed and resumed with [`crate::Monitor::resume`].
 #[derive(Clone, Debug)]
 pub struct RunState {

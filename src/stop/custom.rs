@@ -1,5 +1,5 @@
 //! Custom conditions, registered by name with a JSON configuration (rlm-code's
-//! `PolicyRegistry`), and the seed's convergence policy as a registered example.
+//! `PolicyRegistry`), and rlm-code's documented convergence policy as a registered example.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -227,14 +227,14 @@ impl fmt::Debug for Registry {
     }
 }
 
-/// The seed's custom `convergence` policy (rlm-code's documentation): stop when the
+/// The custom `convergence` policy of rlm-code's documentation: stop when the
 /// model's outputs stop changing.
 ///
 /// Configuration (rlm-code's defaults): `window_size` 3, `similarity_threshold`
 /// 0.9, `min_steps` 3. It fires at a step with index at least `min_steps` when the
 /// last `window_size` LLM outputs are all similar to the latest one: the share of
 /// their words in common (Jaccard similarity of the sets of lowercase words) is at
-/// least `similarity_threshold`. The seed's code compares outputs for exact equality
+/// least `similarity_threshold`. The documented code compares outputs for exact equality
 /// and leaves the threshold unused; identical outputs have similarity 1, so its
 /// example behaves the same here. The answer is the latest output.
 #[derive(Clone, Debug, PartialEq)]

@@ -8,8 +8,8 @@ use crate::{DoneSequences, ListError, Role};
 /// `Task` parameters (see the README's "Task options").
 ///
 /// With the `serde` feature it deserializes from an object with these field names;
-/// every field is optional and an unknown field is an error (Langroid silently drops
-/// `TaskConfig(max_turns=...)`, LANGROID.md (d)9):
+/// every field is optional and an unknown field is an error (Langroid's pydantic
+/// model silently drops one, so `TaskConfig(max_turns=...)` sets nothing there):
 ///
 /// ```
 /// # #[cfg(feature = "json")] {

@@ -1,4 +1,4 @@
-//! `extract_code_blocks` beyond the seed's example.
+//! `extract_code_blocks` beyond the documented example.
 
 use doneseq::answer::extract_code_blocks;
 

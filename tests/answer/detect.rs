@@ -1,4 +1,4 @@
-//! The detector's own rules, beyond the seeds: tokens, nesting, negation, ambiguity,
+//! The detector's own rules, beyond the documented examples: tokens, nesting, negation, ambiguity,
 //! rejections, values, code.
 
 use doneseq::answer::{

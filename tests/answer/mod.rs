@@ -1,13 +1,13 @@
-//! The FINAL answer protocol (`doneseq::answer`): every example of the rlm-code seeds,
-//! the survey's edge cases, the detector's own rules, and properties.
+//! The FINAL answer protocol (`doneseq::answer`): every example of rlm-code's docs,
+//! the peers' known edge cases, the detector's own rules, and properties.
 
 mod blocks;
 mod detect;
+mod documented;
 mod hostile_inputs;
 mod peers;
 mod policy;
 mod props;
-mod seeds;
 #[cfg(feature = "serde")]
 mod serde;
 mod values;

@@ -1,4 +1,5 @@
-//! The survey's verified edge cases (`../shared/PEERS.md` §1.2, §1.5, §1.6), each with
+//! The known edge cases of the peers' FINAL detection (rlm-code's regexes, its
+//! `final_pattern` policy's bugs, the fixes of alexzhang13/rlm), each with
 //! the sane result; a comment says where it differs from rlm-code and why.
 
 use doneseq::answer::{
@@ -7,7 +8,7 @@ use doneseq::answer::{
 
 use super::{Ambiguous, DIRECT, Expect, Found, Nothing, SUBMIT, VARIABLE, check_table};
 
-/// PEERS §1.2, "Verified edge cases of `detect_final_in_text`", lenient prose.
+/// rlm-code's `detect_final_in_text` on its verified edge cases, lenient prose.
 #[test]
 fn edge_cases_in_text() {
     let rows: &[(&str, Expect)] = &[
@@ -68,7 +69,7 @@ fn edge_cases_in_strict_text() {
     check_table(FinalOptions::text().strict(true), rows);
 }
 
-/// PEERS §1.2, the last row: in code, a FINAL only inside a comment or a string
+/// rlm-code's detector, the last edge case: in code, a FINAL only inside a comment or a string
 /// literal. rlm-code: detected (a regex over the source). Ours: not a call.
 #[test]
 fn edge_cases_in_code() {
@@ -100,24 +101,24 @@ fn edge_cases_in_code() {
     );
 }
 
-/// PEERS §1.5 (policy bugs) and §1.6 (alexzhang13/rlm fixes), as detection.
+/// rlm-code's policy bugs and alexzhang13/rlm's fixes, as detection.
 #[test]
 fn policy_bugs_and_reference_fixes() {
     let rows: &[(&str, Expect)] = &[
-        // §1.5.1: case-insensitive bare pattern. Ours: names are case-sensitive.
+        // rlm-code: case-insensitive bare pattern. Ours: names are case-sensitive.
         ("This is the final (third) draft", Nothing),
         ("we are not final(ly) done", Nothing),
-        // §1.5.2: `f(x` (lazy). Ours: balanced.
+        // rlm-code: `f(x` (lazy). Ours: balanced.
         ("FINAL(f(x))", Found(DIRECT, "f(x)")),
-        // §1.6, #75: nested parentheses.
+        // alexzhang13/rlm #75: nested parentheses.
         (
             "FINAL(max(len(a), len(b)))",
             Found(DIRECT, "max(len(a), len(b))"),
         ),
         (r#"FINAL("a)b")"#, Found(DIRECT, "a)b")),
-        // §1.6: FINAL_VAR is tried before FINAL.
+        // alexzhang13/rlm: FINAL_VAR is tried before FINAL.
         ("FINAL_VAR(result)", Found(VARIABLE, "result")),
-        // §1.1: unquoted FINAL_VAR, which rlm-code's policy misses and its text
+        // Unquoted FINAL_VAR, which rlm-code's policy misses and its text
         // detector finds: one parser, one answer.
         (
             "The result is in FINAL_VAR(result)",

@@ -1,5 +1,5 @@
-//! rlm-code's `final_pattern` policy (seed `000_*`): every example, the default
-//! configuration, and the fixed bugs of PEERS §1.5.
+//! rlm-code's `final_pattern` policy: every documented example, the default
+//! configuration, and its known bugs, fixed.
 
 use doneseq::answer::{
     AnswerValue, Decision, FinalKind, FinalPatternConfig, FinalPatternPolicy, PolicyError, Trigger,
@@ -32,7 +32,7 @@ fn default_configuration() {
     assert_eq!(FinalPatternPolicy::NAME, "final_pattern");
 }
 
-/// Seed 000's examples, with the default policy.
+/// rlm-code's documented examples, with the default policy.
 #[test]
 fn seed_examples() {
     let policy = FinalPatternPolicy::default();
@@ -90,7 +90,7 @@ fn seed_examples() {
     );
 }
 
-/// Seed 000, Custom Pattern Configuration.
+/// rlm-code's docs, Custom Pattern Configuration.
 #[test]
 fn custom_patterns() {
     let policy = FinalPatternPolicy::new(FinalPatternConfig {
@@ -172,7 +172,7 @@ fn extract_answer_off_returns_the_output() {
     );
 }
 
-/// PEERS §1.5: the policy's bugs, fixed.
+/// rlm-code's policy bugs, fixed.
 #[test]
 fn fixed_bugs() {
     let policy = FinalPatternPolicy::default();

@@ -1,4 +1,4 @@
-//! `AnswerValue`, `format_final_answer`, `resolve_final_var` beyond the seed's
+//! `AnswerValue`, `format_final_answer`, `resolve_final_var` beyond the documented
 //! examples.
 
 use std::collections::HashMap;

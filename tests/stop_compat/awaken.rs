@@ -32,9 +32,9 @@ fn text_loop(repeats: u32) -> Condition {
     condition
 }
 
-/// Seed 004's four specs, as awaken's JSON.
+/// awaken's documented four specs, as awaken's JSON.
 #[test]
-fn seed_004_specs_are_an_any_in_list_order() {
+fn awaken_docs_specs_are_an_any_in_list_order() {
     let specs: Vec<StopConditionSpec> = serde_json::from_value(serde_json::json!([
         {"type": "max_rounds", "rounds": 10},
         {"type": "timeout", "seconds": 300},

@@ -46,7 +46,7 @@ fn fails(name: &str, config: Value) -> CompatError {
     }
 }
 
-/// Seed 000's default-configuration tables.
+/// rlm-code's documented default-configuration tables.
 #[test]
 fn every_policy_with_its_defaults() {
     assert_eq!(
@@ -200,10 +200,10 @@ fn every_key() {
     }
 }
 
-/// Seed 000's custom pattern example: the standard `FINAL()` pattern is the parser's
+/// rlm-code's documented custom pattern example: the standard `FINAL()` pattern is the parser's
 /// `final`, the two others become case-insensitive, multi-line text conditions.
 #[test]
-fn seed_000_custom_patterns() {
+fn rlm_code_docs_custom_patterns() {
     let stop = build(
         "final_pattern",
         json!({
@@ -562,9 +562,9 @@ pub(crate) fn last_reward(reward: f64) -> PolicyContext {
     context
 }
 
-/// Seed 000's examples, with each policy built by its registry name.
+/// rlm-code's documented examples, with each policy built by its registry name.
 #[test]
-fn seed_000_examples_through_the_registry() {
+fn rlm_code_docs_examples_through_the_registry() {
     let none = PolicyContext::default();
 
     let mut p = policy(build("final_pattern", json!(null)));
@@ -587,7 +587,7 @@ fn seed_000_examples_through_the_registry() {
     );
 
     // Confidence: blocked before step 2, then met; below the threshold, FINAL falls
-    // back (at step 3, as in the seed).
+    // back (at step 3, as in the docs).
     let config = json!({"confidence_threshold": 0.95, "min_steps_before_termination": 3});
     let mut p = policy(build("confidence", config.clone()));
     let sure = with_confidence("42", 0.99);

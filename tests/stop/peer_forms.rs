@@ -1,4 +1,4 @@
-//! The seeds' stop rules, written in doneseq's forms: locus's `&`/`|` algebra as an
+//! The peers' documented stop rules, written in doneseq's forms: locus's `&`/`|` algebra as an
 //! expression, awaken's `StopConditionSpec` lists in JSON and YAML, rlm-code's policy
 //! configurations.
 
@@ -8,7 +8,7 @@ use doneseq::stop::{Condition, LoopDetection, LoopOver};
 
 use super::expr::cond;
 
-/// locus (seed 003):
+/// locus (its documentation):
 /// `(ToolCalled("send_summary") & ConfidenceMet(0.9)) | TextMention(r"\bDONE\b") |
 /// MaxIterations(10)`.
 #[test]
@@ -59,7 +59,7 @@ fn locus_termination_algebra() {
     );
 }
 
-/// awaken (seed 004): the four declarative specs, a list whose first stop wins.
+/// awaken (its documentation): the four declarative specs, a list whose first stop wins.
 fn awaken_four() -> Condition {
     Condition::Any(vec![
         Condition::max_turns(10),
@@ -127,7 +127,7 @@ fn awaken_other_variants() {
     );
 }
 
-/// rlm-code (seed 000): the registry's policies, with their configuration names.
+/// rlm-code (its documentation): the registry's policies, with their configuration names.
 #[test]
 fn rlm_code_policy_configurations() {
     let json = r#"{"type": "any", "of": [

@@ -1,5 +1,5 @@
-//! Every example of the rlm-code seeds (`../shared/seeds/001_*`: the protocol,
-//! `000_*`: the `final_pattern` policy), with the documented result.
+//! Every example of rlm-code's documentation (the FINAL protocol, the
+//! `final_pattern` policy), with the documented result.
 
 use std::collections::BTreeMap;
 

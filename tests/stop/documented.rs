@@ -1,5 +1,5 @@
-//! The examples of the seed documents, as tables. Where the survey (PEERS.md) shows
-//! the peer's code differing from its docs, the docs' intent wins and the test says so.
+//! The examples of the peers' documentation, as tables. Where a peer's code is known to
+//! differ from its docs, the docs' intent wins and the test says so.
 
 use doneseq::answer::AnswerValue;
 use doneseq::stop::Condition;
@@ -11,9 +11,9 @@ use crate::stop_compat::rlm::{
     PolicyContext, code, last_reward as reward, policy, with_confidence,
 };
 
-/// Seed 000, FinalPatternTerminationPolicy: both examples.
+/// rlm-code's docs, FinalPatternTerminationPolicy: both examples.
 #[test]
-fn seed_000_final_pattern() {
+fn rlm_code_docs_final_pattern() {
     let mut p = policy(Condition::Final);
     let none = PolicyContext::default();
     assert_eq!(
@@ -44,12 +44,12 @@ fn seed_000_final_pattern() {
     );
 }
 
-/// Seed 000, RewardThresholdTerminationPolicy. The docs show the answer "Reward
+/// rlm-code's docs, RewardThresholdTerminationPolicy. The docs show the answer "Reward
 /// threshold reached: 0.90"; rlm-code's code returns the output, and so do we: a
 /// status sentence is not an answer. The sentence's content is the fired
 /// condition's detail.
 #[test]
-fn seed_000_reward_threshold() {
+fn rlm_code_docs_reward_threshold() {
     let mut p = policy(Condition::reward(0.8));
     assert_eq!(
         p.should_terminate(&code("progress..."), &reward(0.4)),
@@ -85,11 +85,11 @@ fn seed_000_reward_threshold() {
     assert_eq!(p.outcome().unwrap().kind, VerdictKind::Failed);
 }
 
-/// Seed 000, ConfidenceTerminationPolicy: the three examples. The seed calls the
+/// rlm-code's docs, ConfidenceTerminationPolicy: the three examples. The docs call the
 /// same policy at step 0 and then step 3; here a step is a call, so steps 1 and 2
 /// are filled with low-confidence actions.
 #[test]
-fn seed_000_confidence() {
+fn rlm_code_docs_confidence() {
     let mut p = policy(Condition::confidence(0.85));
     let none = PolicyContext::default();
     assert_eq!(
@@ -122,10 +122,10 @@ fn seed_000_confidence() {
     );
 }
 
-/// Seed 000, the custom Convergence policy registered by name: identical outputs
+/// rlm-code's docs, the custom Convergence policy registered by name: identical outputs
 /// over the window, once past min_steps.
 #[test]
-fn seed_000_convergence() {
+fn rlm_code_docs_convergence() {
     let mut p = policy(Condition::custom(
         "convergence",
         json!({"window_size": 4, "min_steps": 5}),
