@@ -13,7 +13,6 @@ use doneseq::transcript::{Format, Reader};
 use doneseq::{
     DoneSequence, Message, Monitor, Outcome, Role, StopReason, TaskConfig, Verdict, VerdictKind,
 };
-use serde_json::{Value, json};
 
 /// Arguments of `doneseq check`.
 #[derive(Debug, clap::Args)]
@@ -360,17 +359,74 @@ fn shown(c: &doneseq::FiredCondition) -> bool {
     matches!(c.rule, None | Some(StopReason::Cancelled))
 }
 
-/// A condition report as JSON, children nested.
-fn report_json(report: &ConditionReport, line_of: &dyn Fn(u64) -> usize) -> Value {
-    json!({
-        "condition": report.condition,
-        "path": report.path,
-        "fired": report.fired,
-        "first_fired": report.first_fired.map(line_of),
-        "kind": report.kind.map(VerdictKind::as_str),
-        "progress": report.progress,
-        "children": report.children.iter().map(|c| report_json(c, line_of)).collect::<Vec<_>>(),
-    })
+// The JSON of `check`: typed, borrowed views of the library's values in the CLI's
+// terms (transcript indices where the library counts steps). Fields are declared in
+// alphabetical order, the order the output has always had.
+
+/// The verdict object (the steps follow it, written as they go).
+#[derive(serde::Serialize)]
+struct VerdictJson<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    all_matches: Option<&'a [usize]>,
+    answer: Option<&'a str>,
+    at: Option<usize>,
+    condition: Option<&'a str>,
+    conditions: Vec<FiredJson<'a>>,
+    done: bool,
+    fired: Option<SequenceJson<'a>>,
+    kind: Option<&'static str>,
+    reason: Option<&'static str>,
+    stop: Option<ReportJson<'a>>,
+    stopped: bool,
+}
+
+/// The done sequence that fired first, and the messages it matched.
+#[derive(serde::Serialize)]
+struct SequenceJson<'a> {
+    canonical: String,
+    matched: &'a [usize],
+    name: Option<&'a str>,
+    sequence: usize,
+}
+
+/// A condition of the stop tree (or the cancel handle) that fired.
+#[derive(serde::Serialize)]
+struct FiredJson<'a> {
+    at: usize,
+    condition: &'a str,
+    detail: String,
+    kind: &'static str,
+    path: &'a [usize],
+}
+
+/// A condition report, children nested.
+#[derive(serde::Serialize)]
+struct ReportJson<'a> {
+    children: Vec<ReportJson<'a>>,
+    condition: &'a str,
+    fired: bool,
+    first_fired: Option<usize>,
+    kind: Option<&'static str>,
+    path: &'a [usize],
+    progress: &'a str,
+}
+
+impl<'a> ReportJson<'a> {
+    fn new(report: &'a ConditionReport, line_of: &dyn Fn(u64) -> usize) -> ReportJson<'a> {
+        ReportJson {
+            children: report
+                .children
+                .iter()
+                .map(|c| ReportJson::new(c, line_of))
+                .collect(),
+            condition: &report.condition,
+            fired: report.fired,
+            first_fired: report.first_fired.map(line_of),
+            kind: report.kind.map(VerdictKind::as_str),
+            path: &report.path,
+            progress: &report.progress,
+        }
+    }
 }
 
 /// Reads a task configuration in the format its extension names.
@@ -388,59 +444,67 @@ fn parse_config(path: &std::path::Path, text: &str) -> Result<TaskConfig, String
 
 impl Report<'_> {
     /// The verdict as JSON, without the steps.
-    fn verdict_json(&self) -> Value {
+    fn verdict_json(&self) -> VerdictJson<'_> {
         let (at, outcome) = match self.first {
             Some(first) => (Some(first.at), Some(&first.outcome)),
             None => (None, None),
         };
-        let fired =
-            self.first.and_then(
-                |first| match (first.outcome.reason.clone(), &first.matched) {
-                    (StopReason::Sequence(s), Some(lines)) => {
-                        let sequence = &self.monitor.sequences()[s];
-                        Some(json!({
-                            "sequence": s,
-                            "name": sequence.name(),
-                            "canonical": sequence.to_string(),
-                            "matched": lines,
-                        }))
-                    }
-                    _ => None,
-                },
-            );
-        let mut report = json!({
-            "done": outcome.is_some_and(|o| o.kind == VerdictKind::Done),
-            "stopped": outcome.is_some(),
-            "kind": outcome.map(|o| o.kind.as_str()),
-            "reason": outcome.map(|o| reason_name(&o.reason)),
-            "condition": outcome.and_then(|o| match &o.reason {
-                StopReason::Condition(_) | StopReason::Cancelled => o.leading().map(|c| c.text.to_string()),
+        let line_of = |s| self.lines.line_of(s);
+        let fired = self
+            .first
+            .and_then(|first| match (&first.outcome.reason, &first.matched) {
+                (StopReason::Sequence(s), Some(lines)) => {
+                    let sequence = &self.monitor.sequences()[*s];
+                    Some(SequenceJson {
+                        canonical: sequence.to_string(),
+                        matched: lines,
+                        name: sequence.name(),
+                        sequence: *s,
+                    })
+                }
+                _ => None,
+            });
+        VerdictJson {
+            all_matches: self.all_matches,
+            answer: outcome
+                .and_then(|o| o.answer.as_ref())
+                .map(|a| a.text.as_str()),
+            at,
+            condition: outcome.and_then(|o| match &o.reason {
+                StopReason::Condition(_) | StopReason::Cancelled => o.leading().map(|c| &*c.text),
                 _ => None,
             }),
-            "at": at,
-            "fired": fired,
             // The stop tree's conditions and the cancel handle (the options' rules are
             // the reason and `fired`).
-            "conditions": outcome.map_or_else(Vec::new, |o| o.conditions.iter().filter(|c| shown(c)).map(|c| json!({
-                "condition": &*c.text,
-                "path": c.path,
-                "kind": c.kind.as_str(),
-                "at": self.lines.line_of(c.at),
-                "detail": c.evidence.to_string(),
-            })).collect::<Vec<_>>()),
-            "stop": self.explain_stop.as_ref().map(|r| report_json(r, &|s| self.lines.line_of(s))),
-            "answer": outcome.and_then(|o| o.answer.as_ref()).map(|a| a.text.clone()),
-        });
-        if let Some(all) = self.all_matches {
-            report["all_matches"] = json!(all);
+            conditions: outcome.map_or_else(Vec::new, |o| {
+                o.conditions
+                    .iter()
+                    .filter(|c| shown(c))
+                    .map(|c| FiredJson {
+                        at: line_of(c.at),
+                        condition: &c.text,
+                        detail: c.evidence.to_string(),
+                        kind: c.kind.as_str(),
+                        path: &c.path,
+                    })
+                    .collect()
+            }),
+            done: outcome.is_some_and(|o| o.kind == VerdictKind::Done),
+            fired,
+            kind: outcome.map(|o| o.kind.as_str()),
+            reason: outcome.map(|o| reason_name(&o.reason)),
+            stop: self
+                .explain_stop
+                .as_ref()
+                .map(|r| ReportJson::new(r, &line_of)),
+            stopped: outcome.is_some(),
         }
-        report
     }
 
     /// One JSON object: the verdict, then (unless `--summary`) every step, written
     /// as it goes rather than built as one value.
     fn json(&self, out: &mut impl Write) -> io::Result<()> {
-        let verdict = self.verdict_json().to_string();
+        let verdict = serde_json::to_string(&self.verdict_json())?;
         let Some(steps) = self.steps else {
             return writeln!(out, "{verdict}");
         };

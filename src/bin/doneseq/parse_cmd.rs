@@ -4,7 +4,6 @@ use std::io::{self, BufRead, Read, Write};
 use std::process::ExitCode;
 
 use doneseq::{DoneSequence, ParseError, SequenceObject};
-use serde_json::{Value, json};
 
 /// Arguments of `doneseq parse`.
 #[derive(Debug, clap::Args)]
@@ -40,7 +39,9 @@ pub(crate) fn run(args: &Args) -> ExitCode {
         let result = DoneSequence::parse(input);
         failed |= result.is_err();
         let written = if args.json {
-            writeln!(out, "{}", report(input, &result))
+            report(input, &result)
+                .map_err(io::Error::from)
+                .and_then(|line| writeln!(out, "{line}"))
         } else {
             match &result {
                 Ok(seq) => writeln!(out, "{seq}"),
@@ -130,25 +131,62 @@ impl Iterator for StdinLines {
     }
 }
 
-fn report(input: &str, result: &Result<DoneSequence, ParseError>) -> Value {
+// One line of `parse --json`: typed, fields in alphabetical order (the output's order).
+
+/// A line that parsed.
+#[derive(serde::Serialize)]
+struct ParsedJson<'a> {
+    canonical: String,
+    input: &'a str,
+    ok: bool,
+    sequence: SequenceJson,
+}
+
+/// The sequence in the object form (name and events).
+#[derive(serde::Serialize)]
+struct SequenceJson {
+    events: Vec<doneseq::object::ElementObject>,
+    name: Option<String>,
+}
+
+/// A line that did not parse.
+#[derive(serde::Serialize)]
+struct FailedJson<'a> {
+    error: ErrorJson,
+    input: &'a str,
+    ok: bool,
+}
+
+/// A parse error: its machine name, its message and its byte span.
+#[derive(serde::Serialize)]
+struct ErrorJson {
+    kind: &'static str,
+    message: String,
+    span: [usize; 2],
+}
+
+fn report(input: &str, result: &Result<DoneSequence, ParseError>) -> serde_json::Result<String> {
     match result {
         Ok(seq) => {
             let object = SequenceObject::from(seq);
-            json!({
-                "input": input,
-                "ok": true,
-                "canonical": seq.to_string(),
-                "sequence": { "name": object.name, "events": object.events },
+            serde_json::to_string(&ParsedJson {
+                canonical: seq.to_string(),
+                input,
+                ok: true,
+                sequence: SequenceJson {
+                    events: object.events,
+                    name: object.name,
+                },
             })
         }
-        Err(err) => json!({
-            "input": input,
-            "ok": false,
-            "error": {
-                "kind": err.kind().name(),
-                "message": err.kind().to_string(),
-                "span": [err.span().start, err.span().end],
+        Err(err) => serde_json::to_string(&FailedJson {
+            error: ErrorJson {
+                kind: err.kind().name(),
+                message: err.kind().to_string(),
+                span: [err.span().start, err.span().end],
             },
+            input,
+            ok: false,
         }),
     }
 }
