@@ -489,6 +489,31 @@ impl<R: BufRead> Reader<R> {
     }
 }
 
+/// Reads one message in the transcript schema (doneseq's fields, or an OpenAI chat
+/// message: the fields [`Reader`] reads) from any serde deserializer, with the same
+/// checks: an unknown field, a bad role or an impossible message is an error. The
+/// Python package reads its message dicts through it.
+///
+/// ```
+/// use doneseq::Role;
+///
+/// let json = r#"{"role": "assistant", "content": "", "tool_calls": [{"name": "calc", "arguments": {}}]}"#;
+/// let mut de = serde_json::Deserializer::from_str(json);
+/// let message = doneseq::transcript::deserialize_message(&mut de)?;
+/// assert_eq!((message.role(), message.tool_calls()[0].name()), (Role::Llm, "calc"));
+///
+/// let mut de = serde_json::Deserializer::from_str(r#"{"role": "user", "text": "hi"}"#);
+/// assert!(doneseq::transcript::deserialize_message(&mut de).unwrap_err().to_string().contains("unknown field `text`"));
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+pub fn deserialize_message<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Message, D::Error> {
+    wire::Line::deserialize(deserializer)?
+        .into_message()
+        .map_err(serde::de::Error::custom)
+}
+
 impl<R: BufRead> Iterator for Reader<R> {
     type Item = Result<Message, TranscriptError>;
 

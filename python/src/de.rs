@@ -1,0 +1,218 @@
+//! A serde `Deserializer` over Python values, so that the core's own serde schemas
+//! read Python dicts directly: a message dict through the transcript's schema (its
+//! fields, its checks, its errors), a configuration dict through `TaskConfig`'s. One
+//! schema, in the core; nothing here knows a field name.
+
+use std::fmt;
+
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use serde::de::{self, DeserializeSeed, IntoDeserializer, MapAccess, SeqAccess, Visitor};
+
+/// A Python value, read by serde, at a nesting depth (containers deeper than
+/// [`MAX_DEPTH`] are refused, as the transcript reader refuses deep JSON, so that a
+/// hostile value cannot exhaust the stack).
+pub(crate) struct PyDe<'a, 'py>(pub(crate) &'a Bound<'py, PyAny>, pub(crate) usize);
+
+/// The deepest nesting of dicts and lists read.
+pub(crate) const MAX_DEPTH: usize = doneseq::transcript::MAX_JSON_DEPTH;
+
+impl<'a, 'py> PyDe<'a, 'py> {
+    /// A value at the top.
+    pub(crate) fn new(value: &'a Bound<'py, PyAny>) -> PyDe<'a, 'py> {
+        PyDe(value, 0)
+    }
+
+    fn deeper(&self) -> Result<usize, DeError> {
+        if self.1 >= MAX_DEPTH {
+            return Err(DeError(format!(
+                "values nested deeper than {MAX_DEPTH} dicts and lists"
+            )));
+        }
+        Ok(self.1 + 1)
+    }
+}
+
+/// What went wrong reading a Python value: serde's message (an unknown field, a
+/// missing one, a value of the wrong type), or a Python value serde cannot read.
+#[derive(Debug)]
+pub(crate) struct DeError(pub(crate) String);
+
+impl fmt::Display for DeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for DeError {}
+
+impl de::Error for DeError {
+    fn custom<T: fmt::Display>(msg: T) -> DeError {
+        DeError(msg.to_string())
+    }
+}
+
+impl From<PyErr> for DeError {
+    fn from(e: PyErr) -> DeError {
+        DeError(e.to_string())
+    }
+}
+
+fn type_name(value: &Bound<'_, PyAny>) -> String {
+    value
+        .get_type()
+        .name()
+        .map_or_else(|_| "?".to_owned(), |n| n.to_string())
+}
+
+impl<'de> de::Deserializer<'de> for PyDe<'_, '_> {
+    type Error = DeError;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
+        let value = self.0;
+        if value.is_none() {
+            return visitor.visit_unit();
+        }
+        // bool before int: Python's bool is an int.
+        if let Ok(b) = value.cast::<PyBool>() {
+            return visitor.visit_bool(b.is_true());
+        }
+        if let Ok(i) = value.cast::<PyInt>() {
+            if let Ok(n) = i.extract::<i64>() {
+                return visitor.visit_i64(n);
+            }
+            if let Ok(n) = i.extract::<u64>() {
+                return visitor.visit_u64(n);
+            }
+            return Err(DeError(format!("integer {i} is out of range")));
+        }
+        if let Ok(f) = value.cast::<PyFloat>() {
+            return visitor.visit_f64(f.value());
+        }
+        if let Ok(s) = value.cast::<PyString>() {
+            return visitor.visit_str(&s.to_cow()?);
+        }
+        if let Ok(d) = value.cast::<PyDict>() {
+            return visitor.visit_map(Entries {
+                items: d.iter(),
+                value: None,
+                depth: self.deeper()?,
+            });
+        }
+        if let Ok(l) = value.cast::<PyList>() {
+            return visitor.visit_seq(Items {
+                items: l.iter().collect::<Vec<_>>().into_iter(),
+                depth: self.deeper()?,
+            });
+        }
+        if let Ok(t) = value.cast::<PyTuple>() {
+            return visitor.visit_seq(Items {
+                items: t.iter().collect::<Vec<_>>().into_iter(),
+                depth: self.deeper()?,
+            });
+        }
+        Err(DeError(format!(
+            "a value of type {} (expected None, bool, int, float, str, dict, list or tuple)",
+            type_name(value)
+        )))
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
+        if self.0.is_none() {
+            visitor.visit_none()
+        } else {
+            visitor.visit_some(self)
+        }
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, DeError> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, DeError> {
+        // A unit variant as its name; others as a dict of one entry.
+        if let Ok(s) = self.0.cast::<PyString>() {
+            let name: String = s.to_cow()?.into_owned();
+            return visitor.visit_enum(name.into_deserializer());
+        }
+        Err(DeError(format!(
+            "a value of type {} where a name was expected",
+            type_name(self.0)
+        )))
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes
+        byte_buf unit unit_struct seq tuple tuple_struct map struct identifier
+        ignored_any
+    }
+}
+
+/// A dict's entries. Keys must be strings, as in JSON.
+struct Entries<'py> {
+    items: pyo3::types::dict::BoundDictIterator<'py>,
+    value: Option<Bound<'py, PyAny>>,
+    depth: usize,
+}
+
+impl<'de> MapAccess<'de> for Entries<'_> {
+    type Error = DeError;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, DeError> {
+        let Some((key, value)) = self.items.next() else {
+            return Ok(None);
+        };
+        if !key.is_instance_of::<PyString>() {
+            return Err(DeError(format!(
+                "a dict key of type {} (keys are strings)",
+                type_name(&key)
+            )));
+        }
+        self.value = Some(value);
+        seed.deserialize(PyDe(&key, self.depth)).map(Some)
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, DeError> {
+        let value = self
+            .value
+            .take()
+            .ok_or_else(|| DeError("a value without its key".into()))?;
+        seed.deserialize(PyDe(&value, self.depth))
+    }
+}
+
+/// A list's or a tuple's items.
+struct Items<'py> {
+    items: std::vec::IntoIter<Bound<'py, PyAny>>,
+    depth: usize,
+}
+
+impl<'de> SeqAccess<'de> for Items<'_> {
+    type Error = DeError;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(
+        &mut self,
+        seed: T,
+    ) -> Result<Option<T::Value>, DeError> {
+        match self.items.next() {
+            Some(item) => seed.deserialize(PyDe(&item, self.depth)).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.items.len())
+    }
+}

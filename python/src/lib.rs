@@ -1,0 +1,41 @@
+//! doneseq for Python: the `doneseq._native` extension module. The package
+//! `doneseq` (python/doneseq) re-exports it with its exceptions and adapters.
+
+// The crate reads input from Python: no unsafe code of its own.
+#![forbid(unsafe_code)]
+
+mod convert;
+mod de;
+mod errors;
+mod monitor;
+mod outcome;
+
+use doneseq::DoneSequence;
+use doneseq::stop::Condition;
+use pyo3::prelude::*;
+
+/// Parses a done sequence; its canonical text.
+#[pyfunction]
+fn parse_sequence(py: Python<'_>, text: &str) -> PyResult<String> {
+    DoneSequence::parse(text)
+        .map(|s| s.to_string())
+        .map_err(|e| errors::dsl(py, &e, None))
+}
+
+/// Parses a stop expression; its canonical text.
+#[pyfunction]
+fn parse_stop(py: Python<'_>, text: &str) -> PyResult<String> {
+    Condition::parse(text)
+        .map(|c| c.to_string())
+        .map_err(|e| errors::expr(py, &e, None))
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(parse_sequence, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_stop, m)?)?;
+    m.add_class::<monitor::PyMonitor>()?;
+    m.add_class::<monitor::PyRun>()?;
+    m.add_class::<outcome::PyOutcome>()?;
+    Ok(())
+}

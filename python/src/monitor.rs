@@ -1,0 +1,279 @@
+//! `doneseq.Monitor` (compiled once, immutable, shared across threads) and
+//! `doneseq.Run` (one run's state).
+
+use std::sync::Arc;
+
+use doneseq::stop::{Condition, LintOptions, Registry};
+use doneseq::{DoneSequence, Monitor, RunState, TaskConfig};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyString};
+use serde::Deserialize;
+
+use crate::convert::serialized;
+use crate::de::PyDe;
+use crate::errors;
+use crate::outcome::PyOutcome;
+
+/// A task's stop rules, compiled: done sequences, Langroid's task options and a stop
+/// condition. Immutable; share one across threads and start a run per task.
+#[pyclass(frozen, name = "Monitor", module = "doneseq")]
+pub(crate) struct PyMonitor {
+    inner: Arc<Monitor>,
+}
+
+/// The done sequences of a list: text in the DSL or Langroid's object form.
+fn sequences(py: Python<'_>, list: &Bound<'_, PyAny>) -> PyResult<Vec<DoneSequence>> {
+    if list.is_instance_of::<PyString>() {
+        return Err(errors::error(
+            py,
+            "ConfigError",
+            "done_sequences is a list of sequences, not one string (write [\"...\"])",
+        ));
+    }
+    let items: Vec<Bound<'_, PyAny>> = list
+        .try_iter()
+        .map_err(|_| errors::error(py, "ConfigError", "done_sequences is not a list"))?
+        .collect::<PyResult<_>>()?;
+    items
+        .iter()
+        .enumerate()
+        .map(|(index, item)| match item.cast::<PyString>() {
+            Ok(text) => {
+                DoneSequence::parse(&text.to_cow()?).map_err(|e| errors::dsl(py, &e, Some(index)))
+            }
+            Err(_) => DoneSequence::deserialize(PyDe::new(item)).map_err(|e| {
+                errors::error(py, "ConfigError", format!("done_sequences[{index}]: {e}"))
+            }),
+        })
+        .collect()
+}
+
+/// The stop condition: an expression, or the tagged object form.
+fn stop_condition(py: Python<'_>, stop: &Bound<'_, PyAny>) -> PyResult<Condition> {
+    match stop.cast::<PyString>() {
+        Ok(text) => Condition::parse(&text.to_cow()?).map_err(|e| errors::expr(py, &e, None)),
+        Err(_) => Condition::deserialize(PyDe::new(stop))
+            .map_err(|e| errors::error(py, "ConfigError", format!("stop: {e}"))),
+    }
+}
+
+/// A configuration from its parts: the options go through `TaskConfig`'s schema (an
+/// unknown one is an error), the sequences and the stop condition through their
+/// parsers (errors with positions).
+fn config(
+    py: Python<'_>,
+    done_sequences: Option<&Bound<'_, PyAny>>,
+    stop: Option<&Bound<'_, PyAny>>,
+    options: Option<&Bound<'_, PyDict>>,
+) -> PyResult<TaskConfig> {
+    let mut config = match options {
+        Some(options) => TaskConfig::deserialize(PyDe::new(options.as_any()))
+            .map_err(|e| errors::error(py, "ConfigError", e))?,
+        None => TaskConfig::default(),
+    };
+    if let Some(list) = done_sequences.filter(|l| !l.is_none()) {
+        config.done_sequences = sequences(py, list)?.into();
+    }
+    if let Some(stop) = stop.filter(|s| !s.is_none()) {
+        config.stop = Some(stop_condition(py, stop)?);
+    }
+    Ok(config)
+}
+
+fn compile(py: Python<'_>, config: TaskConfig) -> PyResult<PyMonitor> {
+    let monitor = Monitor::new(config).map_err(|e| errors::error(py, "ConfigError", e))?;
+    Ok(PyMonitor {
+        inner: Arc::new(monitor),
+    })
+}
+
+/// Reads a configuration file by its extension: TOML, YAML, else JSON.
+fn read_config_file(py: Python<'_>, path: &str) -> PyResult<TaskConfig> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| errors::error(py, "ConfigError", format!("{path}: {e}")))?;
+    let lower = path.to_ascii_lowercase();
+    let parsed = if lower.ends_with(".toml") {
+        toml::from_str(&text).map_err(|e| e.to_string())
+    } else if lower.ends_with(".yaml") || lower.ends_with(".yml") {
+        serde_norway::from_str(&text).map_err(|e| e.to_string())
+    } else {
+        serde_json::from_str(&text).map_err(|e| e.to_string())
+    };
+    parsed.map_err(|e| errors::error(py, "ConfigError", format!("{path}: {e}")))
+}
+
+#[pymethods]
+impl PyMonitor {
+    #[new]
+    #[pyo3(signature = (done_sequences = None, stop = None, **options))]
+    fn new(
+        py: Python<'_>,
+        done_sequences: Option<&Bound<'_, PyAny>>,
+        stop: Option<&Bound<'_, PyAny>>,
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<PyMonitor> {
+        compile(py, config(py, done_sequences, stop, options)?)
+    }
+
+    /// A monitor from a configuration with the CLI's schema: a dict, or the path of
+    /// a JSON, TOML or YAML file (by its extension).
+    #[staticmethod]
+    fn from_config(py: Python<'_>, config: &Bound<'_, PyAny>) -> PyResult<PyMonitor> {
+        if let Ok(dict) = config.cast::<PyDict>() {
+            let options = dict.copy()?;
+            let sequences = options.get_item("done_sequences")?;
+            let stop = options.get_item("stop")?;
+            options.del_item("done_sequences").ok();
+            options.del_item("stop").ok();
+            return compile(
+                py,
+                self::config(py, sequences.as_ref(), stop.as_ref(), Some(&options))?,
+            );
+        }
+        let path: String = match config.extract::<std::path::PathBuf>() {
+            Ok(path) => path.to_string_lossy().into_owned(),
+            Err(_) => {
+                return Err(errors::error(
+                    py,
+                    "ConfigError",
+                    "from_config takes a dict or the path of a configuration file",
+                ));
+            }
+        };
+        compile(py, read_config_file(py, &path)?)
+    }
+
+    /// A new run, at its start.
+    fn start(&self) -> PyRun {
+        PyRun {
+            monitor: Arc::clone(&self.inner),
+            state: self.inner.start(),
+        }
+    }
+
+    /// A run resumed from a checkpoint (`Run.to_json()`) of this monitor.
+    fn resume(&self, py: Python<'_>, checkpoint: &str) -> PyResult<PyRun> {
+        let state: RunState = serde_json::from_str(checkpoint)
+            .map_err(|e| errors::error(py, "StateError", format!("bad checkpoint: {e}")))?;
+        let state = self
+            .inner
+            .resume(state)
+            .map_err(|e| errors::error(py, "StateError", e))?;
+        Ok(PyRun {
+            monitor: Arc::clone(&self.inner),
+            state,
+        })
+    }
+
+    /// What can never work in this configuration, each a dict with `severity`
+    /// (`"error"` or `"warning"`), `kind`, `path` and `message`.
+    #[pyo3(signature = (tools = None))]
+    fn lint(&self, py: Python<'_>, tools: Option<Vec<String>>) -> PyResult<Py<PyList>> {
+        let mut options = LintOptions::default().with_custom(Registry::default().names());
+        if let Some(tools) = tools {
+            options = options.with_tools(tools);
+        }
+        let list = PyList::empty(py);
+        for lint in self.inner.lowered().lint(&options) {
+            let dict = PyDict::new(py);
+            dict.set_item("severity", lint.severity().to_string())?;
+            dict.set_item("kind", lint.kind.name())?;
+            dict.set_item("path", lint.path.clone())?;
+            dict.set_item("message", lint.message.clone())?;
+            list.append(dict)?;
+        }
+        Ok(list.unbind())
+    }
+
+    /// The done sequences, as canonical DSL text.
+    #[getter]
+    fn done_sequences(&self) -> Vec<String> {
+        self.inner
+            .sequences()
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    }
+
+    /// The whole stop rule as one condition: the options lowered in Langroid's
+    /// order, then the stop condition.
+    #[getter]
+    fn lowered(&self) -> String {
+        self.inner.lowered().to_string()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Monitor({})", self.lowered())
+    }
+}
+
+/// One run of a task: feed it each message with `observe`.
+#[pyclass(name = "Run", module = "doneseq")]
+pub(crate) struct PyRun {
+    monitor: Arc<Monitor>,
+    state: RunState,
+}
+
+#[pymethods]
+impl PyRun {
+    /// Observes one message (a dict with the transcript's fields: role, content,
+    /// responder or name, tool_calls, tool_call_id, usage, error, confidence, reward,
+    /// metrics, elapsed_ms, no_response); the outcome if the run stops here.
+    fn observe(
+        &mut self,
+        py: Python<'_>,
+        message: &Bound<'_, PyAny>,
+    ) -> PyResult<Option<PyOutcome>> {
+        if !message.is_instance_of::<PyDict>() {
+            return Err(errors::error(
+                py,
+                "MessageError",
+                format!(
+                    "a message is a dict, not {}",
+                    message
+                        .get_type()
+                        .name()
+                        .map_or_else(|_| "?".to_owned(), |n| n.to_string())
+                ),
+            ));
+        }
+        let message = doneseq::transcript::deserialize_message(PyDe::new(message))
+            .map_err(|e| errors::error(py, "MessageError", e))?;
+        let verdict = self.monitor.observe(&mut self.state, &message);
+        Ok(verdict.outcome().map(|outcome| {
+            let sequence_name = match outcome.reason {
+                doneseq::StopReason::Sequence(i) => self
+                    .monitor
+                    .sequences()
+                    .get(i)
+                    .and_then(|s| s.name())
+                    .map(str::to_owned),
+                _ => None,
+            };
+            PyOutcome {
+                outcome: outcome.clone(),
+                sequence_name,
+            }
+        }))
+    }
+
+    /// How far each done sequence has come, as dicts.
+    fn explain(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        serialized(py, &self.monitor.explain(&self.state))
+    }
+
+    /// How close every condition is to stopping the run (`turns 7/10`), as a tree of
+    /// dicts; `None` without a stop condition.
+    fn explain_stop(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        match self.monitor.explain_stop(&self.state) {
+            Some(report) => serialized(py, &report),
+            None => Ok(py.None()),
+        }
+    }
+
+    /// A checkpoint of the run, as JSON text: `Monitor.resume(text)` goes on from it.
+    fn to_json(&self) -> PyResult<String> {
+        serde_json::to_string(&self.state)
+            .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))
+    }
+}
