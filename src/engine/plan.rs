@@ -12,7 +12,7 @@
 //! them through one test (did a task sequence fire at this step?), not one node each,
 //! so a step's work does not grow with their number.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use crate::engine::limits::CompileError;
@@ -79,8 +79,10 @@ pub(crate) struct Node {
     pub(crate) origin: Origin,
     /// Which built-in or combinator it is.
     pub(crate) id: ConditionId,
-    /// Its canonical text, shared with every outcome that reports it.
-    pub(crate) text: Arc<str>,
+    /// Its canonical text, shared with every outcome that reports it: printed the
+    /// first time a report needs it (see [`Plan::node_text`]), so that compiling a
+    /// task of a thousand sequences does not print each one.
+    text: OnceLock<Arc<str>>,
 }
 
 /// A compiled task. Read-only: shared by every run.
@@ -112,9 +114,8 @@ pub(crate) struct Plan {
     /// Some node can stop a run with another kind than `Done`, which gives the
     /// partial answer: the latest LLM response is kept.
     pub(crate) needs_partial: bool,
-    /// The lowered tree, and its canonical text.
+    /// The lowered tree.
     pub(crate) lowered: Condition,
-    pub(crate) text: Arc<str>,
 }
 
 /// An item of the root `any`.
@@ -243,7 +244,7 @@ impl Plan {
             stop.validate().map_err(CompileError::InvalidCondition)?;
         }
         let mut sequences: Vec<DoneSequence> = config.done_sequences.to_vec();
-        let lowered = config.lowered();
+        let rules = config.rules();
         let mut plan = Plan {
             nodes: Vec::new(),
             root: Vec::new(),
@@ -259,8 +260,8 @@ impl Plan {
             needs_done: false,
             needs_clock: false,
             needs_partial: false,
-            text: Arc::from(lowered.to_string().as_str()),
-            lowered,
+            // Set below, from the rules (moved, not cloned).
+            lowered: Condition::Any(Vec::new()),
         };
         plan.nodes.push(Node {
             op: Op::Any,
@@ -268,20 +269,21 @@ impl Plan {
             path: Vec::new(),
             origin: Origin::Root,
             id: ConditionId::Any,
-            text: plan.text.clone(),
+            text: OnceLock::new(),
         });
-        for (rule, condition) in config.rules() {
+        for (rule, condition) in &rules {
+            let (rule, condition) = (*rule, condition);
             match rule {
                 Rule::Sequence(s) => {
                     if s == 0 {
                         plan.first_sequence_node = node_id(plan.nodes.len());
                         plan.root.push(RootItem::Sequences);
                     }
-                    plan.push_leaf(Op::Seq(s), &condition, Origin::Rule(rule));
+                    plan.push_leaf(Op::Seq(s), condition, Origin::Rule(rule));
                 }
                 _ => {
                     let id = plan.add(
-                        &condition,
+                        condition,
                         Origin::Rule(rule),
                         Vec::new(),
                         &mut sequences,
@@ -305,7 +307,29 @@ impl Plan {
             Origin::Rule(Rule::Cancel),
         );
         plan.root.push(RootItem::Node(id));
+        plan.lowered = TaskConfig::lower(rules.into_iter().map(|(_, c)| c), config.stop.clone());
         Ok((plan, sequences))
+    }
+
+    /// The canonical text of node `i`, printed from the lowered tree the first time
+    /// it is asked for.
+    pub(crate) fn node_text(&self, i: usize) -> Arc<str> {
+        self.nodes[i]
+            .text
+            .get_or_init(|| {
+                // Nodes are numbered in the lowered tree's pre-order.
+                let mut stack = vec![&self.lowered];
+                let mut index = 0;
+                while let Some(c) = stack.pop() {
+                    if index == i {
+                        return Arc::from(c.to_string().as_str());
+                    }
+                    index += 1;
+                    stack.extend(c.children().iter().rev());
+                }
+                Arc::from("")
+            })
+            .clone()
     }
 
     fn push_leaf(&mut self, op: Op, condition: &Condition, origin: Origin) -> u32 {
@@ -316,7 +340,7 @@ impl Plan {
             path: Vec::new(),
             origin,
             id: condition.id(),
-            text: Arc::from(condition.to_string().as_str()),
+            text: OnceLock::new(),
         });
         id
     }
@@ -410,7 +434,7 @@ impl Plan {
             path: path.clone(),
             origin,
             id: c.id(),
-            text: Arc::from(c.to_string().as_str()),
+            text: OnceLock::new(),
         });
         let mut children = Vec::with_capacity(c.children().len());
         for (i, child) in c.children().iter().enumerate() {

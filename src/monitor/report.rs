@@ -161,7 +161,7 @@ impl Stop<'_> {
         FiredCondition {
             node: NodeId(node_u32(i)),
             id: node.id,
-            text: node.text.clone(),
+            text: self.plan.node_text(i),
             path: node.path.clone(),
             rule,
             kind,
@@ -348,7 +348,7 @@ pub(crate) fn report(plan: &Plan, i: usize, state: &PlanState, seqs: Seqs<'_>) -
     };
     ConditionReport {
         node: NodeId(node_u32(i)),
-        condition: node.text.to_string(),
+        condition: plan.node_text(i).to_string(),
         path: node.path.clone(),
         fired: latest.is_some() && ns.last == latest,
         first_fired: ns.first,

@@ -165,12 +165,16 @@ impl TaskConfig {
     /// ```
     #[must_use]
     pub fn lowered(&self) -> Condition {
-        let mut children: Vec<Condition> = self.rules().into_iter().map(|(_, c)| c).collect();
-        if let Some(stop) = &self.stop {
-            children.push(stop.clone());
-        }
-        children.push(Condition::Cancelled);
-        Condition::Any(children)
+        TaskConfig::lower(self.rules().into_iter().map(|(_, c)| c), self.stop.clone())
+    }
+
+    /// `any(rules..., stop, cancelled)`: the one place the lowered tree's shape is
+    /// written.
+    pub(crate) fn lower(
+        rules: impl Iterator<Item = Condition>,
+        stop: Option<Condition>,
+    ) -> Condition {
+        Condition::Any(rules.chain(stop).chain([Condition::Cancelled]).collect())
     }
 }
 
