@@ -3,7 +3,9 @@
 //! fields, its checks, its errors), a configuration dict through `TaskConfig`'s. One
 //! schema, in the core; nothing here knows a field name.
 
+use std::cell::RefCell;
 use std::fmt;
+use std::sync::Arc;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
@@ -70,6 +72,10 @@ impl<'de> de::Deserializer<'de> for PyDe<'_, '_> {
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
         let value = self.0;
+        // Strings first: most values read are keys and texts.
+        if let Ok(s) = value.cast::<PyString>() {
+            return visitor.visit_str(&s.to_cow()?);
+        }
         if value.is_none() {
             return visitor.visit_unit();
         }
@@ -89,14 +95,12 @@ impl<'de> de::Deserializer<'de> for PyDe<'_, '_> {
         if let Ok(f) = value.cast::<PyFloat>() {
             return visitor.visit_f64(f.value());
         }
-        if let Ok(s) = value.cast::<PyString>() {
-            return visitor.visit_str(&s.to_cow()?);
-        }
         if let Ok(d) = value.cast::<PyDict>() {
             return visitor.visit_map(Entries {
                 items: d.iter(),
                 value: None,
                 depth: self.deeper()?,
+                fields: None,
             });
         }
         if let Ok(l) = value.cast::<PyList>() {
@@ -150,10 +154,35 @@ impl<'de> de::Deserializer<'de> for PyDe<'_, '_> {
         )))
     }
 
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, DeError> {
+        let Ok(d) = self.0.cast::<PyDict>() else {
+            return self.deserialize_any(visitor);
+        };
+        // A struct's keys are recognised by identity with its interned field names
+        // (the keys of a dict literal are interned): no UTF-8 conversion per key.
+        let names = interned(d.py(), fields);
+        visitor.visit_map(Entries {
+            items: d.iter(),
+            value: None,
+            depth: self.deeper()?,
+            fields: Some((fields, names)),
+        })
+    }
+
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
+        // Skipped values are not converted, only checked for depth.
+        skip(self.0, self.1)?;
+        visitor.visit_unit()
+    }
+
     serde::forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes
-        byte_buf unit unit_struct seq tuple tuple_struct map struct identifier
-        ignored_any
+        byte_buf unit unit_struct seq tuple tuple_struct map identifier
     }
 }
 
@@ -162,6 +191,9 @@ struct Entries<'py> {
     items: pyo3::types::dict::BoundDictIterator<'py>,
     value: Option<Bound<'py, PyAny>>,
     depth: usize,
+    /// A struct's field names and their interned strings, to recognise keys by
+    /// identity.
+    fields: Option<(&'static [&'static str], Names)>,
 }
 
 impl<'de> MapAccess<'de> for Entries<'_> {
@@ -181,6 +213,13 @@ impl<'de> MapAccess<'de> for Entries<'_> {
             )));
         }
         self.value = Some(value);
+        if let Some((fields, names)) = &self.fields {
+            if let Some(i) = names.iter().position(|n| n.as_ptr() == key.as_ptr()) {
+                let field: de::value::BorrowedStrDeserializer<'de, DeError> =
+                    de::value::BorrowedStrDeserializer::new(fields[i]);
+                return seed.deserialize(field).map(Some);
+            }
+        }
         seed.deserialize(PyDe(&key, self.depth)).map(Some)
     }
 
@@ -215,4 +254,59 @@ impl<'de> SeqAccess<'de> for Items<'_> {
     fn size_hint(&self) -> Option<usize> {
         Some(self.items.len())
     }
+}
+
+/// Checks a skipped value's depth without converting it.
+fn skip(value: &Bound<'_, PyAny>, depth: usize) -> Result<(), DeError> {
+    let deeper = || {
+        if depth >= MAX_DEPTH {
+            Err(DeError(format!(
+                "values nested deeper than {MAX_DEPTH} dicts and lists"
+            )))
+        } else {
+            Ok(depth + 1)
+        }
+    };
+    if let Ok(d) = value.cast::<PyDict>() {
+        let depth = deeper()?;
+        for (_, v) in d.iter() {
+            skip(&v, depth)?;
+        }
+    } else if let Ok(l) = value.cast::<PyList>() {
+        let depth = deeper()?;
+        for v in l.iter() {
+            skip(&v, depth)?;
+        }
+    } else if let Ok(t) = value.cast::<PyTuple>() {
+        let depth = deeper()?;
+        for v in t.iter() {
+            skip(&v, depth)?;
+        }
+    }
+    Ok(())
+}
+
+/// A struct's field names as interned Python strings.
+type Names = Arc<[Py<PyString>]>;
+
+thread_local! {
+    /// Each struct's field names as interned Python strings, by the address of the
+    /// field list serde gives (a `'static` slice per struct).
+    static INTERNED: RefCell<Vec<(usize, Names)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The interned Python strings of `fields`, made once per thread.
+fn interned(py: Python<'_>, fields: &'static [&'static str]) -> Names {
+    let key = fields.as_ptr() as usize;
+    INTERNED.with(|cache| {
+        if let Some((_, names)) = cache.borrow().iter().find(|(k, _)| *k == key) {
+            return Arc::clone(names);
+        }
+        let names: Names = fields
+            .iter()
+            .map(|f| PyString::intern(py, f).unbind())
+            .collect();
+        cache.borrow_mut().push((key, Arc::clone(&names)));
+        names
+    })
 }

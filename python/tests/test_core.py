@@ -306,3 +306,17 @@ def test_hostile_input_raises_and_never_panics():
         run.observe({"role": "user", "content": "x", "elapsed_ms": 10**30})
     with pytest.raises(doneseq.MessageError):
         run.observe({"role": "user", "content": "x", "metrics": {"a": object()}})
+
+
+def test_keys_that_are_not_interned_read_the_same():
+    # Keys built at run time are other string objects than the literals: read by
+    # value, with the same result and the same errors.
+    monitor = doneseq.Monitor(done_sequences=["T[calculator], A"])
+    loaded = [json.loads(json.dumps(m)) for m in CALC]
+    built = [{"".join(list(k)): v for k, v in m.items()} for m in CALC]
+    for messages in (loaded, built):
+        at, outcome = first_stop(monitor.start(), messages)
+        assert (at, outcome.kind, outcome.answer) == (2, "done", "42")
+    with pytest.raises(doneseq.MessageError) as caught:
+        monitor.start().observe({"".join(["ro", "le"]): "user", "".join(["te", "xt"]): "x"})
+    assert "unknown field `text`" in str(caught.value)
