@@ -7,8 +7,9 @@ import json
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
-import doneseq
 import pytest
+
+import doneseq
 
 CALC = [
     {"role": "user", "content": "What is 6*7?"},

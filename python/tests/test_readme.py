@@ -1,4 +1,5 @@
-"""The README's Python examples run, and print what their comments say."""
+"""The README's Python examples run, and print what their comments say. (Blocks
+fenced as ``py`` are excerpts of a framework's set-up, run by that adapter's tests.)"""
 
 from __future__ import annotations
 

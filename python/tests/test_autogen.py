@@ -1,0 +1,179 @@
+"""doneseq.autogen against AutoGen AgentChat itself: real AssistantAgents in a
+RoundRobinGroupChat, driven offline by autogen-ext's ReplayChatCompletionClient."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from autogen_agentchat.agents import AssistantAgent
+from autogen_agentchat.base import TaskResult, TerminationCondition
+from autogen_agentchat.conditions import MaxMessageTermination, TextMentionTermination
+from autogen_agentchat.messages import ToolCallSummaryMessage
+from autogen_agentchat.teams import RoundRobinGroupChat
+from autogen_core import FunctionCall
+from autogen_core.models import CreateResult, ModelFamily, RequestUsage
+from autogen_ext.models.replay import ReplayChatCompletionClient
+
+import doneseq
+from doneseq.autogen import DoneseqTermination
+
+MODEL_INFO: Any = {
+    "vision": False,
+    "function_calling": True,
+    "json_output": False,
+    "family": ModelFamily.UNKNOWN,
+    "structured_output": False,
+}
+
+
+def calculator(expression: str) -> str:
+    """Evaluates an arithmetic expression."""
+    if expression == "1/0":
+        raise ZeroDivisionError("division by zero")
+    return str(eval(expression, {"__builtins__": {}}, {}))
+
+
+def call(expression: str, call_id: str = "c1") -> CreateResult:
+    return CreateResult(
+        finish_reason="function_calls",
+        content=[
+            FunctionCall(
+                id=call_id, name="calculator", arguments=f'{{"expression": "{expression}"}}'
+            )
+        ],
+        usage=RequestUsage(prompt_tokens=10, completion_tokens=5),
+        cached=False,
+    )
+
+
+SCRIPT: list[Any] = [call("6*7"), "The answer is 42.", "Anything else?", "Bye.", "Bye again."]
+
+
+def team(termination: TerminationCondition, script: list[Any] = SCRIPT) -> RoundRobinGroupChat:
+    client = ReplayChatCompletionClient(list(script), model_info=MODEL_INFO)
+    agent = AssistantAgent("assistant", model_client=client, tools=[calculator])
+    return RoundRobinGroupChat([agent], termination_condition=termination)
+
+
+def run(t: RoundRobinGroupChat, task: str = "What is 6*7?") -> TaskResult:
+    return asyncio.run(t.run(task=task))
+
+
+def test_a_done_sequence_ends_the_team_after_the_tool_round():
+    done = DoneseqTermination(done_sequences=["calc: T[calculator], A"])
+    result = run(team(done | MaxMessageTermination(4)))
+    kinds = [type(m).__name__ for m in result.messages]
+    assert kinds == [
+        "TextMessage",
+        "ToolCallRequestEvent",
+        "ToolCallExecutionEvent",
+        "ToolCallSummaryMessage",
+    ]
+    assert result.stop_reason == "doneseq: done at step 2: done sequence 0 'calc'"
+    outcome = done.outcome
+    assert outcome is not None
+    assert (outcome.kind, outcome.sequence_name, outcome.answer) == ("done", "calc", "42")
+    # The task message is step 0, the request step 1, the tool's result step 2.
+    assert outcome.matched == (1, 2)
+    # AutoGen alone, with its message budget, goes on talking after the answer.
+    plain = run(team(MaxMessageTermination(4)))
+    assert len(plain.messages) > len(result.messages)
+    assert plain.stop_reason is not None and "Maximum number of messages" in plain.stop_reason
+
+
+def test_tool_results_keep_their_call_ids_and_errors():
+    done = DoneseqTermination(stop="consecutive_errors(1)")
+    result = run(team(done | MaxMessageTermination(6), [call("1/0"), "It failed.", "Bye."]))
+    outcome = done.outcome
+    assert outcome is not None
+    assert (outcome.kind, outcome.condition, outcome.at) == ("failed", "consecutive_errors(1)", 2)
+    assert result.stop_reason is not None and result.stop_reason.startswith("doneseq: failed")
+    # tool(calculator, executed) needs the result's call id to match the request's.
+    done = DoneseqTermination(stop="tool(calculator, executed)")
+    run(team(done | MaxMessageTermination(6)))
+    assert done.outcome is not None and (done.outcome.condition, done.outcome.at) == (
+        "tool(calculator, executed)",
+        2,
+    )
+
+
+def test_usage_from_model_calls_counts_against_a_token_budget():
+    done = DoneseqTermination(stop="tokens(12)")
+    run(team(done | MaxMessageTermination(6)))
+    outcome = done.outcome
+    assert outcome is not None
+    assert (outcome.kind, outcome.condition) == ("exhausted", "tokens(12)")
+    leading = next(c for c in outcome.conditions if c["text"] == "tokens(12)")
+    assert leading["evidence"]["total"] >= 12
+
+
+def test_a_final_answer_in_the_models_text():
+    done = DoneseqTermination(stop="final")
+    result = run(team(done | MaxMessageTermination(8), ["Thinking.", "FINAL('Paris')", "More."]))
+    assert done.outcome is not None and done.outcome.answer == "Paris"
+    assert result.messages[-1].to_model_text() == "FINAL('Paris')"
+
+
+def test_composes_with_autogens_own_conditions():
+    # `|`: AutoGen's message budget wins before doneseq's much larger one.
+    done = DoneseqTermination(stop="max_turns(100)")
+    result = run(team(done | MaxMessageTermination(2)))
+    assert result.stop_reason is not None and "Maximum number of messages" in result.stop_reason
+    assert done.outcome is None
+    # `&`: both must hold; doneseq's sequence fires first, AutoGen's mention later.
+    done = DoneseqTermination(done_sequences=["T[calculator], A"])
+    both = done & TextMentionTermination("Bye.")
+    result = run(team(both | MaxMessageTermination(8)))
+    assert result.stop_reason is not None
+    assert "doneseq: done" in result.stop_reason and "Bye." in result.stop_reason
+    assert result.messages[-1].to_model_text() == "Bye."
+
+
+def test_the_team_resets_it_and_the_outcome_stays():
+    done = DoneseqTermination(done_sequences=["T[calculator], A"])
+    t = team(done | MaxMessageTermination(10), [call("6*7"), call("2*3", "c2"), "ok"])
+    outcomes = []
+
+    async def two_tasks() -> TaskResult:
+        await t.run(task="What is 6*7?")
+        outcomes.append(done.outcome)
+        # The team reset the condition after the stop: a new task starts a clean run.
+        assert not done.terminated
+        return await t.run(task="And 2*3?")
+
+    second = asyncio.run(two_tasks())
+    first = outcomes[0]
+    assert first is not None and first.answer == "42"
+    assert isinstance(second.messages[-1], ToolCallSummaryMessage)
+    assert done.outcome is not None and (done.outcome.answer, done.outcome.at) == ("6", 2)
+    assert done.outcome is not first
+
+
+def test_dump_and_load_component():
+    done = DoneseqTermination(
+        done_sequences=["calc: TOOL[calculator], agent"], stop="max_turns(9)", max_turns=20
+    )
+    model = done.dump_component()
+    assert model.provider == "doneseq.autogen.DoneseqTermination"
+    assert model.config == {
+        "done_sequences": ["calc: T[calculator], A"],
+        "stop": "max_turns(9)",
+        "options": {"max_turns": 20},
+    }
+    loaded = TerminationCondition.load_component(model)
+    assert isinstance(loaded, DoneseqTermination)
+    assert loaded.monitor.lowered == done.monitor.lowered
+    result = run(team(loaded | MaxMessageTermination(6)))
+    assert loaded.outcome is not None and loaded.outcome.sequence_name == "calc"
+    assert result.stop_reason is not None and result.stop_reason.startswith("doneseq: done")
+
+
+def test_bad_configuration_is_a_doneseq_error():
+    with pytest.raises(doneseq.DslError):
+        DoneseqTermination(done_sequences=["T A"])
+    with pytest.raises(doneseq.StopExprError):
+        DoneseqTermination(stop="max_turn(3)")
+    with pytest.raises(doneseq.ConfigError):
+        DoneseqTermination(max_turn=3)
