@@ -4,6 +4,7 @@
 // The crate reads input from Python: no unsafe code of its own.
 #![forbid(unsafe_code)]
 
+mod answer;
 mod convert;
 mod de;
 mod errors;
@@ -34,6 +35,11 @@ fn parse_stop(py: Python<'_>, text: &str) -> PyResult<String> {
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parse_sequence, m)?)?;
     m.add_function(wrap_pyfunction!(parse_stop, m)?)?;
+    m.add_function(wrap_pyfunction!(answer::detect_final_in_text, m)?)?;
+    m.add_function(wrap_pyfunction!(answer::detect_final_in_code, m)?)?;
+    m.add_function(wrap_pyfunction!(answer::extract_code_blocks, m)?)?;
+    m.add_function(wrap_pyfunction!(answer::format_final_answer, m)?)?;
+    m.add_function(wrap_pyfunction!(answer::rlm_policy, m)?)?;
     m.add_class::<monitor::PyMonitor>()?;
     m.add_class::<monitor::PyRun>()?;
     m.add_class::<outcome::PyOutcome>()?;

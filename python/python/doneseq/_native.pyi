@@ -10,6 +10,21 @@ def parse_sequence(text: str) -> str:
 def parse_stop(text: str) -> str:
     """Parses a stop expression; its canonical text. Raises ``StopExprError``."""
 
+def detect_final_in_text(text: str) -> dict[str, Any]:
+    """A FINAL/FINAL_VAR/SUBMIT call in model text, with rlm-code's field names."""
+
+def detect_final_in_code(code: str) -> dict[str, Any]:
+    """The same in Python code (comments and strings do not count)."""
+
+def extract_code_blocks(text: str, language: str = "python") -> list[str]:
+    """The fenced code blocks of ``text`` in ``language`` (or untagged)."""
+
+def format_final_answer(value: Any) -> str:
+    """A final answer value as text, as rlm-code formats it."""
+
+def rlm_policy(name: str, config: Mapping[str, Any] | None = None) -> str:
+    """rlm-code's termination policy ``name`` as a stop condition (canonical text)."""
+
 class Monitor:
     """A task's stop rules, compiled once; immutable and shared across threads."""
 
