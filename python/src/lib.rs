@@ -31,10 +31,19 @@ fn parse_stop(py: Python<'_>, text: &str) -> PyResult<String> {
         .map_err(|e| errors::expr(py, &e, None))
 }
 
+/// A done sequence in Langroid's object form (`name`, `events` with `event_type`,
+/// `tool_name`, `content_pattern`, `responder`, `negated`), as a dict.
+#[pyfunction]
+fn sequence_object(py: Python<'_>, text: &str) -> PyResult<Py<PyAny>> {
+    let sequence = DoneSequence::parse(text).map_err(|e| errors::dsl(py, &e, None))?;
+    convert::serialized(py, &doneseq::SequenceObject::from(&sequence))
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parse_sequence, m)?)?;
     m.add_function(wrap_pyfunction!(parse_stop, m)?)?;
+    m.add_function(wrap_pyfunction!(sequence_object, m)?)?;
     m.add_function(wrap_pyfunction!(answer::detect_final_in_text, m)?)?;
     m.add_function(wrap_pyfunction!(answer::detect_final_in_code, m)?)?;
     m.add_function(wrap_pyfunction!(answer::extract_code_blocks, m)?)?;

@@ -224,37 +224,22 @@ impl PyRun {
         py: Python<'_>,
         message: &Bound<'_, PyAny>,
     ) -> PyResult<Option<PyOutcome>> {
-        if !message.is_instance_of::<PyDict>() {
-            return Err(errors::error(
-                py,
-                "MessageError",
-                format!(
-                    "a message is a dict, not {}",
-                    message
-                        .get_type()
-                        .name()
-                        .map_or_else(|_| "?".to_owned(), |n| n.to_string())
-                ),
-            ));
-        }
-        let message = doneseq::transcript::deserialize_message(PyDe::new(message))
-            .map_err(|e| errors::error(py, "MessageError", e))?;
-        let verdict = self.monitor.observe(&mut self.state, &message);
-        Ok(verdict.outcome().map(|outcome| {
-            let sequence_name = match outcome.reason {
-                doneseq::StopReason::Sequence(i) => self
-                    .monitor
-                    .sequences()
-                    .get(i)
-                    .and_then(|s| s.name())
-                    .map(str::to_owned),
-                _ => None,
-            };
-            PyOutcome {
-                outcome: outcome.clone(),
-                sequence_name,
-            }
-        }))
+        let message = read_message(py, message)?;
+        Ok(observe(&self.monitor, &mut self.state, &message))
+    }
+
+    /// What `observe` would say of this message, without changing the run: a
+    /// what-if (a candidate response a framework has not accepted yet).
+    fn peek(&self, py: Python<'_>, message: &Bound<'_, PyAny>) -> PyResult<Option<PyOutcome>> {
+        let message = read_message(py, message)?;
+        let mut state = self.state.clone();
+        Ok(observe(&self.monitor, &mut state, &message))
+    }
+
+    /// How many messages the run has observed.
+    #[getter]
+    fn steps(&self) -> u64 {
+        self.state.steps()
     }
 
     /// How far each done sequence has come, as dicts.
@@ -276,4 +261,46 @@ impl PyRun {
         serde_json::to_string(&self.state)
             .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))
     }
+}
+
+/// A message dict, read through the transcript's schema.
+fn read_message(py: Python<'_>, message: &Bound<'_, PyAny>) -> PyResult<doneseq::Message> {
+    if !message.is_instance_of::<PyDict>() {
+        return Err(errors::error(
+            py,
+            "MessageError",
+            format!(
+                "a message is a dict, not {}",
+                message
+                    .get_type()
+                    .name()
+                    .map_or_else(|_| "?".to_owned(), |n| n.to_string())
+            ),
+        ));
+    }
+    doneseq::transcript::deserialize_message(PyDe::new(message))
+        .map_err(|e| errors::error(py, "MessageError", e))
+}
+
+/// One step of a run; the outcome, with its sequence's name, if it stops.
+fn observe(
+    monitor: &Monitor,
+    state: &mut RunState,
+    message: &doneseq::Message,
+) -> Option<PyOutcome> {
+    let verdict = monitor.observe(state, message);
+    verdict.outcome().map(|outcome| {
+        let sequence_name = match outcome.reason {
+            doneseq::StopReason::Sequence(i) => monitor
+                .sequences()
+                .get(i)
+                .and_then(|s| s.name())
+                .map(str::to_owned),
+            _ => None,
+        };
+        PyOutcome {
+            outcome: outcome.clone(),
+            sequence_name,
+        }
+    })
 }

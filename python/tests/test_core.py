@@ -321,3 +321,33 @@ def test_keys_that_are_not_interned_read_the_same():
     with pytest.raises(doneseq.MessageError) as caught:
         monitor.start().observe({"".join(["ro", "le"]): "user", "".join(["te", "xt"]): "x"})
     assert "unknown field `text`" in str(caught.value)
+
+
+def test_peek_is_a_what_if_that_changes_nothing():
+    monitor = doneseq.Monitor(done_sequences=["T[calculator], A"])
+    run = monitor.start()
+    run.observe(CALC[1])
+    assert run.steps == 1
+    peeked = run.peek(CALC[2])
+    assert peeked is not None and peeked.at == 1
+    assert run.steps == 1
+    # The real step then stops where the peek said.
+    real = run.observe(CALC[2])
+    assert real is not None and real.at == 1 and run.steps == 2
+
+
+def test_the_object_form_of_a_sequence():
+    obj = doneseq.sequence_object("calc: T[calculator], A@db & !E")
+    assert obj == {
+        "name": "calc",
+        "events": [
+            {"event_type": "specific_tool", "tool_name": "calculator"},
+            [
+                {"event_type": "agent_response", "responder": "db"},
+                {"event_type": "error", "negated": True},
+            ],
+        ],
+    }
+    assert doneseq.Monitor(done_sequences=[obj]).done_sequences == [
+        "calc: T[calculator], A@db & !E"
+    ]

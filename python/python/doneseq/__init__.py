@@ -22,7 +22,14 @@ from doneseq._errors import (
     StateError,
     StopExprError,
 )
-from doneseq._native import Monitor, Outcome, Run, parse_sequence, parse_stop
+from doneseq._native import (
+    Monitor,
+    Outcome,
+    Run,
+    parse_sequence,
+    parse_stop,
+    sequence_object,
+)
 
 __all__ = [
     "ConfigError",
@@ -36,4 +43,5 @@ __all__ = [
     "StopExprError",
     "parse_sequence",
     "parse_stop",
+    "sequence_object",
 ]

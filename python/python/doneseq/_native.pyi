@@ -10,6 +10,9 @@ def parse_sequence(text: str) -> str:
 def parse_stop(text: str) -> str:
     """Parses a stop expression; its canonical text. Raises ``StopExprError``."""
 
+def sequence_object(text: str) -> dict[str, Any]:
+    """A done sequence in Langroid's object form (``name``, ``events``)."""
+
 def detect_final_in_text(text: str) -> dict[str, Any]:
     """A FINAL/FINAL_VAR/SUBMIT call in model text, with rlm-code's field names."""
 
@@ -48,6 +51,10 @@ class Run:
     """One run of a task."""
 
     def observe(self, message: Mapping[str, Any]) -> Outcome | None: ...
+    def peek(self, message: Mapping[str, Any]) -> Outcome | None:
+        """What ``observe`` would say, without changing the run."""
+    @property
+    def steps(self) -> int: ...
     def explain(self) -> list[dict[str, Any]]: ...
     def explain_stop(self) -> dict[str, Any] | None: ...
     def to_json(self) -> str: ...
