@@ -1,0 +1,279 @@
+"""doneseq.langroid against Langroid itself: real ``Task.run()``s of a ChatAgent on
+Langroid's MockLM, with real ToolMessages (as JSON in the content and as OpenAI tool
+calls), compared with plain Langroid's own stop on the same script.
+
+Offline: ``import langroid`` loads tiktoken's ``cl100k_base`` encoding, which tiktoken
+downloads. A small byte-level encoding is registered under that name before Langroid
+is imported (token counts are then bytes, which nothing here reads)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Callable
+
+import tiktoken
+import tiktoken.registry
+
+tiktoken.registry.ENCODINGS["cl100k_base"] = tiktoken.Encoding(
+    name="cl100k_base",
+    pat_str=r"\S+|\s+",
+    mergeable_ranks={bytes([i]): i for i in range(256)},
+    special_tokens={"<|endoftext|>": 256},
+)
+
+import langroid as lr  # noqa: E402
+import pytest  # noqa: E402
+from langroid.agent.chat_document import ChatDocument, StatusCode  # noqa: E402
+from langroid.agent.task import TaskConfig  # noqa: E402
+from langroid.language_models.base import (  # noqa: E402
+    LLMFunctionCall,
+    LLMResponse,
+    OpenAIToolCall,
+)
+from langroid.language_models.mock_lm import MockLM, MockLMConfig  # noqa: E402
+
+import doneseq  # noqa: E402
+from doneseq.langroid import DoneseqTask, DoneseqTaskConfig  # noqa: E402
+
+
+class CalculatorTool(lr.ToolMessage):
+    request: str = "calculator"
+    purpose: str = "To compute an <expression>."
+    expression: str
+
+    def handle(self) -> str:
+        if self.expression == "1/0":
+            return "ERROR: division by zero"
+        return str(eval(self.expression, {"__builtins__": {}}, {}))
+
+
+def tool_json(expression: str) -> str:
+    return CalculatorTool(expression=expression).to_json()
+
+
+class ScriptedLM(MockLM):
+    """Langroid's MockLM, answering from a script: a text, or a calculator call as an
+    OpenAI tool call."""
+
+    def __init__(self, script: list[Any]) -> None:
+        super().__init__(MockLMConfig(default_response="(script ended)"))
+        self.script = list(script)
+        self.calls = 0
+
+    def _next(self) -> LLMResponse:
+        self.calls += 1
+        item = self.script.pop(0) if self.script else "(script ended)"
+        if isinstance(item, dict):  # an OpenAI tool call
+            call = OpenAIToolCall(
+                id=f"call_{self.calls}",
+                function=LLMFunctionCall(name="calculator", arguments=item),
+            )
+            return LLMResponse(message="", oai_tool_calls=[call], cached=False)
+        return LLMResponse(message=item, cached=False)
+
+    def chat(self, messages: Any, *args: Any, **kwargs: Any) -> LLMResponse:
+        return self._next()
+
+    async def achat(self, messages: Any, *args: Any, **kwargs: Any) -> LLMResponse:
+        return self._next()
+
+
+def agent(script: list[Any], tools_api: bool = False) -> lr.ChatAgent:
+    config = lr.ChatAgentConfig(
+        name="calc",
+        llm=MockLMConfig(),
+        use_tools_api=tools_api,
+        use_functions_api=tools_api,
+        use_tools=not tools_api,
+    )
+    a = lr.ChatAgent(config)
+    a.enable_message(CalculatorTool)
+    a.llm = ScriptedLM(script)
+    return a
+
+
+def both(
+    script: list[Any],
+    sequences: list[Any],
+    tools_api: bool = False,
+    **task: Any,
+) -> tuple[tuple[ChatDocument | None, DoneseqTask, ScriptedLM], tuple[Any, Any, ScriptedLM]]:
+    """The same script run by a DoneseqTask and by a plain Langroid Task."""
+    ours_agent = agent(script, tools_api)
+    ours = DoneseqTask(
+        ours_agent,
+        interactive=False,
+        config=DoneseqTaskConfig(done_sequences=sequences),
+        **task,
+    )
+    theirs_agent = agent(script, tools_api)
+    theirs = lr.Task(
+        theirs_agent, interactive=False, config=TaskConfig(done_sequences=sequences), **task
+    )
+    ours_result = ours.run("What is 6*7?", turns=12)
+    theirs_result = theirs.run("What is 6*7?", turns=12)
+    return (ours_result, ours, ours_agent.llm), (theirs_result, theirs, theirs_agent.llm)
+
+
+def status(result: ChatDocument | None) -> StatusCode | None:
+    return None if result is None else result.metadata.status
+
+
+SCRIPT = [tool_json("6*7"), "The answer is 42.", "Anything else?", "Bye."]
+
+
+@pytest.fixture(autouse=True)
+def _logs_elsewhere(tmp_path, monkeypatch):
+    # Langroid writes its task logs under the working directory.
+    monkeypatch.chdir(tmp_path)
+
+
+@pytest.mark.parametrize(
+    "script,tools_api",
+    [(SCRIPT, False), ([{"expression": "6*7"}, *SCRIPT[1:]], True)],
+    ids=["tool JSON in content", "OpenAI tool calls"],
+)
+def test_a_done_sequence_stops_where_langroid_stops(script, tools_api):
+    (ours_result, ours, ours_lm), (theirs_result, _, theirs_lm) = both(
+        script, ["T[calculator], A"], tools_api
+    )
+    assert ours.outcome is not None
+    assert (ours.outcome.kind, ours.outcome.sequence) == ("done", 0)
+    # The run's input is not a step: the tool call is step 0, its result step 1.
+    assert ours.outcome.matched == (0, 1)
+    assert ours.outcome.answer == "42"
+    assert status(ours_result) == status(theirs_result) == StatusCode.DONE
+    assert ours_result is not None and theirs_result is not None
+    assert ours_result.content == theirs_result.content == "42"
+    assert ours_lm.calls == theirs_lm.calls == 1
+
+
+def test_a_tool_named_by_its_class_resolves_as_langroid_resolves_it():
+    (ours_result, ours, ours_lm), (theirs_result, _, theirs_lm) = both(
+        SCRIPT, ["T[CalculatorTool], A"]
+    )
+    assert ours.monitor.done_sequences == ["T[calculator], A"]
+    assert ours.outcome is not None and ours.outcome.kind == "done"
+    assert ours_lm.calls == theirs_lm.calls == 1
+    assert status(ours_result) == status(theirs_result) == StatusCode.DONE
+
+
+def test_langroid_sequence_objects_are_accepted():
+    from langroid.agent.done_sequence_parser import parse_done_sequence
+
+    sequence = parse_done_sequence("T[calculator], A")
+    (_, ours, ours_lm), (_, _, theirs_lm) = both(SCRIPT, [sequence])
+    assert ours.monitor.done_sequences == ["T[calculator], A"]
+    assert ours.outcome is not None and ours_lm.calls == theirs_lm.calls == 1
+
+
+def test_doneseqs_extensions_where_langroid_has_none():
+    # A failed call does not count: only a result without an error... here, a result
+    # whose content is not the tool's error text.
+    script = [tool_json("1/0"), tool_json("6*7"), "The answer is 42.", "Bye."]
+    task = DoneseqTask(
+        agent(script),
+        interactive=False,
+        config=DoneseqTaskConfig(done_sequences=["T[calculator], A & !C[^ERROR]"]),
+    )
+    result = task.run("What is 6*7?", turns=12)
+    assert task.outcome is not None and task.outcome.answer == "42"
+    assert result is not None and result.content == "42"
+    # Langroid's own parser refuses the extension.
+    with pytest.raises(ValueError):
+        lr.Task(
+            agent(script),
+            interactive=False,
+            config=TaskConfig(done_sequences=["T[calculator], A & !C[^ERROR]"]),
+        )
+
+
+def test_a_stop_condition_and_its_status_code():
+    script = [tool_json("6*7"), "FINAL('42')", "More."]
+    task = DoneseqTask(agent(script), interactive=False, config=DoneseqTaskConfig(stop="final"))
+    result = task.run("What is 6*7?", turns=12)
+    assert task.outcome is not None
+    assert (task.outcome.kind, task.outcome.answer, task.outcome.condition) == (
+        "done",
+        "42",
+        "final",
+    )
+    assert status(result) == StatusCode.DONE
+    task = DoneseqTask(
+        agent([tool_json("1+1"), tool_json("2+2"), tool_json("3+3"), "done"]),
+        interactive=False,
+        config=DoneseqTaskConfig(stop="max_turns(3)"),
+    )
+    result = task.run("Go.", turns=12)
+    assert task.outcome is not None
+    assert (task.outcome.kind, task.outcome.at) == ("exhausted", 2)
+    # MAX_TURNS: Langroid's run() then returns no result (it does for its own limit
+    # too); the outcome keeps the partial answer.
+    assert result is None and task.outcome.answer_source in ("partial", None)
+
+
+def test_langroids_own_rules_still_apply():
+    # The DONE string is Langroid's: doneseq does not decide it here.
+    script = [tool_json("6*7"), "DONE 42", "More."]
+    task = DoneseqTask(
+        agent(script), interactive=False, config=DoneseqTaskConfig(stop="max_turns(10)")
+    )
+    result = task.run("Go.", turns=12)
+    assert task.outcome is None
+    assert result is not None and result.content == "42"
+    # Langroid's turn limit still ends the run.
+    task = DoneseqTask(agent(["a"] * 20), interactive=False, config=DoneseqTaskConfig())
+    task.run("Go.", turns=3)
+    assert task.outcome is None
+
+
+def test_every_run_starts_clean_and_clones_are_doneseq_tasks():
+    script = [tool_json("6*7"), tool_json("2*3"), "Bye."]
+    task = DoneseqTask(
+        agent(script),
+        interactive=False,
+        config=DoneseqTaskConfig(done_sequences=["T[calculator], A"]),
+    )
+    first = task.run("What is 6*7?", turns=12)
+    assert first is not None and first.content == "42"
+    # Langroid keeps its response_sequence across runs; doneseq starts over, so the
+    # second run needs its own call and result.
+    second = task.run("And 2*3?", turns=12)
+    assert task.outcome is not None and task.outcome.matched == (0, 1)
+    assert second is not None and second.content == "6"
+    clone = task.clone(1)
+    assert isinstance(clone, DoneseqTask)
+    assert clone.monitor.lowered == task.monitor.lowered
+
+
+def test_run_async():
+    task = DoneseqTask(
+        agent(SCRIPT),
+        interactive=False,
+        config=DoneseqTaskConfig(done_sequences=["T[calculator], A"]),
+    )
+    result = asyncio.run(task.run_async("What is 6*7?", turns=12))
+    assert task.outcome is not None and task.outcome.answer == "42"
+    assert result is not None and result.content == "42"
+
+
+def test_what_if_calls_change_nothing():
+    task = DoneseqTask(
+        agent(SCRIPT),
+        interactive=False,
+        config=DoneseqTaskConfig(done_sequences=["T[calculator], A"]),
+    )
+    task.run("What is 6*7?", turns=12)
+    steps = task._doneseq_run.steps
+    candidate = ChatDocument(content="x", metadata={"sender": lr.Entity.LLM})
+    check: Callable[..., Any] = task.valid
+    for _ in range(5):
+        check(candidate, lr.Entity.LLM)
+    assert task._doneseq_run.steps == steps
+
+
+def test_bad_sequences_are_doneseq_errors():
+    with pytest.raises(doneseq.DslError):
+        DoneseqTask(agent([]), interactive=False, config=DoneseqTaskConfig(done_sequences=["T A"]))
+    with pytest.raises(doneseq.StopExprError):
+        DoneseqTask(agent([]), interactive=False, config=DoneseqTaskConfig(stop="max_turn(3)"))
