@@ -1,0 +1,125 @@
+"""doneseq for locus (``locus-sdk``): a composable ``TerminationCondition``.
+
+``DoneseqCondition`` goes where locus takes a termination condition
+(``Agent(termination=...)``) and composes with locus's own conditions by ``&`` and
+``|``::
+
+    from locus.agent import Agent
+    from locus.core.termination import MaxIterations
+    from doneseq.locus import DoneseqCondition
+
+    done = DoneseqCondition(done_sequences=["T[send_summary], A"], stop="loop")
+    agent = Agent(model=model, tools=[send_summary], termination=done | MaxIterations(10))
+
+locus calls ``check(state, ...)`` before each model call, and ``reset()`` when a run
+starts. On each check the condition observes the messages of ``state.messages`` it
+has not seen yet, in order: an assistant message is a model step (its text, its tool
+calls with names, arguments and ids, and the tokens the run used since the last
+check), a tool message an agent step (its ``tool_call_id``, and its error if the
+tool failed). The run's input is not a step: the system and user messages before the
+first assistant message. When doneseq stops the run, ``check`` answers
+``(True, "doneseq:<kind>:<what fired>")`` and ``outcome`` holds the whole outcome.
+
+A model reply without tool calls ends locus's loop before another check, so that
+reply is not observed: stop conditions see the steps that lead to a model call.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any, Optional, Union
+
+try:
+    from locus.core.messages import Message as LocusMessage
+    from locus.core.termination import TerminationCondition
+except ImportError as e:  # pragma: no cover - exercised without the framework
+    raise ImportError("doneseq.locus needs locus: pip install locus-sdk==0.2.0") from e
+
+from doneseq._native import Monitor, Outcome, Run
+
+__all__ = ["DoneseqCondition", "to_message"]
+
+
+def to_message(message: LocusMessage) -> dict[str, Any]:
+    """The doneseq message a locus message stands for."""
+    role = message.role.value if hasattr(message.role, "value") else str(message.role)
+    out: dict[str, Any] = {"role": role, "content": message.content or ""}
+    if message.tool_calls:
+        out["tool_calls"] = [
+            {"id": call.id, "name": call.name, "arguments": json.dumps(call.arguments)}
+            for call in message.tool_calls
+        ]
+    if message.tool_call_id:
+        out["tool_call_id"] = message.tool_call_id
+    error = (message.metadata or {}).get("error")
+    if role == "tool" and isinstance(error, str) and error:
+        out["error"] = error
+    return out
+
+
+def _describe(outcome: Outcome) -> str:
+    if outcome.sequence is not None:
+        what = f"sequence {outcome.sequence_name or outcome.sequence}"
+    else:
+        what = outcome.condition or outcome.reason
+    return f"doneseq:{outcome.kind}:{what}"
+
+
+class DoneseqCondition(TerminationCondition):
+    """A locus termination condition decided by doneseq. Arguments are those of
+    ``doneseq.Monitor``: ``done_sequences``, ``stop`` and Langroid's options."""
+
+    def __init__(
+        self,
+        done_sequences: Optional[Sequence[Union[str, Mapping[str, Any]]]] = None,
+        stop: Optional[Union[str, Mapping[str, Any]]] = None,
+        **options: Any,
+    ) -> None:
+        self.monitor = Monitor(done_sequences=done_sequences, stop=stop, **options)
+        self._start()
+
+    def _start(self) -> None:
+        self._run: Run = self.monitor.start()
+        self._seen = 0
+        self._input_over = False
+        self._tokens = (0, 0)
+        self._outcome: Optional[Outcome] = None
+
+    @property
+    def outcome(self) -> Optional[Outcome]:
+        """Why doneseq stopped the current (or latest) run; ``None`` if it did not."""
+        return self._outcome
+
+    def reset(self) -> None:
+        """A new run: nothing seen yet."""
+        self._start()
+
+    def check(self, state: Any, **context: Any) -> tuple[bool, Optional[str]]:
+        if self._outcome is not None:
+            return True, _describe(self._outcome)
+        messages = list(state.messages)
+        if len(messages) < self._seen:  # a new run that locus did not reset us for
+            self._start()
+        tokens = (
+            int(getattr(state, "prompt_tokens_used", 0) or 0),
+            int(getattr(state, "completion_tokens_used", 0) or 0),
+        )
+        usage = (tokens[0] - self._tokens[0], tokens[1] - self._tokens[1])
+        self._tokens = tokens
+        for message in messages[self._seen :]:
+            self._seen += 1
+            step = to_message(message)
+            if not self._input_over:
+                if step["role"] != "assistant":
+                    continue
+                self._input_over = True
+            if step["role"] == "assistant" and (usage[0] > 0 or usage[1] > 0):
+                step["usage"] = {"input_tokens": usage[0], "output_tokens": usage[1]}
+                usage = (0, 0)
+            outcome = self._run.observe(step)
+            if outcome is not None:
+                self._outcome = outcome
+                self._seen = len(messages)
+                return True, _describe(outcome)
+        return False, None
