@@ -228,12 +228,16 @@ class DoneseqTask(Task):
         return super().init(msg)
 
     def done(self, result: Optional[ChatDocument] = None, r: Any = None) -> tuple[bool, StatusCode]:
+        outcome = self._doneseq_decide(result, r)
+        if outcome is None:
+            # Langroid's own rules, the kill switch first.
+            return super().done(result, r)
+        # A kill wins over doneseq's stop, as over every other rule. (Checked only
+        # here: Langroid's kill check is a cache lookup that costs more than the
+        # whole of doneseq's step.)
         if self._is_kill():
             return (True, StatusCode.KILL)
-        outcome = self._doneseq_decide(result, r)
-        if outcome is not None:
-            return (True, _status(outcome))
-        return super().done(result, r)
+        return (True, _status(outcome))
 
     def _doneseq_decide(self, result: Optional[ChatDocument], r: Any) -> Optional[Outcome]:
         if self._doneseq_outcome is not None:
