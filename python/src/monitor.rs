@@ -298,9 +298,16 @@ fn observe(
                 .map(str::to_owned),
             _ => None,
         };
+        let final_value = match &outcome.answer {
+            Some(a) if a.source == doneseq::AnswerSource::Final => {
+                doneseq::detect_final_in_text(message.content()).value
+            }
+            _ => None,
+        };
         PyOutcome {
             outcome: outcome.clone(),
             sequence_name,
+            final_value,
         }
     })
 }

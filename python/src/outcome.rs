@@ -12,6 +12,9 @@ pub(crate) struct PyOutcome {
     pub(crate) outcome: Outcome,
     /// The name of the sequence that decided, if one did and it has a name.
     pub(crate) sequence_name: Option<String>,
+    /// The `FINAL` answer's literal value (`FINAL(42)` is the int 42), when the answer
+    /// is one.
+    pub(crate) final_value: Option<doneseq::AnswerValue>,
 }
 
 /// A unit-like core value's name as the core serializes it: the string itself, or
@@ -107,6 +110,17 @@ impl PyOutcome {
         self.outcome.answer.as_ref().map(|a| a.text.as_str())
     }
 
+    /// The answer as a value: a `FINAL` answer's literal (`FINAL(42)` gives the int
+    /// `42`, `FINAL([1, 2])` a list), else the answer's text; `None` without an answer.
+    #[getter]
+    fn answer_value(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        match (&self.final_value, &self.outcome.answer) {
+            (Some(value), _) => serialized(py, value),
+            (None, Some(answer)) => serialized(py, &answer.text),
+            (None, None) => Ok(py.None()),
+        }
+    }
+
     /// Where the answer came from: `"message"`, `"final"`, `"final_variable"` or
     /// `"done_signal"` or `"partial"`.
     #[getter]
@@ -130,11 +144,12 @@ impl PyOutcome {
     }
 
     /// The whole outcome as plain Python values (the core's serialized form, with
-    /// `sequence_name`).
+    /// `sequence_name` and `answer_value`).
     fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         let dict = serialized(py, &self.outcome)?;
-        dict.bind(py)
-            .set_item("sequence_name", self.sequence_name.as_deref())?;
+        let bound = dict.bind(py);
+        bound.set_item("sequence_name", self.sequence_name.as_deref())?;
+        bound.set_item("answer_value", self.answer_value(py)?)?;
         Ok(dict)
     }
 

@@ -120,6 +120,7 @@ def test_final_answers_and_the_objects_dict_form():
     assert run.observe({"role": "assistant", "content": "thinking"}) is None
     outcome = run.observe({"role": "assistant", "content": "FINAL('Paris')"})
     assert (outcome.kind, outcome.answer, outcome.answer_source) == ("done", "Paris", "final")
+    assert outcome.answer_value == "Paris"
     d = outcome.to_dict()
     assert d["kind"] == "done" and d["answer"] == {"text": "Paris", "source": "final"}
     assert d["reason"]["type"] == "condition"
@@ -351,3 +352,17 @@ def test_the_object_form_of_a_sequence():
     assert doneseq.Monitor(done_sequences=[obj]).done_sequences == [
         "calc: T[calculator], A@db & !E"
     ]
+
+
+def test_the_answer_as_a_value():
+    def answer_of(content: str):
+        run = doneseq.Monitor(stop="final | max_turns(1)").start()
+        return run.observe({"role": "assistant", "content": content})
+
+    assert answer_of("FINAL(42)").answer_value == 42
+    assert answer_of("FINAL([1, 2.5, 'x'])").answer_value == [1, 2.5, "x"]
+    assert answer_of("FINAL({'a': None})").answer_value == {"a": None}
+    assert answer_of("FINAL(42)").to_dict()["answer_value"] == 42
+    # Not a FINAL answer: the text.
+    plain = answer_of("just text")
+    assert (plain.answer, plain.answer_value) == ("just text", "just text")
