@@ -74,7 +74,12 @@ impl<'de> de::Deserializer<'de> for PyDe<'_, '_> {
         let value = self.0;
         // Strings first: most values read are keys and texts.
         if let Ok(s) = value.cast::<PyString>() {
-            return visitor.visit_str(&s.to_cow()?);
+            // An owned copy (the stable ABI for 3.9 has no borrowed UTF-8) is handed
+            // over, not copied again.
+            return match s.to_cow()? {
+                std::borrow::Cow::Borrowed(text) => visitor.visit_str(text),
+                std::borrow::Cow::Owned(text) => visitor.visit_string(text),
+            };
         }
         if value.is_none() {
             return visitor.visit_unit();
