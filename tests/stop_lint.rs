@@ -90,7 +90,11 @@ fn each_kind_is_found_where_it_is() {
         (!!Condition::Final, vec![LintKind::DoubleNegation], vec![]),
         (
             !Condition::Any(vec![]),
-            vec![LintKind::NegationAlwaysFires, LintKind::EmptyCombinator],
+            vec![
+                LintKind::NegationAlwaysFires,
+                LintKind::EmptyCombinator,
+                LintKind::NegationOnly,
+            ],
             vec![],
         ),
         (
@@ -146,6 +150,12 @@ fn each_kind_is_found_where_it_is() {
             Condition::text("x*").unwrap(),
             vec![LintKind::TextMatchesEverything],
             vec![],
+        ),
+        (!Condition::Final, vec![LintKind::NegationOnly], vec![]),
+        (
+            Condition::max_turns(9) | (!Condition::Final & !Condition::tool("search")),
+            vec![LintKind::NegationOnly],
+            vec![1],
         ),
         (
             nested(MAX_CONDITION_DEPTH + 6),
@@ -279,7 +289,11 @@ fn negation_follows_what_never_or_always_fires() {
     let lints = lint(&!Condition::tool("serch"), &options());
     assert_eq!(
         kinds(&lints),
-        [LintKind::NegationAlwaysFires, LintKind::UnknownTool]
+        [
+            LintKind::NegationAlwaysFires,
+            LintKind::UnknownTool,
+            LintKind::NegationOnly
+        ]
     );
     assert_eq!(
         (lints[0].path.clone(), lints[1].path.clone()),
@@ -297,7 +311,10 @@ fn negation_follows_what_never_or_always_fires() {
         LintKind::NegationAlwaysFires
     );
     let live = !(Condition::Final | Condition::tool("a"));
-    assert_eq!(kinds(&lint(&live, &options())), [LintKind::UnknownTool]);
+    assert_eq!(
+        kinds(&lint(&live, &options())),
+        [LintKind::UnknownTool, LintKind::NegationOnly]
+    );
     // `!!x` with a constant x: the note, and what the inner negation does.
     let lints = lint(&!!Condition::max_turns(0), &options());
     assert_eq!(
@@ -320,4 +337,20 @@ fn severities_are_ordered_and_named() {
     let mut all = [Severity::Error, Severity::Note, Severity::Warning];
     all.sort();
     assert_eq!(all, [Severity::Note, Severity::Warning, Severity::Error]);
+}
+
+#[test]
+fn a_negation_with_a_condition_that_says_when_is_no_finding() {
+    for text in [
+        "max_turns(2) & !final",
+        "!!final",
+        "final | max_turns(3) & !tool(search)",
+    ] {
+        let condition = Condition::parse(text).unwrap();
+        let lints = lint(&condition, &options());
+        assert!(
+            !kinds(&lints).contains(&LintKind::NegationOnly),
+            "{text}: {lints:#?}"
+        );
+    }
 }

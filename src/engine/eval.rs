@@ -121,7 +121,10 @@ impl Plan {
                 latched.then_some(VerdictKind::Done)
             }
             Op::Any => any.then_some(VerdictKind::Done),
-            Op::Not => (!any).then_some(VerdictKind::Done),
+            // A negation has no kind of its own: it never outranks what fires with it,
+            // and a stop that fires only through negations is `exhausted` (stopped
+            // without an answer), never `done`.
+            Op::Not => (!any).then_some(VerdictKind::Exhausted),
             Op::Custom(c) => {
                 let view = StepView {
                     message: ctx.message,

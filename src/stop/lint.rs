@@ -127,6 +127,10 @@ pub enum LintKind {
     NegationAlwaysFires,
     /// Error: `!x` where `x` fires at every step (e.g. `!max_turns(0)`): it never fires.
     NegationNeverFires,
+    /// Warning: a way to stop made only of negations (`!final`, `!a & !b`, as the tree
+    /// or as a branch of `|`): it fires when something has not happened, so it stops
+    /// the run without an answer, as `exhausted` (a negation has no kind of its own).
+    NegationOnly,
     /// Warning: a limit of 0 (`max_turns(0)`, a token limit of 0, `timeout(0s)` or any
     /// timeout under the clock's 1 ms resolution, `consecutive_errors(0)`) is reached
     /// before anything happens: it fires at the first step. awaken reads 0 as
@@ -170,6 +174,7 @@ impl LintKind {
             LintKind::NegatedUnknownTool
             | LintKind::UnknownExemptTool
             | LintKind::NegationAlwaysFires
+            | LintKind::NegationOnly
             | LintKind::ZeroLimit
             | LintKind::ConfidenceOutOfRange
             | LintKind::NonFiniteThreshold
@@ -191,6 +196,7 @@ impl LintKind {
             LintKind::DoubleNegation => "double_negation",
             LintKind::NegationAlwaysFires => "negation_always_fires",
             LintKind::NegationNeverFires => "negation_never_fires",
+            LintKind::NegationOnly => "negation_only",
             LintKind::ZeroLimit => "zero_limit",
             LintKind::EmptyTokenBudget => "empty_token_budget",
             LintKind::ConfidenceOutOfRange => "confidence_out_of_range",
@@ -302,7 +308,10 @@ impl fmt::Display for Lint {
 ///
 /// let vacuous = !Condition::Any(vec![]);
 /// let kinds: Vec<_> = lint(&vacuous, &LintOptions::default()).into_iter().map(|l| l.kind).collect();
-/// assert_eq!(kinds, [LintKind::NegationAlwaysFires, LintKind::EmptyCombinator]);
+/// assert_eq!(
+///     kinds,
+///     [LintKind::NegationAlwaysFires, LintKind::EmptyCombinator, LintKind::NegationOnly],
+/// );
 /// ```
 #[must_use]
 pub fn lint(condition: &Condition, options: &LintOptions) -> Vec<Lint> {
@@ -312,6 +321,7 @@ pub fn lint(condition: &Condition, options: &LintOptions) -> Vec<Lint> {
         lints: Vec::new(),
     };
     linter.visit(condition);
+    linter.negation_only(condition);
     linter.lints
 }
 
@@ -373,6 +383,37 @@ impl Linter<'_> {
             self.path.push(index);
             self.visit(child);
             self.path.pop();
+        }
+    }
+
+    /// Reports each way to stop (the tree, or each branch of a `|` at its top) made
+    /// only of negations.
+    fn negation_only(&mut self, condition: &Condition) {
+        match condition {
+            Condition::Any(children) => {
+                for (index, child) in children.iter().enumerate() {
+                    self.path.push(index);
+                    self.negation_only(child);
+                    self.path.pop();
+                }
+            }
+            // (A negation that can never fire is reported as that, not as this.)
+            c if only_negations(c)
+                && !self
+                    .lints
+                    .iter()
+                    .any(|l| l.kind == LintKind::NegationNeverFires && l.path == self.path) =>
+            {
+                self.report(
+                    LintKind::NegationOnly,
+                    format!(
+                        "{c} is made only of negations: it fires when something has not \
+                     happened and stops the run without an answer, as exhausted; say when \
+                     it should count (e.g. max_turns(5) & {c})"
+                    ),
+                );
+            }
+            _ => {}
         }
     }
 
@@ -751,4 +792,17 @@ fn closest_hint(name: &str, known: &[String], none: &str) -> String {
 /// rule: same letters ignoring case and `_`, or one or two edits away).
 fn closest<'k>(name: &str, known: &'k [String]) -> Option<&'k str> {
     super::expr::closest(name, known.iter().map(String::as_str))
+}
+
+/// Whether `condition` fires only through negations: a `!x`, or an `&` of such.
+fn only_negations(condition: &Condition) -> bool {
+    match condition {
+        // `!!x` is `x`.
+        Condition::Not(inner) => match &**inner {
+            Condition::Not(x) => only_negations(x),
+            _ => true,
+        },
+        Condition::All(children) => !children.is_empty() && children.iter().all(only_negations),
+        _ => false,
+    }
 }

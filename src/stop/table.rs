@@ -563,8 +563,10 @@ pub(crate) const BUILTINS: &[Builtin] = &[
         name: "not",
         aliases: &[],
         params: &[],
-        kind: Some(VerdictKind::Done),
-        doc: "the child does not fire at this step",
+        // No kind of its own: the lowest, so that it never outranks what fires with
+        // it, and a stop that fires only through negations is not `done`.
+        kind: Some(VerdictKind::Exhausted),
+        doc: "the child does not fire at this step (a stop only through negations is exhausted)",
         usage: "not(a) or !a",
         examples: &[r#"!final"#],
         compat: &[],

@@ -139,3 +139,30 @@ fn explain_says_how_close_every_condition_is() {
     let text = report.to_string();
     assert_eq!(text.lines().count(), 5, "{text}");
 }
+
+/// A negation has no kind of its own: it does not lend a conjunction its kind, and a
+/// stop that fires only through negations is `exhausted`, with the partial answer,
+/// never `done` with the user's question as the answer.
+#[test]
+fn a_negation_lends_no_kind() {
+    let messages = [
+        Message::user("What is the capital of France?"),
+        Message::llm("Let me look it up."),
+        Message::llm("Still looking."),
+    ];
+    let m = monitor(Condition::parse("max_turns(2) & !final").unwrap());
+    let (at, outcome) = first_stop(&m, &messages).unwrap();
+    assert_eq!((at, outcome.kind), (1, VerdictKind::Exhausted));
+    assert_eq!(outcome.answer.unwrap().text, "Let me look it up.");
+
+    let m = monitor(Condition::parse("!final").unwrap());
+    let (at, outcome) = first_stop(&m, &messages).unwrap();
+    assert_eq!((at, outcome.kind), (0, VerdictKind::Exhausted));
+    // No model text yet: no answer, and never the user's question.
+    assert_eq!(outcome.answer, None);
+
+    // With a condition of a kind, that kind decides.
+    let m = monitor(Condition::parse("no_tool_calls & !final").unwrap());
+    let (at, outcome) = first_stop(&m, &messages).unwrap();
+    assert_eq!((at, outcome.kind), (1, VerdictKind::Done));
+}
