@@ -129,6 +129,43 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(500))]
+
+    /// Every option and its twin condition agree: a task written with the options and
+    /// the same task written as a stop tree (its lowered tree, without the options)
+    /// stop at the same step, with the same kind and the same answer.
+    #[test]
+    fn options_and_their_twin_conditions_agree(
+        sequences in prop::collection::vec(sequence(), 0..4),
+        (done_if_tool, done_if_response, done_if_no_response, single_round, max_turns, signals) in options(),
+        messages in prop::collection::vec(message(), 0..30),
+    ) {
+        let mut options = TaskConfig::from_dsl(sequences.iter().map(ToString::to_string))?;
+        options.done_if_tool = done_if_tool;
+        options.done_if_response = done_if_response;
+        options.done_if_no_response = done_if_no_response;
+        options.single_round = single_round;
+        options.max_turns = max_turns;
+        options.recognize_string_signals = signals;
+        let mut twins = TaskConfig::default();
+        twins.recognize_string_signals = false;
+        twins.stop = Some(options.lowered());
+        let (a, b) = (Monitor::new(options)?, Monitor::new(twins)?);
+        let (mut run_a, mut run_b) = (a.start(), b.start());
+        for (i, m) in messages.iter().enumerate() {
+            let (x, y) = (a.observe(&mut run_a, m), b.observe(&mut run_b, m));
+            let summary = |v: &doneseq::Verdict| {
+                v.outcome().map(|o| (o.at, o.kind, o.answer.clone()))
+            };
+            prop_assert_eq!(summary(&x), summary(&y), "message {}: {:?}", i, m);
+            if x.is_stop() {
+                break;
+            }
+        }
+    }
+}
+
 fn stop_with(text: &str) -> Monitor {
     let mut config = TaskConfig::default();
     config.recognize_string_signals = false;
