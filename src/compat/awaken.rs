@@ -13,7 +13,7 @@
 //!     {"type": "consecutive_errors", "max": 3}
 //! ]"#)?;
 //! let stop = policies_from_specs(&specs)?;
-//! assert_eq!(stop, Condition::max_turns(10)
+//! assert_eq!(stop, Condition::max_model_calls(10)
 //!     | Condition::timeout(Duration::from_secs(300))
 //!     | Condition::tokens(100_000)
 //!     | Condition::consecutive_errors(3));
@@ -35,11 +35,11 @@
 //! - **A bad regex is an error when the spec is loaded.** awaken stores it and stops
 //!   every run at the first step with the code `content_match_invalid_regex` (it fails
 //!   closed); [`policies_from_specs`] refuses it with the regex's error and position.
-//! - **Steps, not inferences.** awaken counts inference rounds (one per model call) and
-//!   inference errors, and compares the model's response texts. doneseq counts every
-//!   step of the run: model messages, tool results and user messages (system
-//!   messages are not steps). `max_rounds` becomes `max_turns` of the same number,
-//!   `consecutive_errors` counts steps that report an error, and `loop_detection`
+//! - **Rounds are model calls; errors and loops are over steps.** awaken counts
+//!   inference rounds (one per model call) and inference errors, and compares the
+//!   model's response texts. `max_rounds` becomes `max_model_calls` of the same number
+//!   (model responses, awaken's meaning); `consecutive_errors` counts steps of the run
+//!   that report an error, and `loop_detection`
 //!   compares the texts of all steps, so a tool result between two identical model
 //!   texts breaks the repeat.
 //! - **Which stop is reported.** awaken evaluates the policies in list order and the
@@ -76,7 +76,7 @@ use crate::{Evidence, FiredCondition, Outcome, Role, StopReason, Verdict};
 #[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum StopConditionSpec {
-    /// Stop at the `rounds`th step: `max_turns(rounds)`.
+    /// Stop at the `rounds`th model response: `max_model_calls(rounds)`.
     MaxRounds {
         /// The number of steps.
         rounds: usize,
@@ -174,7 +174,7 @@ impl TryFrom<StopConditionSpec> for Condition {
         };
         let condition = match &spec {
             StopConditionSpec::MaxRounds { rounds: 0 } => return Err(disabled("rounds")),
-            StopConditionSpec::MaxRounds { rounds } => Condition::MaxTurns(widen(*rounds)),
+            StopConditionSpec::MaxRounds { rounds } => Condition::MaxModelCalls(widen(*rounds)),
             StopConditionSpec::Timeout { seconds: 0 } => return Err(disabled("seconds")),
             StopConditionSpec::Timeout { seconds } => {
                 Condition::Timeout(Duration::from_secs(*seconds))
@@ -294,7 +294,7 @@ pub fn policies_from_specs(specs: &[StopConditionSpec]) -> Result<Condition, Com
 /// let mut run = monitor.start();
 /// let verdict = monitor.observe(&mut run, &Message::user("hi"));
 /// let StopDecision::Stop { code, detail } = StopDecision::from(&verdict) else { panic!() };
-/// assert_eq!(code, "max_rounds");
+/// assert_eq!(code, "max_turns");
 /// assert_eq!(detail, "step 0: max_turns(1) reached");
 /// assert_eq!(StopDecision::from(&Verdict::Continue), StopDecision::Continue);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -364,7 +364,7 @@ fn stop_decision(outcome: &Outcome) -> StopDecision {
             format!("step {at}: the first step ends the task (single_round)"),
         ),
         StopReason::MaxTurns(n) => (
-            "max_rounds".to_owned(),
+            "max_turns".to_owned(),
             format!("step {at}: max_turns({n}) reached"),
         ),
         StopReason::Condition(_) | StopReason::Cancelled => match outcome.leading() {
@@ -384,7 +384,7 @@ fn stop_decision(outcome: &Outcome) -> StopDecision {
     StopDecision::Stop { code, detail }
 }
 
-/// awaken's code for a fired condition: `max_turns` → `max_rounds`, `tokens` →
+/// awaken's code for a fired condition: `max_model_calls` → `max_rounds`, `tokens` →
 /// `token_budget`, `timeout` → `timeout`, `consecutive_errors` →
 /// `consecutive_errors`, `tool` → `stop_on_tool`, `text` → `content_match`, `loop` →
 /// `loop_detection`. A custom condition gives its registered name (an awaken
@@ -397,7 +397,7 @@ fn stop_decision(outcome: &Outcome) -> StopDecision {
 /// use doneseq::{Message, Monitor, TaskConfig};
 ///
 /// let mut config = TaskConfig::default();
-/// config.stop = Some(Condition::parse("max_turns(1)")?);
+/// config.stop = Some(Condition::parse("max_model_calls(1)")?);
 /// let monitor = Monitor::new(config)?;
 /// let mut run = monitor.start();
 /// let outcome = monitor.observe(&mut run, &Message::llm("hi")).outcome().cloned().unwrap();
@@ -410,7 +410,7 @@ pub fn condition_code(fired: &FiredCondition) -> String {
         return name.clone();
     }
     match fired.id {
-        ConditionId::MaxTurns => "max_rounds",
+        ConditionId::MaxModelCalls => "max_rounds",
         ConditionId::Tokens => "token_budget",
         ConditionId::Tool => "stop_on_tool",
         ConditionId::Text => "content_match",

@@ -41,6 +41,9 @@ impl Plan {
         let stats = &mut state.stats;
         // Saturating here and below: a resumed checkpoint may hold any count.
         stats.steps = stats.steps.saturating_add(1);
+        if message.role() == Role::Llm && !message.is_no_response() {
+            stats.model_calls = stats.model_calls.saturating_add(1);
+        }
         if let Some(usage) = message.usage() {
             stats.input_tokens = stats.input_tokens.saturating_add(usage.input_tokens);
             stats.output_tokens = stats.output_tokens.saturating_add(usage.output_tokens);
@@ -162,6 +165,7 @@ fn leaf(op: &Op, state: &mut PlanState, ctx: &Ctx<'_>) -> Option<VerdictKind> {
         Op::Final => ctx.final_answer.then_some(VerdictKind::Done),
         Op::DoneSignal => (responded && ctx.says_done).then_some(VerdictKind::Done),
         Op::MaxTurns(n) => (stats.steps >= *n).then_some(VerdictKind::Exhausted),
+        Op::MaxModelCalls(n) => (stats.model_calls >= *n).then_some(VerdictKind::Exhausted),
         Op::Tokens(b) => {
             let reached = |limit: Option<u64>, used: u64| limit.is_some_and(|l| used >= l);
             (reached(b.total, stats.total_tokens())

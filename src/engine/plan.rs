@@ -48,6 +48,7 @@ pub(crate) enum Op {
     Final,
     DoneSignal,
     MaxTurns(u64),
+    MaxModelCalls(u64),
     Tokens(TokenBudget),
     /// Milliseconds.
     Timeout(u64),
@@ -370,6 +371,7 @@ impl Plan {
                 Op::DoneSignal
             }
             Condition::MaxTurns(n) => Op::MaxTurns(*n),
+            Condition::MaxModelCalls(n) => Op::MaxModelCalls(*n),
             Condition::Tokens(b) => Op::Tokens(*b),
             Condition::Timeout(d) => {
                 self.needs_clock = true;

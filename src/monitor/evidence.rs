@@ -34,6 +34,13 @@ pub enum Evidence {
         /// The limit.
         limit: u64,
     },
+    /// The model responded this many times of its limit.
+    ModelCalls {
+        /// Model responses so far.
+        made: u64,
+        /// The limit.
+        limit: u64,
+    },
     /// A token budget was reached.
     Tokens {
         /// The budget.
@@ -180,6 +187,7 @@ impl fmt::Display for Evidence {
             Evidence::Final => f.write_str("a FINAL answer"),
             Evidence::DoneSignal => f.write_str("the content says DONE"),
             Evidence::Turns { taken, limit } => write!(f, "turns {taken}/{limit}"),
+            Evidence::ModelCalls { made, limit } => write!(f, "model calls {made}/{limit}"),
             Evidence::Tokens {
                 budget,
                 total,

@@ -233,6 +233,10 @@ impl Stop<'_> {
                 taken: stats.steps,
                 limit: *n,
             },
+            Op::MaxModelCalls(n) => Evidence::ModelCalls {
+                made: stats.model_calls,
+                limit: *n,
+            },
             Op::Tokens(b) => Evidence::Tokens {
                 budget: (*b).into(),
                 total: stats.total_tokens(),
@@ -297,6 +301,7 @@ pub(crate) fn progress(plan: &Plan, i: usize, state: &PlanState, seqs: Seqs<'_>)
         Op::Final => since("FINAL answer"),
         Op::DoneSignal => since("DONE said"),
         Op::MaxTurns(n) => format!("turns {}/{n}", stats.steps),
+        Op::MaxModelCalls(n) => format!("model calls {}/{n}", stats.model_calls),
         Op::Tokens(b) => Evidence::Tokens {
             budget: (*b).into(),
             total: stats.total_tokens(),

@@ -147,6 +147,9 @@ pub(crate) fn bind(b: &'static Builtin, args: &Args<'_>) -> Result<Condition, Bi
         ConditionId::NoResponse => {
             Condition::NoResponse(args.speakers(0).ok_or_else(|| missing("from"))?)
         }
+        ConditionId::MaxModelCalls => {
+            Condition::MaxModelCalls(args.count(0).ok_or_else(|| missing("calls"))?)
+        }
         ConditionId::MaxTurns => {
             Condition::MaxTurns(args.count(0).ok_or_else(|| missing("turns"))?)
         }
@@ -262,7 +265,9 @@ pub(crate) fn unbind(c: &Condition) -> Option<Args<'_>> {
         | Condition::Cancelled
         | Condition::SingleRound => {}
         Condition::Sequence(seq) => args.set(0, Arg::Sequence(Cow::Borrowed(seq))),
-        Condition::MaxTurns(n) | Condition::ConsecutiveErrors(n) => args.set(0, Arg::Count(*n)),
+        Condition::MaxTurns(n) | Condition::MaxModelCalls(n) | Condition::ConsecutiveErrors(n) => {
+            args.set(0, Arg::Count(*n));
+        }
         Condition::Response(from) | Condition::NoResponse(from) => {
             args.set(0, Arg::Speakers(Cow::Borrowed(from)));
         }

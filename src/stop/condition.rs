@@ -48,6 +48,10 @@ pub enum Condition {
     DoneSignal,
     /// This many steps were taken: fires at the `n`th step. Kind: `Exhausted`.
     MaxTurns(u64),
+    /// The model responded this many times (LLM messages with a response, with or
+    /// without tool calls): awaken's rounds, locus's iterations, the OpenAI Agents
+    /// SDK's turns. Kind: `Exhausted`.
+    MaxModelCalls(u64),
     /// A token budget: fires when a cumulative count reaches its limit. Kind:
     /// `Exhausted`.
     Tokens(TokenBudget),
@@ -415,6 +419,12 @@ impl Condition {
     #[must_use]
     pub const fn max_turns(n: u64) -> Condition {
         Condition::MaxTurns(n)
+    }
+
+    /// `max_model_calls(n)`.
+    #[must_use]
+    pub const fn max_model_calls(n: u64) -> Condition {
+        Condition::MaxModelCalls(n)
     }
 
     /// `tokens(n)`: a total (input + output) token budget.

@@ -54,6 +54,11 @@ impl<'a> StepView<'a> {
 pub struct RunStats {
     /// Steps taken.
     pub steps: u64,
+    /// Model responses among them: LLM messages with a response (with or without
+    /// tool calls), what awaken's rounds, locus's iterations and the OpenAI Agents
+    /// SDK's turns count.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub model_calls: u64,
     /// Input tokens over all steps.
     pub input_tokens: u64,
     /// Output tokens over all steps.

@@ -425,6 +425,14 @@ impl Linter<'_> {
                 LintKind::ZeroLimit,
                 zero_limit("max_turns(0)", "0 steps", "leave max_turns out"),
             ),
+            Condition::MaxModelCalls(0) => self.report(
+                LintKind::ZeroLimit,
+                zero_limit(
+                    "max_model_calls(0)",
+                    "0 model calls",
+                    "leave max_model_calls out",
+                ),
+            ),
             Condition::Tokens(budget) => self.tokens(budget),
             Condition::Timeout(limit) if limit.as_millis() == 0 => {
                 let what = if limit.is_zero() {
@@ -533,6 +541,7 @@ impl Linter<'_> {
                 }
             }
             Condition::MaxTurns(_)
+            | Condition::MaxModelCalls(_)
             | Condition::Timeout(_)
             | Condition::ConsecutiveErrors(_)
             | Condition::Final
@@ -709,6 +718,8 @@ impl Linter<'_> {
         }
         match condition {
             Condition::MaxTurns(0) | Condition::ConsecutiveErrors(0) => Some(Constant::Always),
+            // Reached before anything happens: the first step sees 0 >= 0.
+            Condition::MaxModelCalls(0) => Some(Constant::Always),
             Condition::Timeout(limit) if limit.as_millis() == 0 => Some(Constant::Always),
             Condition::Tokens(budget) if budget.is_empty() => Some(Constant::Never),
             Condition::Tokens(budget)

@@ -125,6 +125,8 @@ pub enum ConditionId {
     DoneSignal,
     /// `max_turns(n)`.
     MaxTurns,
+    /// `max_model_calls(n)`.
+    MaxModelCalls,
     /// `tokens(...)`.
     Tokens,
     /// `timeout(d)`.
@@ -163,11 +165,12 @@ pub enum ConditionId {
 
 impl ConditionId {
     /// Every built-in condition and combinator, in the order the docs list them.
-    pub const ALL: [ConditionId; 21] = [
+    pub const ALL: [ConditionId; 22] = [
         ConditionId::Seq,
         ConditionId::Final,
         ConditionId::DoneSignal,
         ConditionId::MaxTurns,
+        ConditionId::MaxModelCalls,
         ConditionId::Tokens,
         ConditionId::Timeout,
         ConditionId::ConsecutiveErrors,
@@ -307,15 +310,27 @@ pub(crate) const BUILTINS: &[Builtin] = &[
     Builtin {
         id: ConditionId::MaxTurns,
         name: "max_turns",
-        aliases: &["max_rounds", "max_iterations", "max_steps", "max_messages"],
+        aliases: &["max_steps"],
         params: &[pos("turns", ParamKind::Count)],
         kind: Some(VerdictKind::Exhausted),
-        doc: "this many steps were taken",
+        doc: "this many steps were taken (Langroid's turns: every responder's step)",
         usage: "max_turns(10)",
         examples: &[r#"max_turns(10)"#],
+        compat: &[],
+    },
+    Builtin {
+        id: ConditionId::MaxModelCalls,
+        name: "max_model_calls",
+        aliases: &["max_rounds", "max_iterations"],
+        params: &[pos("calls", ParamKind::Count)],
+        kind: Some(VerdictKind::Exhausted),
+        doc: "the model responded this many times (awaken's rounds, locus's iterations, \
+              the OpenAI Agents SDK's turns)",
+        usage: "max_model_calls(10)",
+        examples: &[r#"max_model_calls(10)"#],
         compat: &[Compat::AwakenLimit {
             key: "rounds",
-            into: "turns",
+            into: "calls",
         }],
     },
     Builtin {

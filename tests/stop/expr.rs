@@ -40,10 +40,11 @@ const ACCEPTED: &[(&str, &str)] = &[
     ("final()", "final"),
     ("done_signal", "done_signal"),
     ("max_turns(10)", "max_turns(10)"),
-    ("max_rounds(10)", "max_turns(10)"),
-    ("max_iterations(10)", "max_turns(10)"),
+    // Model calls are their own unit (awaken's rounds, locus's iterations).
+    ("max_rounds(10)", "max_model_calls(10)"),
+    ("max_iterations(10)", "max_model_calls(10)"),
+    ("max_model_calls(calls=3)", "max_model_calls(3)"),
     ("max_steps(10)", "max_turns(10)"),
-    ("max_messages(10)", "max_turns(10)"),
     ("max_turns(turns=10)", "max_turns(10)"),
     ("max_turns(007)", "max_turns(7)"),
     // Zero budgets are legal (they fire at the first step; the lint warns).

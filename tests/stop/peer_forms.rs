@@ -20,7 +20,7 @@ fn locus_termination_algebra() {
             Condition::confidence(0.9),
         ]),
         Condition::text(r"\bDONE\b").unwrap(),
-        Condition::max_turns(10),
+        Condition::max_model_calls(10),
     ]);
     let parsed = cond(written);
     assert_eq!(parsed, expected);
@@ -29,11 +29,11 @@ fn locus_termination_algebra() {
         parsed,
         Condition::tool("send_summary") & Condition::confidence(0.9)
             | Condition::text(r"\bDONE\b").unwrap()
-            | Condition::max_turns(10)
+            | Condition::max_model_calls(10)
     );
     assert_eq!(
         parsed.to_string(),
-        r#"tool(send_summary) & confidence(0.9) | text("\bDONE\b") | max_turns(10)"#
+        r#"tool(send_summary) & confidence(0.9) | text("\bDONE\b") | max_model_calls(10)"#
     );
     // The regex is a regex (locus's own example never fires: it is a substring there).
     let Condition::Text(text) = &parsed.children()[1] else {
@@ -45,11 +45,13 @@ fn locus_termination_algebra() {
     // The docs' other examples.
     assert_eq!(
         cond("(tool_called(send_summary) & confidence_met(0.85)) | max_iterations(8)"),
-        Condition::tool("send_summary") & Condition::confidence(0.85) | Condition::max_turns(8)
+        Condition::tool("send_summary") & Condition::confidence(0.85)
+            | Condition::max_model_calls(8)
     );
     assert_eq!(
         cond("custom(revenue_extracted) | max_iterations(15)"),
-        Condition::custom("revenue_extracted", serde_json::Value::Null) | Condition::max_turns(15)
+        Condition::custom("revenue_extracted", serde_json::Value::Null)
+            | Condition::max_model_calls(15)
     );
     assert_eq!(
         cond("token_limit(50000) | time_limit(120) | no_tools"),
@@ -62,7 +64,7 @@ fn locus_termination_algebra() {
 /// awaken (its documentation): the four declarative specs, a list whose first stop wins.
 fn awaken_four() -> Condition {
     Condition::Any(vec![
-        Condition::max_turns(10),
+        Condition::max_model_calls(10),
         Condition::timeout(Duration::from_secs(300)),
         Condition::tokens(100_000),
         Condition::consecutive_errors(3),
@@ -81,7 +83,7 @@ fn awaken_specs_in_json() {
     assert_eq!(stop, awaken_four());
     assert_eq!(
         stop.to_string(),
-        "max_turns(10) | timeout(5m) | tokens(100000) | consecutive_errors(3)"
+        "max_model_calls(10) | timeout(5m) | tokens(100000) | consecutive_errors(3)"
     );
 }
 

@@ -125,7 +125,7 @@ fn deserializes_from_every_form() {
         r#"["tool(submit)", {"type": "max_turns", "turns": 10}]"#,
         // Tagged objects, with aliases of the tag and awaken's field names.
         r#"{"type": "any", "of": [{"type": "tool", "name": "submit"}, {"type": "max_turns", "turns": 10}]}"#,
-        r#"{"type": "any", "of": [{"type": "stop_on_tool", "tool_name": "submit"}, {"type": "max_rounds", "rounds": 10}]}"#,
+        r#"{"type": "any", "of": [{"type": "stop_on_tool", "tool_name": "submit"}, {"type": "max_turns", "turns": 10}]}"#,
         // The tag need not come first.
         r#"{"of": [{"name": "submit", "type": "tool"}, {"turns": 10, "type": "max_turns"}], "type": "any"}"#,
         // The one-key shorthand.
@@ -152,7 +152,15 @@ fn deserializes_from_every_form() {
 #[test]
 fn object_fields_take_their_other_names() {
     let cases = [
-        (r#"{"type": "max_iterations", "turns": 5}"#, "max_turns(5)"),
+        (r#"{"type": "max_steps", "turns": 5}"#, "max_turns(5)"),
+        (
+            r#"{"type": "max_iterations", "calls": 5}"#,
+            "max_model_calls(5)",
+        ),
+        (
+            r#"{"type": "max_rounds", "rounds": 5}"#,
+            "max_model_calls(5)",
+        ),
         (
             r#"{"type": "token_budget", "max_total": 100}"#,
             "tokens(100)",
@@ -223,11 +231,11 @@ fn errors_say_what_was_wrong() {
     let cases = [
         (
             r#"{"type": "max_turns", "turns": 10, "limit": 3}"#,
-            "unknown field `limit`, expected `turns` or `rounds`",
+            "unknown field `limit`, expected `turns`",
         ),
         (
-            r#"{"type": "max_turns", "turns": 10, "rounds": 3}"#,
-            "give 'turns' or awaken's 'rounds', not both",
+            r#"{"type": "max_model_calls", "calls": 10, "rounds": 3}"#,
+            "give 'calls' or awaken's 'rounds', not both",
         ),
         (
             r#"{"type": "tokens", "total": 10, "max_total": 3}"#,
@@ -325,7 +333,7 @@ fn errors_say_what_was_wrong() {
             "'rounds: 0' means \"disabled\" in awaken; doneseq refuses it rather than read it as a limit that fires at once (leave the condition out to disable it)",
         ),
         (
-            r#"{"type": "max_turns", "rounds": 0}"#,
+            r#"{"type": "max_model_calls", "rounds": 0}"#,
             "'rounds: 0' means \"disabled\" in awaken",
         ),
         (
@@ -439,12 +447,13 @@ stop:
       - type: loop
         exempt: [poll]
 "#;
-    let expected =
-        cond("max_turns(10) | tool(submit) & confidence(0.9) | any(final, loop(exempt=[poll]))");
+    let expected = cond(
+        "max_model_calls(10) | tool(submit) & confidence(0.9) | any(final, loop(exempt=[poll]))",
+    );
     // `any(a, b)` with two children prints as `a | b`, in parentheses inside `|`.
     assert_eq!(
         expected.to_string(),
-        "max_turns(10) | tool(submit) & confidence(0.9) | (final | loop(exempt=[poll]))"
+        "max_model_calls(10) | tool(submit) & confidence(0.9) | (final | loop(exempt=[poll]))"
     );
     let from_toml: Task = toml::from_str(toml_text).unwrap();
     let from_yaml: Task = serde_norway::from_str(yaml_text).unwrap();
@@ -542,6 +551,7 @@ fn spec_value() -> impl Strategy<Value = serde_json::Value> {
         "done_signal",
         "max_turns",
         "max_iterations",
+        "max_model_calls",
         "tokens",
         "timeout",
         "consecutive_errors",
@@ -564,6 +574,7 @@ fn spec_value() -> impl Strategy<Value = serde_json::Value> {
         "all",
         "any",
         "turns",
+        "calls",
         "max",
         "total",
         "input",

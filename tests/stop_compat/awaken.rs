@@ -54,7 +54,7 @@ fn awaken_docs_specs_are_an_any_in_list_order() {
     assert_eq!(
         policies_from_specs(&specs).unwrap(),
         Condition::Any(vec![
-            Condition::MaxTurns(10),
+            Condition::MaxModelCalls(10),
             Condition::Timeout(Duration::from_secs(300)),
             Condition::Tokens(TokenBudget::total(100_000)),
             Condition::ConsecutiveErrors(3),
@@ -68,7 +68,7 @@ fn every_variant_maps_to_its_condition_and_serializes_as_awaken_does() {
         (
             StopConditionSpec::MaxRounds { rounds: 25 },
             r#"{"type":"max_rounds","rounds":25}"#,
-            Condition::max_turns(25),
+            Condition::max_model_calls(25),
             "max_rounds",
         ),
         (
@@ -347,7 +347,8 @@ fn the_conditions_behave_as_awaken_documents_except_where_we_say() {
     let (at, outcome) = first_stop(&m, &messages).unwrap();
     assert_eq!((at, outcome.kind), (2, VerdictKind::Stuck));
 
-    // MaxRounds fires at the rounds-th step; ConsecutiveErrors after max in a row.
+    // MaxRounds fires at the rounds-th model response; ConsecutiveErrors after max in
+    // a row.
     let m = monitor(
         policies_from_specs(&[
             StopConditionSpec::MaxRounds { rounds: 3 },
@@ -413,7 +414,7 @@ fn stop_decisions_for_each_task_option() {
         (
             langroid(|c| c.max_turns = Some(2)),
             vec![Message::user("a"), Message::llm("b")],
-            stop("max_rounds", "step 1: max_turns(2) reached"),
+            stop("max_turns", "step 1: max_turns(2) reached"),
         ),
         (
             langroid(|c| c.done_if_tool = true),
@@ -478,7 +479,8 @@ fn codes_of_fired_conditions() {
     let llm = Message::llm;
     let call = |name: &str| Message::llm("").with_tool_call(ToolCall::new(name, "{}"));
     let cases: Vec<(&str, Vec<Message>, &str)> = vec![
-        ("max_turns(1)", vec![llm("x")], "max_rounds"),
+        ("max_model_calls(1)", vec![llm("x")], "max_rounds"),
+        ("max_turns(1)", vec![llm("x")], "max_turns"),
         (
             "tokens(10)",
             vec![llm("x").with_usage(Usage {
@@ -545,5 +547,5 @@ fn stop_decisions_for_stop_conditions() {
         panic!("no stop")
     };
     assert_eq!(code, "max_rounds");
-    assert!(detail.starts_with("step 2: max_turns(3)"), "{detail}");
+    assert!(detail.starts_with("step 2: max_model_calls(3)"), "{detail}");
 }

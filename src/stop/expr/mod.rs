@@ -102,12 +102,12 @@ impl Condition {
     ///     stop,
     ///     Condition::tool("send_summary") & Condition::confidence(0.9)
     ///         | Condition::text(r"\bDONE\b")?
-    ///         | Condition::max_turns(10),
+    ///         | Condition::max_model_calls(10),
     /// );
     /// // Display prints the canonical text: canonical names, no needless parentheses.
     /// assert_eq!(
     ///     stop.to_string(),
-    ///     r#"tool(send_summary) & confidence(0.9) | text("\bDONE\b") | max_turns(10)"#,
+    ///     r#"tool(send_summary) & confidence(0.9) | text("\bDONE\b") | max_model_calls(10)"#,
     /// );
     /// assert_eq!(Condition::parse(&stop.to_string())?, stop);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -210,6 +210,7 @@ impl Condition {
             Condition::Final => ConditionId::Final,
             Condition::DoneSignal => ConditionId::DoneSignal,
             Condition::MaxTurns(_) => ConditionId::MaxTurns,
+            Condition::MaxModelCalls(_) => ConditionId::MaxModelCalls,
             Condition::Tokens(_) => ConditionId::Tokens,
             Condition::Timeout(_) => ConditionId::Timeout,
             Condition::ConsecutiveErrors(_) => ConditionId::ConsecutiveErrors,
