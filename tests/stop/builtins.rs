@@ -565,3 +565,31 @@ fn stats_count_once_per_step() {
     }
     assert_eq!(run.stats().reward, 0.5);
 }
+
+/// `max_model_calls` counts model responses only (awaken's rounds, locus's
+/// iterations): not tool results, user messages, or a model step without a response.
+#[test]
+fn max_model_calls_counts_model_responses() {
+    let call = Message::llm("").with_tool_call(ToolCall::new("search", "{}"));
+    let messages = [
+        Message::user("Find it"),
+        call.clone(),
+        Message::agent("results"),
+        Message::no_response(Role::Llm),
+        call,
+        Message::agent("more results"),
+        Message::llm("Here it is."),
+    ];
+    let calls = monitor(Condition::max_model_calls(3));
+    let (at, outcome) = first_stop(&calls, &messages).unwrap();
+    assert_eq!((at, outcome.kind), (6, VerdictKind::Exhausted));
+    assert_eq!(
+        outcome.conditions[0].evidence.to_string(),
+        "model calls 3/3"
+    );
+    // max_turns counts every step.
+    assert_eq!(
+        stops_at(&monitor(Condition::max_turns(3)), &messages),
+        Some(2)
+    );
+}
