@@ -35,13 +35,24 @@
 //! - **A bad regex is an error when the spec is loaded.** awaken stores it and stops
 //!   every run at the first step with the code `content_match_invalid_regex` (it fails
 //!   closed); [`policies_from_specs`] refuses it with the regex's error and position.
-//! - **Rounds are model calls; errors and loops are over steps.** awaken counts
-//!   inference rounds (one per model call) and inference errors, and compares the
-//!   model's response texts. `max_rounds` becomes `max_model_calls` of the same number
-//!   (model responses, awaken's meaning); `consecutive_errors` counts steps of the run
-//!   that report an error, and `loop_detection`
-//!   compares the texts of all steps, so a tool result between two identical model
-//!   texts breaks the repeat.
+//! - **Rounds are model calls; errors and loops are over steps.** awaken evaluates its
+//!   policies once per model call (its `AfterInference` hook), on counters of model
+//!   calls. Checked against awaken-runtime 0.6.0's code, policy by policy:
+//!   - `max_rounds`: awaken counts one round per model call and stops at
+//!     `rounds >= max` → `max_model_calls(rounds)`, the same meaning.
+//!   - `stop_on_tool`: awaken stops after the model call whose tool calls name the
+//!     tool, before they run → `tool(name)` (the request), the same meaning.
+//!   - `content_match`: awaken searches the latest model response's text with the
+//!     Rust regex crate (case-sensitive, unanchored) → `text(pattern, from=llm)`, the
+//!     same engine, flags and texts.
+//!   - `consecutive_errors`: awaken counts failed model calls in a row (a successful
+//!     call resets it); doneseq counts steps that report an error (a failed tool
+//!     result counts, and any step without an error resets it).
+//!   - `loop_detection`: awaken keeps the non-empty texts of model responses only and
+//!     stops when the last `window` are identical; doneseq's `loop(period=1,
+//!     repeats=window, over=texts)` compares the texts of all steps, so a tool result
+//!     (or a tool-call reply with no text) between two identical model texts breaks
+//!     the repeat here and not in awaken.
 //! - **Which stop is reported.** awaken evaluates the policies in list order and the
 //!   first `Stop` wins. doneseq's `Any` reports every condition that fired at the step
 //!   ([`crate::Outcome::conditions`]); the leading one is the first in list order

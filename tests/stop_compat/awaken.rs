@@ -549,3 +549,22 @@ fn stop_decisions_for_stop_conditions() {
     assert_eq!(code, "max_rounds");
     assert!(detail.starts_with("step 2: max_model_calls(3)"), "{detail}");
 }
+
+/// awaken's loop detection compares model texts only; doneseq's mapping compares the
+/// texts of every step: the difference the module documents, as a run.
+#[test]
+fn loop_detection_compares_every_steps_text() {
+    let m =
+        monitor(policies_from_specs(&[StopConditionSpec::LoopDetection { window: 3 }]).unwrap());
+    let same = Message::llm("Let me check again.");
+    let between = Message::agent("no change");
+    // Model texts alone repeating: both stop at the third.
+    assert_eq!(
+        first_stop(&m, &[same.clone(), same.clone(), same.clone()]).map(|(at, _)| at),
+        Some(2)
+    );
+    // With tool results between them, awaken (model texts only) would stop at the
+    // third model text; doneseq sees no three identical steps in a row.
+    let interleaved = [same.clone(), between.clone(), same.clone(), between, same];
+    assert_eq!(first_stop(&m, &interleaved), None);
+}
