@@ -31,4 +31,6 @@ mod stop_lint;
 #[cfg(feature = "cli")]
 mod table;
 #[cfg(feature = "json")]
+mod tool_classes;
+#[cfg(feature = "json")]
 mod transcript;

@@ -261,6 +261,28 @@ impl Element {
     }
 }
 
+impl DoneSequence {
+    /// The same sequence with each `T[name]` renamed where `rename` gives a new name
+    /// (a tool class name resolved to its request name).
+    pub(crate) fn rename_tools(&self, rename: &dyn Fn(&str) -> Option<ToolName>) -> DoneSequence {
+        let mut out = self.clone();
+        for element in &mut out.elements {
+            for literal in &mut element.literals {
+                if let EventKind::SpecificTool(name) = literal.event.kind() {
+                    if let Some(new) = rename(name.as_str()) {
+                        let mut event = AgentEvent::new(EventKind::SpecificTool(new));
+                        if let Some(responder) = literal.event.responder() {
+                            event = event.with_responder(responder);
+                        }
+                        literal.event = event;
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
 impl Literal {
     /// A literal that holds when `event` does.
     #[must_use]

@@ -62,6 +62,14 @@ pub enum CompileError {
     /// its position in the tree's text.
     #[error("invalid stop condition: {0}")]
     InvalidCondition(crate::stop::ExprError),
+    /// A `tool_classes` entry with an empty class name or an invalid request name.
+    #[error("tool_classes: {class:?} -> {request:?}: a class needs a non-empty request name")]
+    InvalidToolClass {
+        /// The class name.
+        class: String,
+        /// The request name given.
+        request: String,
+    },
     /// A custom condition is not registered, or refused its configuration.
     #[error("custom condition '{name}': {message}")]
     Custom {

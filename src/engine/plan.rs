@@ -309,6 +309,17 @@ impl Plan {
         );
         plan.root.push(RootItem::Node(id));
         plan.lowered = TaskConfig::lower(rules.into_iter().map(|(_, c)| c), config.stop.clone());
+        // `T[ClassName]` as Langroid resolves it (the lowered tree keeps the text as
+        // written; the automaton and the reported sequences use the request names).
+        config
+            .tool_requests()
+            .map_err(|(class, request)| CompileError::InvalidToolClass { class, request })?;
+        let rename = |name: &str| {
+            config
+                .tool_request(name)
+                .and_then(|request| crate::ToolName::new(request).ok())
+        };
+        let sequences = sequences.iter().map(|s| s.rename_tools(&rename)).collect();
         Ok((plan, sequences))
     }
 

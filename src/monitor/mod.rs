@@ -556,6 +556,13 @@ fn fingerprint(config: &TaskConfig) -> u64 {
         config.recognize_string_signals
     );
     eat(options.as_bytes());
+    // Class names change which tools the sequences name. (Absent from the hash when
+    // empty, so that checkpoints of configurations without them stay valid.)
+    for (class, request) in &config.tool_classes {
+        eat(b"class");
+        eat(class.as_bytes());
+        eat(request.as_bytes());
+    }
     hash
 }
 

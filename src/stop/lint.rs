@@ -27,6 +27,9 @@ pub struct LintOptions {
     pub tools: Option<Vec<String>>,
     /// The names of the registered custom conditions, when known.
     pub custom: Option<Vec<String>>,
+    /// Tool class names and their request names ([`crate::TaskConfig::tool_classes`]):
+    /// `T[ClassName]` is checked as the request name it resolves to.
+    pub tool_classes: std::collections::BTreeMap<String, String>,
 }
 
 impl LintOptions {
@@ -38,6 +41,16 @@ impl LintOptions {
         S: Into<String>,
     {
         self.tools = Some(tools.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// The same options with these tool classes (class name to request name).
+    #[must_use]
+    pub fn with_tool_classes(
+        mut self,
+        classes: std::collections::BTreeMap<String, String>,
+    ) -> LintOptions {
+        self.tool_classes = classes;
         self
     }
 
@@ -667,7 +680,9 @@ impl Linter<'_> {
                 let EventKind::SpecificTool(name) = literal.event().kind() else {
                     continue;
                 };
-                let name = name.as_str();
+                let written = name.as_str();
+                let name = super::task::tool_request(&self.options.tool_classes, written)
+                    .unwrap_or(written);
                 if tools.iter().any(|t| t == name) {
                     continue;
                 }

@@ -43,7 +43,7 @@ pub use expr::{ExprError, ExprErrorKind};
 pub use kind::VerdictKind;
 pub use lint::{Lint, LintKind, LintOptions, Severity, lint};
 pub use table::ConditionId;
-pub use task::TaskConfig;
+pub use task::{ORCHESTRATION_TOOLS, TaskConfig};
 
 /// The longest cycle [`Condition::Loop`] may look for.
 pub const MAX_LOOP_PERIOD: u32 = 64;

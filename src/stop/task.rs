@@ -1,8 +1,10 @@
 //! `TaskConfig`: Langroid's termination options and a stop tree, as one
 //! serde-configurable value, and their lowering into one condition tree.
 
+use std::collections::BTreeMap;
+
 use super::{Condition, Speaker, ToolCalled};
-use crate::{DoneSequences, ListError, Role};
+use crate::{DoneSequences, ListError, Role, ToolName};
 
 /// A task's termination options, named and defaulted as Langroid's `TaskConfig` and
 /// `Task` parameters (see the README's "Task options").
@@ -60,7 +62,50 @@ pub struct TaskConfig {
     /// See [`crate::stop`].
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub stop: Option<Condition>,
+    /// Tool class names and the request names they stand for (`{"EditTool":
+    /// "submit_edit"}`), so that `T[EditTool]` means `T[submit_edit]` as in Langroid,
+    /// whose docs write tools by class. A `T[name]` resolves as Langroid resolves it:
+    /// a request name (a value here, or of Langroid's orchestration tools) stays;
+    /// otherwise a class name here, then one of Langroid's orchestration tools
+    /// (`DoneTool` is `done_tool`, `ForwardTool` `forward_tool`, ...; see
+    /// [`ORCHESTRATION_TOOLS`]) gives its request name; otherwise the name is taken as
+    /// written.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "BTreeMap::is_empty"))]
+    pub tool_classes: BTreeMap<String, String>,
 }
+
+/// The request name `T[name]` stands for under `classes` (class name to request
+/// name) and Langroid's orchestration tools; `None` keeps the name. The one place of
+/// Langroid's resolution rule.
+pub(crate) fn tool_request<'a>(
+    classes: &'a BTreeMap<String, String>,
+    name: &str,
+) -> Option<&'a str> {
+    let is_request =
+        classes.values().any(|r| r == name) || ORCHESTRATION_TOOLS.iter().any(|(_, r)| *r == name);
+    if is_request {
+        return None;
+    }
+    classes.get(name).map(String::as_str).or_else(|| {
+        ORCHESTRATION_TOOLS
+            .iter()
+            .find(|(class, _)| *class == name)
+            .map(|(_, request)| *request)
+    })
+}
+
+/// The orchestration tools every Langroid `ChatAgent` knows: class name and request
+/// name.
+pub const ORCHESTRATION_TOOLS: [(&str, &str); 8] = [
+    ("ForwardTool", "forward_tool"),
+    ("DoneTool", "done_tool"),
+    ("AgentDoneTool", "agent_done_tool"),
+    ("PassTool", "pass_tool"),
+    ("DonePassTool", "done_pass_tool"),
+    ("SendTool", "send_tool"),
+    ("AgentSendTool", "agent_send_tool"),
+    ("ResultTool", "result_tool"),
+];
 
 #[cfg(feature = "serde")]
 impl serde::Serialize for TaskConfig {
@@ -90,11 +135,41 @@ impl Default for TaskConfig {
             max_turns: None,
             recognize_string_signals: true,
             stop: None,
+            tool_classes: BTreeMap::new(),
         }
     }
 }
 
 impl TaskConfig {
+    /// The request name `T[name]` stands for, if it is a tool class name (see
+    /// [`TaskConfig::tool_classes`]); `None` keeps the name as written.
+    ///
+    /// ```
+    /// use doneseq::TaskConfig;
+    ///
+    /// let mut config = TaskConfig::default();
+    /// config.tool_classes.insert("EditTool".into(), "submit_edit".into());
+    /// assert_eq!(config.tool_request("EditTool"), Some("submit_edit"));
+    /// assert_eq!(config.tool_request("DoneTool"), Some("done_tool"));
+    /// assert_eq!(config.tool_request("submit_edit"), None); // a request name stays
+    /// assert_eq!(config.tool_request("search"), None);
+    /// ```
+    #[must_use]
+    pub fn tool_request(&self, name: &str) -> Option<&str> {
+        tool_request(&self.tool_classes, name)
+    }
+
+    /// The request name of each class, checked: a request name must be a valid tool
+    /// name.
+    pub(crate) fn tool_requests(&self) -> Result<(), (String, String)> {
+        for (class, request) in &self.tool_classes {
+            if class.is_empty() || ToolName::new(request).is_err() {
+                return Err((class.clone(), request.clone()));
+            }
+        }
+        Ok(())
+    }
+
     /// A configuration with these done sequences and Langroid's defaults otherwise.
     ///
     /// # Errors

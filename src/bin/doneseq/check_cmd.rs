@@ -23,7 +23,7 @@ pub(crate) struct Args {
     /// A task configuration (JSON, TOML or YAML, by the file's extension; JSON when
     /// it has none of .json, .toml, .yaml, .yml): done_sequences, done_if_tool,
     /// done_if_response, done_if_no_response, single_round, max_turns,
-    /// recognize_string_signals, stop.
+    /// recognize_string_signals, stop, tool_classes.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
     /// A stop condition in the expression language, e.g.
@@ -293,7 +293,9 @@ fn load(args: &Args) -> Result<Monitor, String> {
     config.done_sequences = sequences.into();
     if let Some(stop) = &config.stop {
         let registry = doneseq::stop::Registry::default();
-        let mut options = LintOptions::default().with_custom(registry.names());
+        let mut options = LintOptions::default()
+            .with_custom(registry.names())
+            .with_tool_classes(config.tool_classes.clone());
         if let Some(tools) = &args.tools {
             options = options.with_tools(tools.iter().cloned());
         }
