@@ -111,13 +111,16 @@ const LANGROID_PARSER: &[(&str, Expect)] = &[
     ("C[(]", Error("invalid_regex")),
     ("C[*]", Error("invalid_regex")),
     ("C[a\\]", Error("unclosed_bracket")),
-    // Documented: Python-only regex syntax is an error here, with its position.
+    // Documented: look-around and backreferences are an error here, with their
+    // position.
     ("C[(?<=a)b]", Error("invalid_regex")),
     ("C[(a)\\1]", Error("invalid_regex")),
-    ("C[{done}]", Error("invalid_regex")),
-    ("C[a{,3}]", Error("invalid_regex")),
-    ("C[\\Z]", Error("invalid_regex")),
-    ("C[(?#x)a]", Error("invalid_regex")),
+    // Python's meaning where the regex crate reads the text otherwise: a `{` that is
+    // not a repetition is literal, `{,n}` is `{0,n}`, `\Z` is the end, comments skip.
+    ("C[{done}]", Canonical("C[{done}]")),
+    ("C[a{,3}]", Canonical("C[a{,3}]")),
+    ("C[\\Z]", Canonical("C[\\Z]")),
+    ("C[(?#x)a]", Canonical("C[(?#x)a]")),
     // In Python `[[]` is a class holding `[`; in the regex crate it opens a nested one.
     ("C[[[]], A", Error("unclosed_bracket")),
     // Langroid lets an unclosed bracket swallow the rest: the tool `a[b`.

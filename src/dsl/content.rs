@@ -13,10 +13,15 @@ use crate::text;
 ///
 /// The search is unanchored and case-insensitive (Unicode simple case folding), as
 /// Langroid's `re.search(pattern, content, re.IGNORECASE)`: `C[done]` matches
-/// "We are DONE." Inline flags such as `(?m)` or `(?-i)` work. The syntax is the
-/// [regex crate's](https://docs.rs/regex/latest/regex/#syntax): it has no
-/// look-around and no backreferences, which Python's `re` has; such a pattern is a
-/// parse error, not a surprise at run time.
+/// "We are DONE." Inline flags such as `(?m)` or `(?-i:...)` work. A pattern means
+/// what it means to Python's `re`, where the
+/// [regex crate](https://docs.rs/regex/latest/regex/#syntax) that runs it would read
+/// it otherwise: `$` also matches before a final newline, `\Z` is the end, `\<` and
+/// `\>` are literals, `[` and `&&`, `--`, `~~` inside a class are literals, a `{`
+/// that is not a repetition is literal, `{,n}` is `{0,n}`, `(?#...)` is a comment,
+/// and `i`, `I`, `ı`, `İ` are one letter. Look-around and backreferences (which
+/// Python has) and possessive quantifiers are parse errors with their position, not
+/// a surprise at run time.
 ///
 /// Two patterns are equal when their source text is equal.
 ///
@@ -34,6 +39,9 @@ use crate::text;
 #[derive(Clone)]
 pub struct ContentPattern {
     source: Box<str>,
+    /// The pattern in the regex crate's syntax with Python's meaning (what the regex
+    /// and the classifier's regex set compile).
+    engine: Box<str>,
     // `Regex` is a cheap-to-clone handle (its program is shared), `Send + Sync`, and
     // kept private so that the regex crate stays out of our public API.
     regex: Regex,
@@ -41,6 +49,12 @@ pub struct ContentPattern {
 }
 
 impl ContentPattern {
+    /// The pattern as the regex engine compiles it: Python's meaning in the regex
+    /// crate's syntax.
+    pub(crate) fn engine_source(&self) -> &str {
+        &self.engine
+    }
+
     /// Compiles `pattern` as a content regex.
     ///
     /// # Errors
@@ -97,9 +111,10 @@ impl ContentPattern {
 pub(crate) fn compile(
     pattern: &str,
 ) -> Result<ContentPattern, (ParseErrorKind, std::ops::Range<usize>)> {
-    let (regex, heap) = text::build_bracketed(pattern, true).map_err(|(e, s)| (e.into(), s))?;
+    let (regex, heap, engine) = text::build_python(pattern).map_err(|(e, s)| (e.into(), s))?;
     Ok(ContentPattern {
         source: pattern.into(),
+        engine,
         regex,
         heap,
     })

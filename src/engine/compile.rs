@@ -54,6 +54,8 @@ pub(crate) fn compile(
     let mut responders: HashMap<Box<str>, u32> = HashMap::new();
     let mut pattern_ids: HashMap<&str, u32> = HashMap::new();
     let mut pattern_sources: Vec<Box<str>> = Vec::new();
+    // The same regexes as the engine compiles them (Python's meaning).
+    let mut engine_sources: Vec<Box<str>> = Vec::new();
     let (mut uses_final, mut uses_error) = (false, false);
     for literal in literals() {
         let event = literal.event();
@@ -69,6 +71,7 @@ pub(crate) fn compile(
             EventKind::Content(p) if !pattern_ids.contains_key(p.as_str()) => {
                 pattern_ids.insert(p.as_str(), id(pattern_sources.len()));
                 pattern_sources.push(p.as_str().into());
+                engine_sources.push(p.engine_source().into());
             }
             EventKind::Final => uses_final = true,
             EventKind::Error => uses_error = true,
@@ -245,7 +248,7 @@ pub(crate) fn compile(
     let patterns = if pattern_sources.is_empty() && texts.is_empty() {
         None
     } else {
-        Some(build_set(&pattern_sources, texts)?)
+        Some(build_set(&engine_sources, texts)?)
     };
     let classifier = Classifier {
         tools,

@@ -6,11 +6,13 @@
 mod cost;
 mod error;
 mod lex;
+mod python_re;
 mod regex;
 
 pub(crate) use self::cost::fold_work;
 pub use self::error::SyntaxError;
 pub(crate) use self::error::{Lead, Visible, floor_boundary};
 pub(crate) use self::lex::{is_name_char, is_space};
+pub(crate) use self::python_re::translate;
 pub use self::regex::{MAX_PATTERN_LEN, MAX_REGEX_FOLD_WORK, MAX_REGEX_MEMORY, MAX_REGEX_SIZE};
-pub(crate) use self::regex::{RegexError, build, build_bracketed, regex_body_end, scoped};
+pub(crate) use self::regex::{RegexError, build, build_python, regex_body_end, scoped};

@@ -99,22 +99,35 @@ pub(crate) fn scoped<T>(parse: impl FnOnce() -> T) -> T {
     parse()
 }
 
-/// Builds `pattern` as [`build`] does, and first checks that the pattern written
-/// inside brackets (`C[...]`) would end where it ends: a `]` that would close the
-/// bracket early (`a]b`; `\\]` is the regex's own escape), or an unbalanced `[` or
-/// trailing `\\` that a regex accepts only inside an `(?x)` comment (which would
-/// swallow the closing bracket), is refused.
-pub(crate) fn build_bracketed(
-    pattern: &str,
-    case_insensitive: bool,
-) -> Result<(Regex, usize), (RegexError, std::ops::Range<usize>)> {
-    // The check is on `pattern]`: the scanner must stop exactly at the added `]`.
+/// A regex error and the span of the pattern it concerns.
+pub(crate) type Located = (RegexError, std::ops::Range<usize>);
+
+/// Builds a `C[...]` pattern with Python's `re` meaning (see [`super::translate`]):
+/// the limits and the bracket check on the pattern as written, the regex crate on its
+/// translation, errors pointing into the pattern as written. Returns the
+/// translation's text with the regex.
+pub(crate) fn build_python(pattern: &str) -> Result<(Regex, usize, Box<str>), Located> {
+    let whole = 0..pattern.len();
+    if pattern.is_empty() {
+        return Err((RegexError::Empty, whole));
+    }
+    if pattern.len() > MAX_PATTERN_LEN {
+        let kind = RegexError::TooLong {
+            len: pattern.len(),
+            max: MAX_PATTERN_LEN,
+        };
+        return Err((kind, whole));
+    }
     let closed = format!("{pattern}]");
     match regex_body_end(&closed) {
-        Some(at) if at == pattern.len() => build(pattern, case_insensitive),
-        Some(at) => Err((RegexError::StrayBracket, at..at + 1)),
-        None => Err((RegexError::UnclosedBracket, 0..pattern.len())),
+        Some(at) if at == pattern.len() => {}
+        Some(at) => return Err((RegexError::StrayBracket, at..at + 1)),
+        None => return Err((RegexError::UnclosedBracket, whole)),
     }
+    let translated = super::translate(pattern, true)?;
+    let (regex, heap) = scoped(|| build_in_scope(&translated.text, true))
+        .map_err(|(e, span)| (e, translated.original(&span)))?;
+    Ok((regex, heap, translated.text.into()))
 }
 
 /// Builds `pattern` with the crate's limits ([`MAX_PATTERN_LEN`], [`MAX_REGEX_SIZE`],
