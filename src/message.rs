@@ -168,6 +168,8 @@ pub struct Message {
     metrics: Vec<(String, f64)>,
     tool_call_id: Option<String>,
     elapsed: Option<std::time::Duration>,
+    stop: bool,
+    handoff: Option<String>,
 }
 
 impl Message {
@@ -186,6 +188,8 @@ impl Message {
             no_response: false,
             metrics: Vec::new(),
             tool_call_id: None,
+            stop: false,
+            handoff: None,
             elapsed: None,
         }
     }
@@ -301,6 +305,22 @@ impl Message {
         self
     }
 
+    /// The same message, as a stop message: its speaker ends the conversation
+    /// (AutoGen's `StopMessage`). `stop_message` fires on it.
+    #[must_use]
+    pub fn as_stop(mut self) -> Message {
+        self.stop = true;
+        self
+    }
+
+    /// The same message, as a handoff to `target` (AutoGen's `HandoffMessage`).
+    /// `handoff(...)` fires on it.
+    #[must_use]
+    pub fn with_handoff(mut self, target: impl Into<String>) -> Message {
+        self.handoff = Some(target.into());
+        self
+    }
+
     /// The same message, recorded this long after the run started. When a message
     /// carries it, `timeout(...)` reads it instead of the monitor's clock, so a
     /// replayed log times out where the live run did.
@@ -377,6 +397,25 @@ impl Message {
     #[must_use]
     pub fn tool_call_id(&self) -> Option<&str> {
         self.tool_call_id.as_deref()
+    }
+
+    /// Whether it is a stop message (see [`Message::as_stop`]).
+    #[must_use]
+    pub const fn is_stop(&self) -> bool {
+        self.stop
+    }
+
+    /// The agent it hands the conversation to, for a handoff.
+    #[must_use]
+    pub fn handoff(&self) -> Option<&str> {
+        self.handoff.as_deref()
+    }
+
+    /// Whether it is an agent event rather than a chat message, as AutoGen counts
+    /// them: a message with tool calls (a tool-call request) or a tool's result.
+    #[must_use]
+    pub fn is_event(&self) -> bool {
+        !self.tool_calls.is_empty() || self.role == Role::Agent
     }
 
     /// How long after the run's start it was recorded, if known.

@@ -148,7 +148,7 @@ fn err_render_caret_cuts_long_lines() {
     let err = doneseq::stop::Condition::parse(&stop).unwrap_err();
     assert_eq!(err.span().start, 40_007, "{err}");
     assert_snapshot!(format!("{err:#}"), @r"
-    error: unknown condition 'oops' (known conditions: seq, final, done_signal, max_turns, max_model_calls, tokens, timeout, consecutive_errors, tool, no_tool_calls, text, confidence, reward, loop, cancelled, response, no_response, single_round, custom, all, any, not)
+    error: unknown condition 'oops' (known conditions: seq, final, done_signal, max_turns, max_model_calls, max_messages, stop_message, handoff, tokens, timeout, consecutive_errors, tool, no_tool_calls, text, confidence, reward, loop, cancelled, response, no_response, single_round, custom, all, any, not)
       |
     1 | ...\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\toops(
       |                                                                                    ^^^^

@@ -243,3 +243,20 @@ fn langroid_content_is_searched_only_without_structured_calls() {
     let messages = read(&line, Format::Langroid).unwrap();
     assert_eq!(messages[0].tool_calls()[0].name(), "calculator");
 }
+
+#[test]
+fn stop_and_handoff_messages_are_read() {
+    let log = r#"{"role": "assistant", "content": "TERMINATE", "stop": true}
+{"role": "assistant", "content": "over to you", "handoff": "user"}
+{"role": "assistant", "content": "plain"}
+"#;
+    let messages = read(log, Format::Jsonl).unwrap();
+    assert!(messages[0].is_stop() && messages[0].handoff().is_none());
+    assert_eq!(messages[1].handoff(), Some("user"));
+    assert!(!messages[2].is_stop() && messages[2].handoff().is_none());
+    let err = read(r#"{"role": "assistant", "handoff": ""}"#, Format::Jsonl).unwrap_err();
+    assert!(
+        err.to_string().contains("\"handoff\" names no agent"),
+        "{err}"
+    );
+}

@@ -177,3 +177,31 @@ def test_bad_configuration_is_a_doneseq_error():
         DoneseqTermination(stop="max_turn(3)")
     with pytest.raises(doneseq.ConfigError):
         DoneseqTermination(max_turn=3)
+
+
+def test_stop_and_handoff_messages_keep_their_kinds():
+    from autogen_agentchat.messages import HandoffMessage, StopMessage, TextMessage
+
+    from doneseq.autogen import to_messages
+
+    stop = to_messages(StopMessage(content="TERMINATE", source="assistant"))
+    assert stop == [
+        {"role": "assistant", "content": "TERMINATE", "name": "assistant", "stop": True}
+    ]
+    handoff = to_messages(HandoffMessage(content="over", source="assistant", target="user"))
+    assert handoff[0]["handoff"] == "user"
+    # AutoGen's own conditions, as doneseq conditions, on AutoGen's messages.
+    done = DoneseqTermination(stop="handoff(user) | stop_message | max_messages(3)")
+
+    async def feed() -> list:
+        outcomes = []
+        for message in [
+            TextMessage(content="task", source="user"),
+            HandoffMessage(content="over", source="assistant", target="user"),
+        ]:
+            outcomes.append(await done([message]))
+        return outcomes
+
+    first, second = asyncio.run(feed())
+    assert first is None and second is not None
+    assert done.outcome is not None and done.outcome.condition == "handoff([user])"

@@ -44,6 +44,9 @@ impl Plan {
         if message.role() == Role::Llm && !message.is_no_response() {
             stats.model_calls = stats.model_calls.saturating_add(1);
         }
+        if !message.is_event() {
+            stats.chat_messages = stats.chat_messages.saturating_add(1);
+        }
         if let Some(usage) = message.usage() {
             stats.input_tokens = stats.input_tokens.saturating_add(usage.input_tokens);
             stats.output_tokens = stats.output_tokens.saturating_add(usage.output_tokens);
@@ -166,6 +169,19 @@ fn leaf(op: &Op, state: &mut PlanState, ctx: &Ctx<'_>) -> Option<VerdictKind> {
         Op::DoneSignal => (responded && ctx.says_done).then_some(VerdictKind::Done),
         Op::MaxTurns(n) => (stats.steps >= *n).then_some(VerdictKind::Exhausted),
         Op::MaxModelCalls(n) => (stats.model_calls >= *n).then_some(VerdictKind::Exhausted),
+        Op::MaxMessages(m) => {
+            let counted = if m.events {
+                stats.steps
+            } else {
+                stats.chat_messages
+            };
+            (counted >= m.limit).then_some(VerdictKind::Exhausted)
+        }
+        Op::StopMessage => message.is_stop().then_some(VerdictKind::Done),
+        Op::Handoff(targets) => message
+            .handoff()
+            .is_some_and(|to| targets.is_empty() || targets.iter().any(|t| t == to))
+            .then_some(VerdictKind::Done),
         Op::Tokens(b) => {
             let reached = |limit: Option<u64>, used: u64| limit.is_some_and(|l| used >= l);
             (reached(b.total, stats.total_tokens())

@@ -49,6 +49,9 @@ pub(crate) enum Op {
     DoneSignal,
     MaxTurns(u64),
     MaxModelCalls(u64),
+    MaxMessages(crate::stop::MessageBudget),
+    StopMessage,
+    Handoff(Vec<String>),
     Tokens(TokenBudget),
     /// Milliseconds.
     Timeout(u64),
@@ -383,6 +386,9 @@ impl Plan {
             }
             Condition::MaxTurns(n) => Op::MaxTurns(*n),
             Condition::MaxModelCalls(n) => Op::MaxModelCalls(*n),
+            Condition::MaxMessages(m) => Op::MaxMessages(*m),
+            Condition::StopMessage => Op::StopMessage,
+            Condition::Handoff(targets) => Op::Handoff(targets.clone()),
             Condition::Tokens(b) => Op::Tokens(*b),
             Condition::Timeout(d) => {
                 self.needs_clock = true;

@@ -34,6 +34,20 @@ pub enum Evidence {
         /// The limit.
         limit: u64,
     },
+    /// This many chat messages (or, with `events`, messages) of the limit.
+    Messages {
+        /// Messages counted so far.
+        counted: u64,
+        /// The limit.
+        limit: u64,
+    },
+    /// A stop message arrived.
+    StopMessage,
+    /// A handoff to this agent.
+    Handoff {
+        /// The agent handed to.
+        target: String,
+    },
     /// The model responded this many times of its limit.
     ModelCalls {
         /// Model responses so far.
@@ -188,6 +202,9 @@ impl fmt::Display for Evidence {
             Evidence::DoneSignal => f.write_str("the content says DONE"),
             Evidence::Turns { taken, limit } => write!(f, "turns {taken}/{limit}"),
             Evidence::ModelCalls { made, limit } => write!(f, "model calls {made}/{limit}"),
+            Evidence::Messages { counted, limit } => write!(f, "messages {counted}/{limit}"),
+            Evidence::StopMessage => f.write_str("a stop message"),
+            Evidence::Handoff { target } => write!(f, "handoff to {target}"),
             Evidence::Tokens {
                 budget,
                 total,

@@ -237,6 +237,18 @@ impl Stop<'_> {
                 made: stats.model_calls,
                 limit: *n,
             },
+            Op::MaxMessages(m) => Evidence::Messages {
+                counted: if m.events {
+                    stats.steps
+                } else {
+                    stats.chat_messages
+                },
+                limit: m.limit,
+            },
+            Op::StopMessage => Evidence::StopMessage,
+            Op::Handoff(_) => Evidence::Handoff {
+                target: message.handoff().unwrap_or_default().to_owned(),
+            },
             Op::Tokens(b) => Evidence::Tokens {
                 budget: (*b).into(),
                 total: stats.total_tokens(),
@@ -302,6 +314,15 @@ pub(crate) fn progress(plan: &Plan, i: usize, state: &PlanState, seqs: Seqs<'_>)
         Op::DoneSignal => since("DONE said"),
         Op::MaxTurns(n) => format!("turns {}/{n}", stats.steps),
         Op::MaxModelCalls(n) => format!("model calls {}/{n}", stats.model_calls),
+        Op::MaxMessages(m) => format!(
+            "messages {}/{}",
+            if m.events {
+                stats.steps
+            } else {
+                stats.chat_messages
+            },
+            m.limit
+        ),
         Op::Tokens(b) => Evidence::Tokens {
             budget: (*b).into(),
             total: stats.total_tokens(),
@@ -338,6 +359,8 @@ pub(crate) fn progress(plan: &Plan, i: usize, state: &PlanState, seqs: Seqs<'_>)
         Op::Response(_) => since("responded"),
         Op::NoResponse(_) => since("without a response"),
         Op::SingleRound => format!("steps {}/1", stats.steps),
+        Op::StopMessage => since("stop message"),
+        Op::Handoff(_) => since("handoff"),
         Op::Custom(c) => plan.customs[*c].progress(&state.customs[*c]),
     }
 }

@@ -147,6 +147,15 @@ pub(crate) fn bind(b: &'static Builtin, args: &Args<'_>) -> Result<Condition, Bi
         ConditionId::NoResponse => {
             Condition::NoResponse(args.speakers(0).ok_or_else(|| missing("from"))?)
         }
+        ConditionId::MaxMessages => Condition::MaxMessages(super::MessageBudget {
+            limit: args.count(0).ok_or_else(|| missing("messages"))?,
+            events: args.flag(1).unwrap_or(false),
+        }),
+        ConditionId::StopMessage => Condition::StopMessage,
+        ConditionId::Handoff => Condition::Handoff(match args.get(0) {
+            Some(Arg::Names(names)) => names.to_vec(),
+            _ => Vec::new(),
+        }),
         ConditionId::MaxModelCalls => {
             Condition::MaxModelCalls(args.count(0).ok_or_else(|| missing("calls"))?)
         }
@@ -263,7 +272,19 @@ pub(crate) fn unbind(c: &Condition) -> Option<Args<'_>> {
         | Condition::DoneSignal
         | Condition::NoToolCalls
         | Condition::Cancelled
-        | Condition::SingleRound => {}
+        | Condition::SingleRound
+        | Condition::StopMessage => {}
+        Condition::MaxMessages(m) => {
+            args.set(0, Arg::Count(m.limit));
+            if m.events {
+                args.set(1, Arg::Bool(true));
+            }
+        }
+        Condition::Handoff(targets) => {
+            if !targets.is_empty() {
+                args.set(0, Arg::Names(Cow::Borrowed(targets)));
+            }
+        }
         Condition::Sequence(seq) => args.set(0, Arg::Sequence(Cow::Borrowed(seq))),
         Condition::MaxTurns(n) | Condition::MaxModelCalls(n) | Condition::ConsecutiveErrors(n) => {
             args.set(0, Arg::Count(*n));

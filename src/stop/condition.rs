@@ -48,6 +48,15 @@ pub enum Condition {
     DoneSignal,
     /// This many steps were taken: fires at the `n`th step. Kind: `Exhausted`.
     MaxTurns(u64),
+    /// This many chat messages were exchanged, as AutoGen's `MaxMessageTermination`
+    /// counts them: every step but tool-call requests and tool results, unless
+    /// `events` counts those too. Kind: `Exhausted`.
+    MaxMessages(MessageBudget),
+    /// A stop message arrived (AutoGen's `StopMessageTermination`). Kind: `Done`.
+    StopMessage,
+    /// A handoff to one of these agents (any agent when empty; AutoGen's
+    /// `HandoffTermination`). Kind: `Done`.
+    Handoff(Vec<String>),
     /// The model responded this many times (LLM messages with a response, with or
     /// without tool calls): awaken's rounds, locus's iterations, the OpenAI Agents
     /// SDK's turns. Kind: `Exhausted`.
@@ -427,6 +436,15 @@ impl Condition {
         Condition::MaxModelCalls(n)
     }
 
+    /// `max_messages(n)`: chat messages, as AutoGen counts them.
+    #[must_use]
+    pub const fn max_messages(n: u64) -> Condition {
+        Condition::MaxMessages(MessageBudget {
+            limit: n,
+            events: false,
+        })
+    }
+
     /// `tokens(n)`: a total (input + output) token budget.
     #[must_use]
     pub const fn tokens(total: u64) -> Condition {
@@ -573,4 +591,14 @@ impl std::ops::Not for Condition {
     fn not(self) -> Condition {
         Condition::Not(Box::new(self))
     }
+}
+
+/// The [`Condition::MaxMessages`] budget.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MessageBudget {
+    /// The number of messages that stops the run.
+    pub limit: u64,
+    /// Whether tool-call requests and tool results count too (AutoGen's
+    /// `include_agent_event`).
+    pub events: bool,
 }

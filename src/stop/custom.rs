@@ -59,6 +59,10 @@ pub struct RunStats {
     /// SDK's turns count.
     #[cfg_attr(feature = "serde", serde(default))]
     pub model_calls: u64,
+    /// Chat messages among them, as AutoGen counts them: steps that are not a
+    /// tool-call request or a tool's result.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub chat_messages: u64,
     /// Input tokens over all steps.
     pub input_tokens: u64,
     /// Output tokens over all steps.

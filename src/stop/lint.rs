@@ -555,6 +555,9 @@ impl Linter<'_> {
             }
             Condition::MaxTurns(_)
             | Condition::MaxModelCalls(_)
+            | Condition::MaxMessages(_)
+            | Condition::StopMessage
+            | Condition::Handoff(_)
             | Condition::Timeout(_)
             | Condition::ConsecutiveErrors(_)
             | Condition::Final

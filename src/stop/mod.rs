@@ -35,8 +35,8 @@ pub(crate) mod task;
 pub use cancel::CancelHandle;
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use condition::{
-    Condition, ConfidenceMet, CustomCondition, LoopDetection, LoopOver, RewardThreshold, Speaker,
-    TextMention, TextPattern, TokenBudget, ToolCalled, ToolPhase,
+    Condition, ConfidenceMet, CustomCondition, LoopDetection, LoopOver, MessageBudget,
+    RewardThreshold, Speaker, TextMention, TextPattern, TokenBudget, ToolCalled, ToolPhase,
 };
 pub use custom::{Convergence, CustomFire, CustomPolicy, Factory, Registry, RunStats, StepView};
 pub use expr::{ExprError, ExprErrorKind};

@@ -127,6 +127,12 @@ pub enum ConditionId {
     MaxTurns,
     /// `max_model_calls(n)`.
     MaxModelCalls,
+    /// `max_messages(n)`.
+    MaxMessages,
+    /// `stop_message`.
+    StopMessage,
+    /// `handoff(...)`.
+    Handoff,
     /// `tokens(...)`.
     Tokens,
     /// `timeout(d)`.
@@ -165,12 +171,15 @@ pub enum ConditionId {
 
 impl ConditionId {
     /// Every built-in condition and combinator, in the order the docs list them.
-    pub const ALL: [ConditionId; 22] = [
+    pub const ALL: [ConditionId; 25] = [
         ConditionId::Seq,
         ConditionId::Final,
         ConditionId::DoneSignal,
         ConditionId::MaxTurns,
         ConditionId::MaxModelCalls,
+        ConditionId::MaxMessages,
+        ConditionId::StopMessage,
+        ConditionId::Handoff,
         ConditionId::Tokens,
         ConditionId::Timeout,
         ConditionId::ConsecutiveErrors,
@@ -332,6 +341,43 @@ pub(crate) const BUILTINS: &[Builtin] = &[
             key: "rounds",
             into: "calls",
         }],
+    },
+    Builtin {
+        id: ConditionId::MaxMessages,
+        name: "max_messages",
+        aliases: &[],
+        params: &[
+            pos("messages", ParamKind::Count),
+            opt("events", ParamKind::Bool).aka(&["include_agent_event"]),
+        ],
+        kind: Some(VerdictKind::Exhausted),
+        doc: "this many chat messages, as AutoGen counts them (tool-call requests and \
+              results only with events=true)",
+        usage: "max_messages(10, events=false)",
+        examples: &[r#"max_messages(10)"#, r#"max_messages(10, events=true)"#],
+        compat: &[],
+    },
+    Builtin {
+        id: ConditionId::StopMessage,
+        name: "stop_message",
+        aliases: &[],
+        params: &[],
+        kind: Some(VerdictKind::Done),
+        doc: "a stop message arrived (AutoGen's StopMessage)",
+        usage: "stop_message",
+        examples: &[r#"stop_message"#],
+        compat: &[],
+    },
+    Builtin {
+        id: ConditionId::Handoff,
+        name: "handoff",
+        aliases: &[],
+        params: &[pos("targets", ParamKind::Names).aka(&["target"])],
+        kind: Some(VerdictKind::Done),
+        doc: "a handoff to one of these agents (any agent when none is named)",
+        usage: "handoff or handoff([user])",
+        examples: &[r#"handoff"#, r#"handoff([user, reviewer])"#],
+        compat: &[],
     },
     Builtin {
         id: ConditionId::Tokens,

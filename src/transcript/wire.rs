@@ -43,6 +43,12 @@ pub(super) struct Line {
     reward: Option<f64>,
     #[serde(default)]
     no_response: bool,
+    /// A stop message (AutoGen's `StopMessage`): its speaker ends the conversation.
+    #[serde(default)]
+    stop: bool,
+    /// A handoff to this agent (AutoGen's `HandoffMessage`'s `target`).
+    #[serde(default)]
+    handoff: Option<String>,
     /// Free-form data for the log's own use; doneseq does not read it.
     #[serde(default)]
     #[allow(dead_code)]
@@ -220,6 +226,16 @@ impl Line {
         }
         if let Some(ms) = self.elapsed_ms {
             message = message.with_elapsed(std::time::Duration::from_millis(ms));
+        }
+        if self.stop {
+            message = message.as_stop();
+        }
+        match self.handoff {
+            Some(target) if target.is_empty() => {
+                return Err("\"handoff\" names no agent".into());
+            }
+            Some(target) => message = message.with_handoff(target),
+            None => {}
         }
         Ok(message)
     }

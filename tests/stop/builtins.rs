@@ -593,3 +593,41 @@ fn max_model_calls_counts_model_responses() {
         Some(2)
     );
 }
+
+/// AutoGen's message kinds and its message count.
+#[test]
+fn autogens_message_kinds_and_count() {
+    let call = Message::llm("").with_tool_call(ToolCall::new("search", "{}"));
+    let messages = [
+        Message::user("Find it"),
+        call,
+        Message::agent("results"),
+        Message::llm("Here it is."),
+        Message::llm("TERMINATE").as_stop(),
+    ];
+    // Chat messages: the task's and the replies, not the call and its result.
+    let (at, outcome) = first_stop(&monitor(Condition::max_messages(2)), &messages).unwrap();
+    assert_eq!((at, outcome.kind), (3, VerdictKind::Exhausted));
+    assert_eq!(outcome.conditions[0].evidence.to_string(), "messages 2/2");
+    let all = Condition::parse("max_messages(2, events=true)").unwrap();
+    assert_eq!(stops_at(&monitor(all), &messages), Some(1));
+    // A stop message.
+    let (at, outcome) = first_stop(&monitor(Condition::StopMessage), &messages).unwrap();
+    assert_eq!((at, outcome.kind), (4, VerdictKind::Done));
+    // Handoffs, to a named agent or any.
+    let handoffs = [
+        Message::llm("over to Bob").with_handoff("bob"),
+        Message::llm("over to you").with_handoff("user"),
+    ];
+    let to_user = Condition::parse("handoff(user)").unwrap();
+    let (at, outcome) = first_stop(&monitor(to_user), &handoffs).unwrap();
+    assert_eq!(at, 1);
+    assert_eq!(
+        outcome.conditions[0].evidence.to_string(),
+        "handoff to user"
+    );
+    assert_eq!(
+        stops_at(&monitor(Condition::parse("handoff").unwrap()), &handoffs),
+        Some(0)
+    );
+}

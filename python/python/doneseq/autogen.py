@@ -20,7 +20,8 @@ How AutoGen's messages become doneseq's steps:
   ``StopMessage``, structured and multimodal messages) is a user message when its
   ``source`` is ``"user"`` (the task), a model message otherwise, with its
   ``to_model_text()`` as content, its ``source`` as the responder and its
-  ``models_usage`` as usage;
+  ``models_usage`` as usage; a ``StopMessage`` is a stop message and a
+  ``HandoffMessage`` a handoff to its ``target`` (``stop_message``, ``handoff([...])``);
 - other agent events (thoughts, streaming chunks, memory queries, speaker
   selections, code generation and execution) are not steps of the run.
 
@@ -38,6 +39,7 @@ try:
     from autogen_agentchat.messages import (
         BaseAgentEvent,
         BaseChatMessage,
+        HandoffMessage,
         StopMessage,
         ToolCallExecutionEvent,
         ToolCallRequestEvent,
@@ -108,6 +110,10 @@ def to_messages(message: Union[BaseAgentEvent, BaseChatMessage]) -> list[dict[st
     if isinstance(message, BaseChatMessage):
         role = "user" if message.source == TASK_SOURCE else "assistant"
         out = {"role": role, "content": message.to_model_text(), "name": message.source}
+        if isinstance(message, StopMessage):
+            out["stop"] = True
+        elif isinstance(message, HandoffMessage) and message.target:
+            out["handoff"] = message.target
         if usage is not None:
             out["usage"] = usage
         return [out]
