@@ -251,10 +251,10 @@ fn tool(spec: &ToolCalled, state: Option<&mut ToolState>, ctx: &Ctx<'_>) -> bool
     let named = |name: &str| spec.name.as_deref().is_none_or(|n| n == name);
     let matching = |call: &crate::ToolCall| named(call.name()) && args_match(spec, call);
     let state = match (spec.phase, state) {
-        (ToolPhase::Requested, _) | (ToolPhase::Executed, None) => {
+        (ToolPhase::Requested, _) | (ToolPhase::Executed | ToolPhase::Finished, None) => {
             return ctx.base == BaseKind::Tool && message.tool_calls().iter().any(matching);
         }
-        (ToolPhase::Executed, Some(state)) => state,
+        (ToolPhase::Executed | ToolPhase::Finished, Some(state)) => state,
     };
     match message.role() {
         Role::Llm => {
@@ -271,7 +271,10 @@ fn tool(spec: &ToolCalled, state: Option<&mut ToolState>, ctx: &Ctx<'_>) -> bool
             state.open = state.ids.len();
             false
         }
-        Role::Agent if state.pending && message.error().is_none() => {
+        Role::Agent
+            if state.pending
+                && (message.error().is_none() || spec.phase == ToolPhase::Finished) =>
+        {
             match message.tool_call_id() {
                 Some(id) => {
                     // Found only while not answered (an answered id is `h | 1`).

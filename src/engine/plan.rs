@@ -396,7 +396,7 @@ impl Plan {
             }
             Condition::ConsecutiveErrors(n) => Op::Errors(*n),
             Condition::Tool(t) => {
-                let slot = (t.phase == ToolPhase::Executed).then(|| {
+                let slot = (t.phase != ToolPhase::Requested).then(|| {
                     self.tools += 1;
                     self.tools - 1
                 });

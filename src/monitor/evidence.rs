@@ -187,7 +187,7 @@ impl Evidence {
     pub(crate) fn tool(name: Option<&str>, phase: ToolPhase) -> Evidence {
         Evidence::Tool {
             name: name.map(str::to_owned),
-            executed: phase == ToolPhase::Executed,
+            executed: phase != ToolPhase::Requested,
         }
     }
 }

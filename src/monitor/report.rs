@@ -340,6 +340,7 @@ pub(crate) fn progress(plan: &Plan, i: usize, state: &PlanState, seqs: Seqs<'_>)
         Op::Tool(spec, _) => since(match spec.phase {
             ToolPhase::Requested => "called",
             ToolPhase::Executed => "executed",
+            ToolPhase::Finished => "finished",
         }),
         Op::NoTools => since("answered without tools"),
         Op::Text(..) => since("matched"),

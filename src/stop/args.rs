@@ -178,6 +178,7 @@ pub(crate) fn bind(b: &'static Builtin, args: &Args<'_>) -> Result<Condition, Bi
             name: args.name(0),
             phase: match args.word(1) {
                 Some("executed") => ToolPhase::Executed,
+                Some("finished") => ToolPhase::Finished,
                 _ => ToolPhase::Requested,
             },
             args: args.json(2),

@@ -161,9 +161,12 @@ pub enum ToolPhase {
     /// before the tool runs (awaken's `StopOnTool`, Langroid's `done_if_tool`).
     #[default]
     Requested,
-    /// When its result arrives: an agent (tool) message answering a request of it,
-    /// without an error (AutoGen's `FunctionCallTermination`).
+    /// When its result arrives without an error: an agent (tool) message answering a
+    /// request of it. A failed call did not do the job, so its result does not count
+    /// (AutoGen's `FunctionCallTermination` counts it: see `Finished`).
     Executed,
+    /// When its result arrives, failed or not (AutoGen's `FunctionCallTermination`).
+    Finished,
 }
 
 /// The [`Condition::Tool`] test.

@@ -275,7 +275,7 @@ pub(crate) struct Builtin {
     pub(crate) compat: &'static [Compat],
 }
 
-pub(crate) const PHASES: &[&str] = &["requested", "executed"];
+pub(crate) const PHASES: &[&str] = &["requested", "executed", "finished"];
 pub(crate) const LOOP_OVER: &[&str] = &["both", "calls", "texts"];
 
 /// Every condition of the language, in the order the docs list them.
@@ -444,12 +444,14 @@ pub(crate) const BUILTINS: &[Builtin] = &[
             opt("args", ParamKind::JsonObject),
         ],
         kind: Some(VerdictKind::Done),
-        doc: "the model requests a tool, or its result arrives",
+        doc: "the model requests a tool, or its result arrives (executed: without an error; \
+              finished: failed or not, as AutoGen counts)",
         usage: "tool, tool(submit), tool(submit, executed) or tool(search, args={\"q\": \"x\"})",
         examples: &[
             r#"tool"#,
             r#"tool(submit)"#,
             r#"tool(submit, executed)"#,
+            r#"tool(submit, finished)"#,
             r#"tool(when=executed)"#,
             r#"tool(search, args={"q":"x"})"#,
         ],

@@ -631,3 +631,19 @@ fn autogens_message_kinds_and_count() {
         Some(0)
     );
 }
+
+/// `executed` skips a failed result (the call did not do the job); `finished` counts
+/// it, as AutoGen's `FunctionCallTermination` does.
+#[test]
+fn a_failed_result_counts_as_finished_not_executed() {
+    let messages = [
+        Message::llm("").with_tool_call(ToolCall::new("deploy", "{}").with_id("d1")),
+        Message::agent("permission denied")
+            .with_tool_call_id("d1")
+            .with_error("permission denied"),
+    ];
+    let executed = Condition::parse("tool(deploy, executed)").unwrap();
+    assert_eq!(stops_at(&monitor(executed), &messages), None);
+    let finished = Condition::parse("tool(deploy, finished)").unwrap();
+    assert_eq!(stops_at(&monitor(finished), &messages), Some(1));
+}

@@ -274,7 +274,7 @@ fn errors_say_what_was_wrong() {
         ),
         (
             r#"{"type": "tool", "when": "done"}"#,
-            "unknown variant `done`, expected `requested` or `executed`",
+            "unknown variant `done`, expected one of `requested`, `executed`, `finished`",
         ),
         (
             r#"{"type": "tool", "name": ""}"#,

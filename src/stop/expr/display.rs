@@ -235,6 +235,7 @@ pub(crate) fn phase_word(phase: ToolPhase) -> &'static str {
     match phase {
         ToolPhase::Requested => "requested",
         ToolPhase::Executed => "executed",
+        ToolPhase::Finished => "finished",
     }
 }
 

@@ -774,7 +774,7 @@ fn value<'a>(param: &Param, i: &'a str) -> PResult<'a, Arg<'static>> {
                 Some(w) => Ok((rest, Arg::Word(w))),
                 None => {
                     let expected = if words == PHASES {
-                        "requested or executed"
+                        "requested, executed or finished"
                     } else if words == LOOP_OVER {
                         "both, calls or texts"
                     } else {
