@@ -170,6 +170,7 @@ pub struct Message {
     elapsed: Option<std::time::Duration>,
     stop: bool,
     handoff: Option<String>,
+    tool_name: Option<String>,
 }
 
 impl Message {
@@ -190,6 +191,7 @@ impl Message {
             tool_call_id: None,
             stop: false,
             handoff: None,
+            tool_name: None,
             elapsed: None,
         }
     }
@@ -305,6 +307,15 @@ impl Message {
         self
     }
 
+    /// The same message, as the result of the tool `name`: a result that names its
+    /// tool is attributable without its request in view (AutoGen's results carry the
+    /// function's name).
+    #[must_use]
+    pub fn with_tool_name(mut self, name: impl Into<String>) -> Message {
+        self.tool_name = Some(name.into());
+        self
+    }
+
     /// The same message, as a stop message: its speaker ends the conversation
     /// (AutoGen's `StopMessage`). `stop_message` fires on it.
     #[must_use]
@@ -397,6 +408,12 @@ impl Message {
     #[must_use]
     pub fn tool_call_id(&self) -> Option<&str> {
         self.tool_call_id.as_deref()
+    }
+
+    /// The tool whose result this is, when the message says so.
+    #[must_use]
+    pub fn tool_name(&self) -> Option<&str> {
+        self.tool_name.as_deref()
     }
 
     /// Whether it is a stop message (see [`Message::as_stop`]).

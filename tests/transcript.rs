@@ -260,3 +260,14 @@ fn stop_and_handoff_messages_are_read() {
         "{err}"
     );
 }
+
+#[test]
+fn a_result_carries_its_tool_name() {
+    let messages = read(
+        r#"{"role": "tool", "content": "42", "tool_name": "calculator"}"#,
+        Format::Jsonl,
+    )
+    .unwrap();
+    assert_eq!(messages[0].tool_name(), Some("calculator"));
+    assert!(read(r#"{"role": "tool", "tool_name": ""}"#, Format::Jsonl).is_err());
+}

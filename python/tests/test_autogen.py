@@ -190,6 +190,33 @@ def test_stop_and_handoff_messages_keep_their_kinds():
     ]
     handoff = to_messages(HandoffMessage(content="over", source="assistant", target="user"))
     assert handoff[0]["handoff"] == "user"
+    # A tool result carries its tool's name, so it counts without its request in view.
+    from autogen_agentchat.messages import ToolCallExecutionEvent
+    from autogen_core.models import FunctionExecutionResult
+
+    results = to_messages(
+        ToolCallExecutionEvent(
+            content=[FunctionExecutionResult(content="42", name="calculator", call_id="c9")],
+            source="assistant",
+        )
+    )
+    assert results[0]["tool_name"] == "calculator"
+    later = DoneseqTermination(stop="tool(calculator, executed)")
+    assert (
+        asyncio.run(
+            later(
+                [
+                    ToolCallExecutionEvent(
+                        content=[
+                            FunctionExecutionResult(content="42", name="calculator", call_id="c9")
+                        ],
+                        source="assistant",
+                    )
+                ]
+            )
+        )
+        is not None
+    )
     # AutoGen's own conditions, as doneseq conditions, on AutoGen's messages.
     done = DoneseqTermination(stop="handoff(user) | stop_message | max_messages(3)")
 

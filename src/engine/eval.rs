@@ -271,11 +271,14 @@ fn tool(spec: &ToolCalled, state: Option<&mut ToolState>, ctx: &Ctx<'_>) -> bool
             state.open = state.ids.len();
             false
         }
-        Role::Agent
-            if state.pending
-                && (message.error().is_none() || spec.phase == ToolPhase::Finished) =>
-        {
-            match message.tool_call_id() {
+        Role::Agent if message.error().is_none() || spec.phase == ToolPhase::Finished => {
+            // A result that names its tool counts without its request in view (but
+            // an argument predicate needs the request).
+            let by_name = spec.args.is_none() && message.tool_name().is_some_and(named);
+            if !state.pending {
+                return by_name;
+            }
+            let by_request = match message.tool_call_id() {
                 Some(id) => {
                     // Found only while not answered (an answered id is `h | 1`).
                     let found = state.ids.binary_search(&id_hash(id));
@@ -301,7 +304,8 @@ fn tool(spec: &ToolCalled, state: Option<&mut ToolState>, ctx: &Ctx<'_>) -> bool
                     }
                     hit
                 }
-            }
+            };
+            by_request || by_name
         }
         _ => false,
     }

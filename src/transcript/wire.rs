@@ -49,6 +49,10 @@ pub(super) struct Line {
     /// A handoff to this agent (AutoGen's `HandoffMessage`'s `target`).
     #[serde(default)]
     handoff: Option<String>,
+    /// On a tool's result: the tool's name (read by `tool(x, executed)` when the
+    /// request is not in view).
+    #[serde(default)]
+    tool_name: Option<String>,
     /// Free-form data for the log's own use; doneseq does not read it.
     #[serde(default)]
     #[allow(dead_code)]
@@ -229,6 +233,11 @@ impl Line {
         }
         if self.stop {
             message = message.as_stop();
+        }
+        match self.tool_name {
+            Some(name) if name.is_empty() => return Err("\"tool_name\" is empty".into()),
+            Some(name) => message = message.with_tool_name(name),
+            None => {}
         }
         match self.handoff {
             Some(target) if target.is_empty() => {

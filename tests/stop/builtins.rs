@@ -647,3 +647,17 @@ fn a_failed_result_counts_as_finished_not_executed() {
     let finished = Condition::parse("tool(deploy, finished)").unwrap();
     assert_eq!(stops_at(&monitor(finished), &messages), Some(1));
 }
+
+/// A result that names its tool counts for `tool(x, executed)` though its request is
+/// not in view (a log that starts mid-run, AutoGen's results).
+#[test]
+fn a_result_that_names_its_tool_is_attributable() {
+    let result = Message::agent("42").with_tool_name("calculator");
+    let executed = monitor(Condition::parse("tool(calculator, executed)").unwrap());
+    assert_eq!(stops_at(&executed, &[result.clone()]), Some(0));
+    let other = monitor(Condition::parse("tool(search, executed)").unwrap());
+    assert_eq!(stops_at(&other, &[result.clone()]), None);
+    // An argument predicate needs the request.
+    let with_args = Condition::parse(r#"tool(calculator, executed, args={"x": 1})"#).unwrap();
+    assert_eq!(stops_at(&monitor(with_args), &[result]), None);
+}

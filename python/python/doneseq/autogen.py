@@ -101,6 +101,8 @@ def to_messages(message: Union[BaseAgentEvent, BaseChatMessage]) -> list[dict[st
                 "content": result.content,
                 "name": message.source,
             }
+            if result.name:
+                step["tool_name"] = result.name
             if result.call_id:
                 step["tool_call_id"] = result.call_id
             if result.is_error:
