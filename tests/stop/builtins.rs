@@ -654,9 +654,9 @@ fn a_failed_result_counts_as_finished_not_executed() {
 fn a_result_that_names_its_tool_is_attributable() {
     let result = Message::agent("42").with_tool_name("calculator");
     let executed = monitor(Condition::parse("tool(calculator, executed)").unwrap());
-    assert_eq!(stops_at(&executed, &[result.clone()]), Some(0));
+    assert_eq!(stops_at(&executed, std::slice::from_ref(&result)), Some(0));
     let other = monitor(Condition::parse("tool(search, executed)").unwrap());
-    assert_eq!(stops_at(&other, &[result.clone()]), None);
+    assert_eq!(stops_at(&other, std::slice::from_ref(&result)), None);
     // An argument predicate needs the request.
     let with_args = Condition::parse(r#"tool(calculator, executed, args={"x": 1})"#).unwrap();
     assert_eq!(stops_at(&monitor(with_args), &[result]), None);
