@@ -182,6 +182,11 @@ fn not_stopped_shows_how_close_each_condition_is() {
     ]);
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(stderr.contains(r#"closest: "calculator""#), "{stderr}");
+    // `check` replays anyway: its lint findings are warnings.
+    assert!(
+        stderr.starts_with("warning: tool(\"calculater\") can never fire"),
+        "{stderr}"
+    );
     insta::assert_snapshot!(stdout(&out));
 }
 
@@ -260,4 +265,59 @@ fn indices_are_the_transcripts_around_system_messages() {
     assert_eq!(report["fired"]["matched"], serde_json::json!([1, 4, 5]));
     let text = run(&["--seq", "T, A, U", "--summary"]);
     assert!(text.ends_with("element 3 failed on message 5\n"), "{text}");
+}
+
+fn lint(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_doneseq"))
+        .arg("lint")
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run doneseq")
+}
+
+#[test]
+fn lint_exits_1_on_an_error_and_0_on_warnings() {
+    let dir = std::env::temp_dir().join(format!("doneseq-lint-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let error = dir.join("error.json");
+    std::fs::write(&error, r#"{"stop": "tool(serch) | max_turns(0)"}"#).unwrap();
+    let out = lint(&[error.to_str().unwrap(), "--tools", "search"]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[0].starts_with("error: tool(\"serch\") can never fire"),
+        "{text}"
+    );
+    assert!(lines[0].ends_with("(at root.1.0)"), "{text}");
+    assert!(lines[1].starts_with("warning: max_turns(0)"), "{text}");
+
+    let warning = dir.join("warning.toml");
+    std::fs::write(&warning, "stop = \"!final\"\n").unwrap();
+    let out = lint(&[warning.to_str().unwrap(), "--json"]);
+    assert_eq!(out.status.code(), Some(0));
+    let finding: serde_json::Value =
+        serde_json::from_str(String::from_utf8_lossy(&out.stdout).lines().next().unwrap()).unwrap();
+    assert_eq!(finding["severity"], "warning");
+    assert_eq!(finding["kind"], "negation_only");
+    assert_eq!(finding["path"], serde_json::json!([1]));
+
+    // The bundled examples are clean.
+    for config in [
+        "examples/calculator.config.json",
+        "examples/search.stop.toml",
+    ] {
+        let out = lint(&[config]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{config}: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+    // A configuration that does not read is an error.
+    let out = lint(&["examples/missing.json"]);
+    assert_eq!(out.status.code(), Some(1));
+    std::fs::remove_dir_all(&dir).ok();
 }

@@ -243,7 +243,7 @@ fn check(args: &Args) -> Result<(), String> {
 const MAX_CONFIG_LEN: usize = 16 << 20;
 
 /// The whole file at `path`, if it is UTF-8 and at most [`MAX_CONFIG_LEN`] bytes.
-fn read_config(path: &std::path::Path) -> Result<String, String> {
+pub(crate) fn read_config(path: &std::path::Path) -> Result<String, String> {
     let mut bytes = Vec::new();
     File::open(path)
         .and_then(|file| file.take(MAX_CONFIG_LEN as u64 + 1).read_to_end(&mut bytes))
@@ -301,8 +301,14 @@ fn load(args: &Args) -> Result<Monitor, String> {
         }
         // Reported, not fatal: a lint says what cannot work, and replaying anyway
         // shows it.
+        // Warnings here whatever their severity: `check` replays anyway, and
+        // `doneseq lint` is the command that fails on an error.
         for lint in stop.lint(&options) {
-            eprintln!("{lint}");
+            eprintln!(
+                "warning: {} (at {})",
+                lint.message,
+                crate::lint_cmd::path_text(&lint.path)
+            );
         }
     }
     Monitor::new(config).map_err(|e| e.to_string())
@@ -432,7 +438,7 @@ impl<'a> ReportJson<'a> {
 }
 
 /// Reads a task configuration in the format its extension names.
-fn parse_config(path: &std::path::Path, text: &str) -> Result<TaskConfig, String> {
+pub(crate) fn parse_config(path: &std::path::Path, text: &str) -> Result<TaskConfig, String> {
     let extension = path
         .extension()
         .and_then(|e| e.to_str())

@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod check_cmd;
+mod lint_cmd;
 mod parse_cmd;
 
 /// Decide when an LLM agent's loop is done.
@@ -34,6 +35,12 @@ enum Command {
     /// Exits with 0 when the transcript was processed (done or not), 1 on an input
     /// error (transcript, config or DSL), 2 on a usage error.
     Check(check_cmd::Args),
+    /// Report what can never work in a task configuration: every finding with its
+    /// place in the lowered tree and its severity.
+    ///
+    /// Exits with 1 when a finding is an error (or the configuration does not read or
+    /// compile), 0 otherwise (notes and warnings), 2 on a usage error.
+    Lint(lint_cmd::Args),
 }
 
 fn main() -> ExitCode {
@@ -41,5 +48,6 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Parse(args) => parse_cmd::run(&args),
         Command::Check(args) => check_cmd::run(&args),
+        Command::Lint(args) => lint_cmd::run(&args),
     }
 }
