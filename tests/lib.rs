@@ -20,6 +20,8 @@ mod replay;
 #[cfg(feature = "json")]
 mod robustness;
 mod roundtrip;
+#[cfg(feature = "schema")]
+mod schema;
 mod serde;
 mod standalone_docs;
 #[cfg(feature = "serde")]

@@ -27,6 +27,8 @@ mod expr;
 mod kind;
 mod lint;
 pub(crate) mod loops;
+#[cfg(feature = "schema")]
+mod schema;
 #[cfg(feature = "serde")]
 mod spec;
 pub(crate) mod table;
@@ -42,6 +44,8 @@ pub use custom::{Convergence, CustomFire, CustomPolicy, Factory, Registry, RunSt
 pub use expr::{ExprError, ExprErrorKind};
 pub use kind::VerdictKind;
 pub use lint::{Lint, LintKind, LintOptions, Severity, lint};
+#[cfg(feature = "schema")]
+pub use schema::config_schema;
 pub use table::ConditionId;
 pub use task::{ORCHESTRATION_TOOLS, TaskConfig};
 

@@ -41,6 +41,9 @@ enum Command {
     /// Exits with 1 when a finding is an error (or the configuration does not read or
     /// compile), 0 otherwise (notes and warnings), 2 on a usage error.
     Lint(lint_cmd::Args),
+    /// Print the JSON Schema of task configuration files (done sequences, task
+    /// options, stop conditions), for editors to complete and check them.
+    Schema,
 }
 
 fn main() -> ExitCode {
@@ -49,5 +52,18 @@ fn main() -> ExitCode {
         Command::Parse(args) => parse_cmd::run(&args),
         Command::Check(args) => check_cmd::run(&args),
         Command::Lint(args) => lint_cmd::run(&args),
+        Command::Schema => {
+            let schema = doneseq::stop::config_schema();
+            match serde_json::to_string_pretty(&schema) {
+                Ok(text) => {
+                    println!("{text}");
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    ExitCode::from(2)
+                }
+            }
+        }
     }
 }
