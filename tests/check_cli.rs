@@ -321,3 +321,65 @@ fn lint_exits_1_on_an_error_and_0_on_warnings() {
     assert_eq!(out.status.code(), Some(1));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `--follow` prints each message's row as it arrives, before the log is complete,
+/// and exits at the stop with the verdict.
+#[test]
+fn follow_prints_rows_as_the_log_grows_and_exits_at_the_stop() {
+    use std::io::{BufRead, BufReader, Write};
+    let log = std::fs::read_to_string("examples/calculator.jsonl").unwrap();
+    let lines: Vec<&str> = log.lines().collect();
+    let path = std::env::temp_dir().join(format!("doneseq-follow-{}.jsonl", std::process::id()));
+    std::fs::write(&path, "").unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_doneseq"))
+        .args([
+            "check",
+            "--follow",
+            "--json",
+            "--config",
+            "examples/calculator.config.json",
+        ])
+        .arg(&path)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // A watchdog: a regression that never stops must fail the test, not hang it.
+    let pid = child.id();
+    std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_secs(60));
+        let _ = Command::new("kill").arg(pid.to_string()).status();
+    });
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let append = |text: &str| {
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        writeln!(file, "{text}").unwrap();
+    };
+    // The first three messages: their rows arrive while the log is still growing.
+    for line in &lines[..3] {
+        append(line);
+    }
+    let mut rows = Vec::new();
+    for _ in 0..3 {
+        let mut row = String::new();
+        out.read_line(&mut row).unwrap();
+        rows.push(serde_json::from_str::<serde_json::Value>(&row).unwrap());
+    }
+    assert_eq!(rows[2]["events"], serde_json::json!(["T", "T[calculator]"]));
+    for line in &lines[3..] {
+        append(line);
+    }
+    let status = child.wait().unwrap();
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut out, &mut rest).unwrap();
+    assert!(status.success());
+    let last: serde_json::Value = serde_json::from_str(rest.lines().last().unwrap()).unwrap();
+    assert_eq!(
+        (last["kind"].as_str(), last["at"].as_u64()),
+        (Some("done"), Some(5))
+    );
+    std::fs::remove_file(&path).ok();
+}

@@ -48,6 +48,11 @@ pub(crate) struct Args {
     /// per message (for long transcripts: memory stays constant).
     #[arg(long)]
     summary: bool,
+    /// Follow a live log: print each message's row (a JSON object with --json) as it
+    /// arrives, flushed at once, and exit at the stop with the verdict. A file is
+    /// read as it grows (polled); standard input until it closes.
+    #[arg(long, conflicts_with = "all")]
+    follow: bool,
     /// The transcript file, or '-' for standard input.
     transcript: String,
 }
@@ -170,8 +175,14 @@ fn check(args: &Args) -> Result<(), String> {
     } else {
         let file = File::open(&args.transcript)
             .map_err(|e| format!("cannot open {}: {e}", args.transcript))?;
-        Box::new(BufReader::with_capacity(1 << 16, file))
+        if args.follow {
+            Box::new(BufReader::new(crate::follow::Tail::new(file)))
+        } else {
+            Box::new(BufReader::with_capacity(1 << 16, file))
+        }
     };
+    let summary = args.summary || args.follow;
+    let mut live = io::stdout().lock();
     let mut run = monitor.start();
     let mut steps = Steps::default();
     let mut lines = Lines::default();
@@ -185,7 +196,12 @@ fn check(args: &Args) -> Result<(), String> {
         if !step {
             lines.system.push(index);
         }
-        if !args.summary {
+        if args.follow {
+            let events = step.then(|| monitor.classify(&message).labels());
+            crate::follow::row(&mut live, args.json, index, &message, events.as_deref())
+                .map_err(|e| format!("cannot write: {e}"))?;
+        }
+        if !summary {
             let events = step.then(|| monitor.classify(&message).labels());
             steps.push(index, &message, events);
             steps.progress.extend((0..count).map(|s| {
@@ -218,9 +234,10 @@ fn check(args: &Args) -> Result<(), String> {
             }
         }
     }
+    drop(live);
     let report = Report {
         monitor: &monitor,
-        steps: (!args.summary).then_some(&steps),
+        steps: (!summary).then_some(&steps),
         lines: &lines,
         first: first.as_ref(),
         all_matches: args.all.then_some(&all_matches[..]),
