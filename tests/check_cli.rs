@@ -383,3 +383,12 @@ fn follow_prints_rows_as_the_log_grows_and_exits_at_the_stop() {
     );
     std::fs::remove_file(&path).ok();
 }
+
+#[test]
+fn check_help_lists_every_format() {
+    let out = check(&["--help"]);
+    let help = stdout(&out);
+    for format in ["auto", "jsonl", "openai", "langroid"] {
+        assert!(help.contains(format), "{format}: {help}");
+    }
+}

@@ -35,7 +35,9 @@ pub(crate) struct Args {
     /// naming a tool that is not among them.
     #[arg(long, value_name = "NAMES", value_delimiter = ',')]
     tools: Option<Vec<String>>,
-    /// The transcript's format.
+    /// The transcript's format: auto (detected from the content), jsonl (doneseq's
+    /// lines), openai (OpenAI chat messages: a JSON array, or one per line) or
+    /// langroid (tool JSON in the content found as tool calls).
     #[arg(long, default_value = "auto", value_parser = parse_format)]
     format: Format,
     /// Keep going after the first stop and list every step where a sequence fired.
