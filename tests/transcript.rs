@@ -271,3 +271,18 @@ fn a_result_carries_its_tool_name() {
     assert_eq!(messages[0].tool_name(), Some("calculator"));
     assert!(read(r#"{"role": "tool", "tool_name": ""}"#, Format::Jsonl).is_err());
 }
+
+#[test]
+fn a_shape_error_names_the_formats_it_expected() {
+    let err = read(r#"{"role": "user", "id": "msg_1"}"#, Format::Auto).unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.starts_with(
+            "line 1, column 21: expected a message (doneseq's fields or an OpenAI chat message): unknown field `id`"
+        ),
+        "{text}"
+    );
+    // A syntax error says what is wrong with the JSON itself.
+    let err = read("{\"role\": ", Format::Auto).unwrap_err();
+    assert!(!err.to_string().contains("expected a message"), "{err}");
+}

@@ -163,11 +163,17 @@ impl TranscriptError {
         let message = text
             .rsplit_once(" at line ")
             .map_or(text.as_str(), |(m, _)| m);
+        // JSON that does not have a message's shape: say which shapes were expected.
+        let message = if e.classify() == serde_json::error::Category::Data {
+            format!("expected a message (doneseq's fields or an OpenAI chat message): {message}")
+        } else {
+            message.to_owned()
+        };
         TranscriptError {
             line: line_base + e.line().max(1) - 1,
             column: (e.column() > 0).then_some(e.column()),
             kind: TranscriptErrorKind::Json,
-            message: message.to_owned(),
+            message,
         }
     }
 
