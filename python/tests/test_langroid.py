@@ -277,3 +277,43 @@ def test_bad_sequences_are_doneseq_errors():
         DoneseqTask(agent([]), interactive=False, config=DoneseqTaskConfig(done_sequences=["T A"]))
     with pytest.raises(doneseq.StopExprError):
         DoneseqTask(agent([]), interactive=False, config=DoneseqTaskConfig(stop="max_turn(3)"))
+
+
+def sub_task_run(task_class: Any, config: Any) -> tuple[ChatDocument | None, Any]:
+    main = lr.ChatAgent(
+        lr.ChatAgentConfig(
+            name="main", llm=MockLMConfig(response_fn=lambda _: "please compute 6*7")
+        )
+    )
+    sub = lr.ChatAgent(
+        lr.ChatAgentConfig(name="calc", llm=MockLMConfig(response_fn=lambda _: "42"))
+    )
+    task = task_class(main, name="main", interactive=False, config=config)
+    task.add_sub_task(lr.Task(sub, name="calc", interactive=False, single_round=True))
+    return task.run("go", turns=6), task
+
+
+def test_a_sub_tasks_result_is_the_sub_tasks_response():
+    from langroid.agent.done_sequence_parser import AgentEvent, DoneSequence, EventType
+
+    def sequence(sender: str) -> DoneSequence:
+        return DoneSequence(
+            name="sub",
+            events=[
+                AgentEvent(event_type=EventType.LLM_RESPONSE),
+                AgentEvent(event_type=EventType.USER_RESPONSE, sender=sender),
+            ],
+        )
+
+    ours, ours_task = sub_task_run(
+        DoneseqTask, DoneseqTaskConfig(done_sequences=[sequence("calc")])
+    )
+    theirs, _ = sub_task_run(lr.Task, TaskConfig(done_sequences=[sequence("calc")]))
+    # A sub-task's result comes back as a user response from the sub-task, in both.
+    assert ours_task.monitor.done_sequences == ["sub: L, U@calc"]
+    assert ours_task.outcome is not None and ours_task.outcome.matched == (0, 1)
+    assert ours is not None and theirs is not None
+    assert ours.content == theirs.content == "42"
+    # Another sub-task's name does not match.
+    _, other = sub_task_run(DoneseqTask, DoneseqTaskConfig(done_sequences=[sequence("other")]))
+    assert other.outcome is None
