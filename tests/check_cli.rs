@@ -392,3 +392,63 @@ fn check_help_lists_every_format() {
         assert!(help.contains(format), "{format}: {help}");
     }
 }
+
+/// `check` over a corpus: directories searched recursively and globs, one line per
+/// run in the paths' order, then the totals; JSON Lines with `--json`.
+#[test]
+fn a_corpus_gives_a_line_per_run_and_the_totals() {
+    let dir = std::env::temp_dir().join(format!("doneseq-corpus-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("b/deeper")).unwrap();
+    std::fs::copy("examples/calculator.jsonl", dir.join("a.jsonl")).unwrap();
+    std::fs::copy("examples/search.jsonl", dir.join("b/deeper/c.jsonl")).unwrap();
+    let out = check(&[
+        "--config",
+        "examples/calculator.config.json",
+        "--json",
+        dir.to_str().unwrap(),
+    ]);
+    let text = stdout(&out);
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    assert!(lines[0]["path"].as_str().unwrap().ends_with("a.jsonl"));
+    assert_eq!(
+        (lines[0]["kind"].as_str(), lines[0]["at"].as_u64()),
+        (Some("done"), Some(5))
+    );
+    // The calculator's recorded final answer comes after the stop: too early.
+    assert_eq!(lines[0]["early"], true);
+    assert_eq!(
+        (
+            lines[0]["steps"].as_u64(),
+            lines[0]["recorded_steps"].as_u64()
+        ),
+        (Some(5), Some(6))
+    );
+    assert!(lines[1]["path"].as_str().unwrap().ends_with("c.jsonl"));
+    assert_eq!(lines[1]["kind"], serde_json::Value::Null);
+    let total = &lines[2]["aggregate"];
+    assert_eq!(
+        (total["runs"].as_u64(), total["done"].as_u64()),
+        (Some(2), Some(1))
+    );
+    assert_eq!(total["never_stopped"].as_u64(), Some(1));
+    assert_eq!(total["steps_saved"].as_u64(), Some(1));
+    // A glob finds the same runs; the text form ends with the totals.
+    let pattern = format!("{}/**/*.jsonl", dir.display());
+    let out = check(&["--config", "examples/calculator.config.json", &pattern]);
+    let text = stdout(&out);
+    assert!(text.contains("2 runs: 1 done"), "{text}");
+    // A transcript that does not read is a line of its own, and the exit status is 1.
+    std::fs::write(dir.join("broken.jsonl"), "{not json\n").unwrap();
+    let out = check(&[
+        "--config",
+        "examples/calculator.config.json",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("broken.jsonl  error:"));
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -55,8 +55,11 @@ pub(crate) struct Args {
     /// read as it grows (polled); standard input until it closes.
     #[arg(long, conflicts_with = "all")]
     follow: bool,
-    /// The transcript file, or '-' for standard input.
-    transcript: String,
+    /// The transcript file, or '-' for standard input. Several paths, directories
+    /// (searched recursively for .jsonl and .json files) or globs ('logs/**/*.jsonl')
+    /// check a corpus: one line per run, in parallel, then the totals.
+    #[arg(required = true)]
+    transcripts: Vec<String>,
 }
 
 fn parse_format(s: &str) -> Result<Format, String> {
@@ -64,7 +67,14 @@ fn parse_format(s: &str) -> Result<Format, String> {
 }
 
 pub(crate) fn run(args: &Args) -> ExitCode {
-    match check(args) {
+    let single = match args.transcripts.as_slice() {
+        [one] => one == "-" || std::path::Path::new(one).is_file(),
+        _ => false,
+    };
+    if !single {
+        return corpus(args);
+    }
+    match check(args, &args.transcripts[0]) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("error: {message}");
@@ -170,13 +180,47 @@ struct First {
     matched: Option<Vec<usize>>,
 }
 
-fn check(args: &Args) -> Result<(), String> {
+/// Many transcripts: one line per run, then the totals.
+fn corpus(args: &Args) -> ExitCode {
+    if args.follow || args.all {
+        eprintln!("error: --follow and --all take one transcript");
+        return ExitCode::from(2);
+    }
+    let monitor = match load(args) {
+        Ok(monitor) => monitor,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return ExitCode::from(1);
+        }
+    };
+    let paths = match crate::corpus::expand(&args.transcripts) {
+        Ok(paths) => paths,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return ExitCode::from(1);
+        }
+    };
+    let runs = crate::corpus::check_all(&monitor, &paths, args.format);
+    let total = crate::corpus::aggregate(&runs);
+    let mut out = BufWriter::new(io::stdout().lock());
+    let written =
+        crate::corpus::write(&mut out, &runs, &total, args.json).and_then(|()| out.flush());
+    if written.is_err() {
+        return ExitCode::from(2);
+    }
+    if runs.iter().any(crate::corpus::RunSummary::failed) {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn check(args: &Args, transcript: &str) -> Result<(), String> {
     let monitor = load(args)?;
-    let input: Box<dyn BufRead> = if args.transcript == "-" {
+    let input: Box<dyn BufRead> = if transcript == "-" {
         Box::new(io::stdin().lock())
     } else {
-        let file = File::open(&args.transcript)
-            .map_err(|e| format!("cannot open {}: {e}", args.transcript))?;
+        let file = File::open(transcript).map_err(|e| format!("cannot open {transcript}: {e}"))?;
         if args.follow {
             Box::new(BufReader::new(crate::follow::Tail::new(file)))
         } else {
@@ -192,7 +236,7 @@ fn check(args: &Args) -> Result<(), String> {
     let mut all_matches: Vec<usize> = Vec::new();
     let count = monitor.sequences().len();
     for (index, message) in Reader::new(input, args.format).enumerate() {
-        let message = message.map_err(|e| format!("{}: {e}", args.transcript))?;
+        let message = message.map_err(|e| format!("{transcript}: {e}"))?;
         let verdict = monitor.observe(&mut run, &message);
         let step = message.role() != Role::System;
         if !step {

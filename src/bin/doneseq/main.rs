@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod check_cmd;
+mod corpus;
 mod follow;
 mod lint_cmd;
 mod parse_cmd;

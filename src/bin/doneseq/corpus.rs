@@ -1,0 +1,386 @@
+//! `doneseq check` over a corpus: many transcripts (files, directories searched
+//! recursively, globs), checked in parallel, one line per run in the order of the
+//! paths, then what the stop rule would do to all of them.
+
+use std::fs::File;
+use std::io::{self, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use doneseq::transcript::{Format, Reader};
+use doneseq::{Monitor, Role, StopReason};
+
+/// One run of the corpus: where the stop rule stopped it, and what the recorded run
+/// did after that.
+#[derive(Debug, Default, serde::Serialize)]
+pub(crate) struct RunSummary {
+    path: String,
+    /// The stop's kind, or `None` when the rule never stopped the run.
+    kind: Option<&'static str>,
+    /// The message index of the stop.
+    at: Option<usize>,
+    /// What fired: the condition's text or the sequence.
+    fired: Option<String>,
+    /// Steps and tokens up to and including the stop (the whole run if none).
+    steps: u64,
+    tokens: u64,
+    /// The recorded run: all its steps and tokens.
+    recorded_steps: u64,
+    recorded_tokens: u64,
+    /// Whether the recorded final answer (the last `FINAL`, or else the last model
+    /// answer) comes after the stop: the rule would have cut the run too early.
+    early: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
+}
+
+impl RunSummary {
+    /// Whether the transcript could not be read.
+    pub(crate) fn failed(&self) -> bool {
+        self.error.is_some()
+    }
+}
+
+/// The totals over a corpus.
+#[derive(Debug, Default, serde::Serialize)]
+pub(crate) struct Aggregate {
+    runs: usize,
+    errors: usize,
+    done: usize,
+    exhausted: usize,
+    stuck: usize,
+    failed: usize,
+    cancelled: usize,
+    never_stopped: usize,
+    stopped_early: usize,
+    steps_to_stop: u64,
+    tokens_to_stop: u64,
+    steps_saved: u64,
+    tokens_saved: u64,
+}
+
+/// The transcript files `args` name: files as given, directories searched
+/// recursively for `.jsonl` and `.json` files, globs (`*`, `?`, `**`) expanded; sorted
+/// and without repeats.
+pub(crate) fn expand(args: &[String]) -> Result<Vec<PathBuf>, String> {
+    let mut out = Vec::new();
+    for arg in args {
+        let path = Path::new(arg);
+        if arg.contains(['*', '?']) {
+            let found = glob(arg);
+            if found.is_empty() {
+                return Err(format!("{arg}: no file matches"));
+            }
+            out.extend(found);
+        } else if path.is_dir() {
+            walk(path, &mut out);
+        } else if path.is_file() {
+            out.push(path.to_path_buf());
+        } else {
+            return Err(format!("{arg}: no such file or directory"));
+        }
+    }
+    out.sort();
+    out.dedup();
+    Ok(out)
+}
+
+fn is_transcript(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e == "jsonl" || e == "json")
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            walk(&path, out);
+        } else if is_transcript(&path) {
+            out.push(path);
+        }
+    }
+}
+
+/// The files matching a glob: the part before the first wildcard is walked, the rest
+/// matched against each file's path.
+fn glob(pattern: &str) -> Vec<PathBuf> {
+    let wild = pattern.find(['*', '?']).unwrap_or(pattern.len());
+    let base = match pattern[..wild].rfind('/') {
+        Some(slash) => &pattern[..=slash],
+        None => "",
+    };
+    let mut files = Vec::new();
+    walk_all(
+        Path::new(if base.is_empty() { "." } else { base }),
+        &mut files,
+    );
+    files
+        .into_iter()
+        .filter(|p| {
+            let text = p.to_string_lossy();
+            let text = if base.is_empty() {
+                text.trim_start_matches("./")
+            } else {
+                &text
+            };
+            matches(pattern.as_bytes(), text.as_bytes())
+        })
+        .collect()
+}
+
+fn walk_all(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            walk_all(&path, out);
+        } else {
+            out.push(path);
+        }
+    }
+}
+
+/// Whether `text` matches the glob `pattern`: `*` any run of characters but `/`,
+/// `**` any run at all, `?` one character but `/`.
+fn matches(pattern: &[u8], text: &[u8]) -> bool {
+    match pattern.first() {
+        None => text.is_empty(),
+        Some(b'*') if pattern.get(1) == Some(&b'*') => {
+            let rest = pattern[2..].strip_prefix(b"/").unwrap_or(&pattern[2..]);
+            (0..=text.len()).any(|i| matches(rest, &text[i..]))
+        }
+        Some(b'*') => (0..=text.len())
+            .take_while(|&i| i == 0 || text[i - 1] != b'/')
+            .any(|i| matches(&pattern[1..], &text[i..])),
+        Some(b'?') => {
+            text.first().is_some_and(|&c| c != b'/') && matches(&pattern[1..], &text[1..])
+        }
+        Some(&c) => text.first() == Some(&c) && matches(&pattern[1..], &text[1..]),
+    }
+}
+
+/// Checks one transcript to its end.
+fn check_one(monitor: &Monitor, path: &Path, format: Format) -> RunSummary {
+    let mut summary = RunSummary {
+        path: path.display().to_string(),
+        ..RunSummary::default()
+    };
+    let file = match File::open(path) {
+        Ok(file) => file,
+        Err(e) => {
+            summary.error = Some(format!("cannot open: {e}"));
+            return summary;
+        }
+    };
+    let mut run = monitor.start();
+    let (mut steps, mut tokens) = (0u64, 0u64);
+    let mut stopped_at_step: Option<u64> = None;
+    // The recorded final answer: the last FINAL's step, else the last model answer's.
+    let (mut last_final, mut last_answer): (Option<u64>, Option<u64>) = (None, None);
+    for (index, message) in Reader::new(BufReader::new(file), format).enumerate() {
+        let message = match message {
+            Ok(message) => message,
+            Err(e) => {
+                summary.error = Some(e.to_string());
+                return summary;
+            }
+        };
+        if message.role() == Role::System {
+            continue;
+        }
+        steps += 1;
+        tokens += message
+            .usage()
+            .map_or(0, |u| u.input_tokens + u.output_tokens);
+        if message.role() == Role::Llm
+            && message.tool_calls().is_empty()
+            && !message.is_no_response()
+        {
+            last_answer = Some(steps);
+            if doneseq::detect_final_in_text(message.content()).detected {
+                last_final = Some(steps);
+            }
+        }
+        if stopped_at_step.is_some() {
+            continue;
+        }
+        if let Some(outcome) = monitor.observe(&mut run, &message).outcome() {
+            stopped_at_step = Some(steps);
+            summary.kind = Some(outcome.kind.as_str());
+            summary.at = Some(index);
+            summary.fired = Some(match outcome.reason {
+                StopReason::Sequence(s) => format!("sequence {s} \"{}\"", monitor.sequences()[s]),
+                _ => outcome
+                    .leading()
+                    .map_or_else(|| "?".to_owned(), |c| c.text.to_string()),
+            });
+            summary.steps = steps;
+            summary.tokens = tokens;
+        }
+    }
+    summary.recorded_steps = steps;
+    summary.recorded_tokens = tokens;
+    match stopped_at_step {
+        Some(at) => summary.early = last_final.or(last_answer).is_some_and(|end| end > at),
+        None => {
+            summary.steps = steps;
+            summary.tokens = tokens;
+        }
+    }
+    summary
+}
+
+/// Checks every path, in parallel, and returns the summaries in the paths' order.
+pub(crate) fn check_all(monitor: &Monitor, paths: &[PathBuf], format: Format) -> Vec<RunSummary> {
+    let workers = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZero::get)
+        .min(paths.len().max(1));
+    let next = AtomicUsize::new(0);
+    let mut slots: Vec<Option<RunSummary>> = (0..paths.len()).map(|_| None).collect();
+    let results: Vec<Vec<(usize, RunSummary)>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(path) = paths.get(i) else { break };
+                        done.push((i, check_one(monitor, path, format)));
+                    }
+                    done
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_default())
+            .collect()
+    });
+    for (i, summary) in results.into_iter().flatten() {
+        slots[i] = Some(summary);
+    }
+    slots.into_iter().flatten().collect()
+}
+
+/// The totals of `runs`.
+pub(crate) fn aggregate(runs: &[RunSummary]) -> Aggregate {
+    let mut total = Aggregate {
+        runs: runs.len(),
+        ..Aggregate::default()
+    };
+    for run in runs {
+        if run.error.is_some() {
+            total.errors += 1;
+            continue;
+        }
+        match run.kind {
+            Some("done") => total.done += 1,
+            Some("exhausted") => total.exhausted += 1,
+            Some("stuck") => total.stuck += 1,
+            Some("failed") => total.failed += 1,
+            Some(_) => total.cancelled += 1,
+            None => total.never_stopped += 1,
+        }
+        total.stopped_early += usize::from(run.early);
+        total.steps_to_stop += run.steps;
+        total.tokens_to_stop += run.tokens;
+        total.steps_saved += run.recorded_steps - run.steps;
+        total.tokens_saved += run.recorded_tokens - run.tokens;
+    }
+    total
+}
+
+/// Writes the runs, then the totals: one line each, or JSON Lines.
+pub(crate) fn write(
+    out: &mut impl Write,
+    runs: &[RunSummary],
+    total: &Aggregate,
+    json: bool,
+) -> io::Result<()> {
+    if json {
+        for run in runs {
+            serde_json::to_writer(&mut *out, run)?;
+            out.write_all(b"\n")?;
+        }
+        serde_json::to_writer(&mut *out, &serde_json::json!({ "aggregate": total }))?;
+        return out.write_all(b"\n");
+    }
+    for run in runs {
+        if let Some(error) = &run.error {
+            writeln!(out, "{}  error: {error}", run.path)?;
+            continue;
+        }
+        match (run.kind, run.at) {
+            (Some(kind), Some(at)) => writeln!(
+                out,
+                "{}  {kind} at message {at}: {}  steps {}/{}  tokens {}/{}{}",
+                run.path,
+                run.fired.as_deref().unwrap_or("?"),
+                run.steps,
+                run.recorded_steps,
+                run.tokens,
+                run.recorded_tokens,
+                if run.early {
+                    "  (before its final answer)"
+                } else {
+                    ""
+                }
+            )?,
+            _ => writeln!(
+                out,
+                "{}  not stopped  steps {}  tokens {}",
+                run.path, run.steps, run.tokens
+            )?,
+        }
+    }
+    writeln!(out)?;
+    writeln!(
+        out,
+        "{} runs: {} done, {} exhausted, {} stuck, {} failed, {} cancelled, {} never stopped, {} errors",
+        total.runs,
+        total.done,
+        total.exhausted,
+        total.stuck,
+        total.failed,
+        total.cancelled,
+        total.never_stopped,
+        total.errors
+    )?;
+    writeln!(
+        out,
+        "to the stop: {} steps, {} tokens; saved against the recorded runs: {} steps, {} tokens; stopped before their final answer: {}",
+        total.steps_to_stop,
+        total.tokens_to_stop,
+        total.steps_saved,
+        total.tokens_saved,
+        total.stopped_early
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::matches;
+
+    #[test]
+    fn globs_match_as_shells_do() {
+        for (pattern, text, expected) in [
+            ("logs/*.jsonl", "logs/a.jsonl", true),
+            ("logs/*.jsonl", "logs/sub/a.jsonl", false),
+            ("logs/**/*.jsonl", "logs/sub/a.jsonl", true),
+            ("logs/**/*.jsonl", "logs/a.jsonl", true),
+            ("run-?.json", "run-1.json", true),
+            ("run-?.json", "run-10.json", false),
+        ] {
+            assert_eq!(
+                matches(pattern.as_bytes(), text.as_bytes()),
+                expected,
+                "{pattern} {text}"
+            );
+        }
+    }
+}
