@@ -452,3 +452,70 @@ fn a_corpus_gives_a_line_per_run_and_the_totals() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("broken.jsonl  error:"));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `compare`: two configurations over one corpus, the runs where they differ, then both
+/// sets of totals.
+#[test]
+fn compare_lists_the_runs_whose_verdicts_differ() {
+    let dir = std::env::temp_dir().join(format!("doneseq-compare-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let budget = dir.join("budget.json");
+    std::fs::write(&budget, r#"{"stop": "max_turns(3)"}"#).unwrap();
+    let same = dir.join("same.json");
+    std::fs::copy("examples/calculator.config.json", &same).unwrap();
+    let run = |b: &std::path::Path| {
+        Command::new(env!("CARGO_BIN_EXE_doneseq"))
+            .args([
+                "compare",
+                "--json",
+                "--config",
+                "examples/calculator.config.json",
+                "--config",
+            ])
+            .arg(b)
+            .args(["examples/calculator.jsonl", "examples/search.jsonl"])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .unwrap()
+    };
+    let text = stdout(&run(&budget));
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    assert!(
+        lines[0]["path"]
+            .as_str()
+            .unwrap()
+            .ends_with("calculator.jsonl")
+    );
+    assert_eq!(
+        (
+            lines[0]["a"]["kind"].as_str(),
+            lines[0]["b"]["kind"].as_str()
+        ),
+        (Some("done"), Some("exhausted"))
+    );
+    assert_eq!(lines[0]["a"]["answer"], "395");
+    let totals = &lines[2]["aggregate"];
+    assert_eq!(totals["differing"], 2);
+    assert_eq!(
+        (
+            totals["a"]["done"].as_u64(),
+            totals["b"]["exhausted"].as_u64()
+        ),
+        (Some(1), Some(2))
+    );
+    // The same rules: no run differs.
+    let text = stdout(&run(&same));
+    let last: serde_json::Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    assert_eq!(
+        (
+            text.lines().count(),
+            last["aggregate"]["differing"].as_u64()
+        ),
+        (1, Some(0))
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -21,6 +21,8 @@ pub(crate) struct RunSummary {
     at: Option<usize>,
     /// What fired: the condition's text or the sequence.
     fired: Option<String>,
+    /// The stop's answer, if it has one.
+    answer: Option<String>,
     /// Steps and tokens up to and including the stop (the whole run if none).
     steps: u64,
     tokens: u64,
@@ -38,6 +40,35 @@ impl RunSummary {
     /// Whether the transcript could not be read.
     pub(crate) fn failed(&self) -> bool {
         self.error.is_some()
+    }
+
+    /// Whether two rules' runs of one transcript stop differently (where, how, or
+    /// with another answer).
+    pub(crate) fn differs(&self, other: &RunSummary) -> bool {
+        (self.kind, self.at, &self.answer, &self.error)
+            != (other.kind, other.at, &other.answer, &other.error)
+    }
+
+    /// One line: where and how it stopped.
+    pub(crate) fn verdict(&self) -> String {
+        if let Some(error) = &self.error {
+            return format!("error: {error}");
+        }
+        match (self.kind, self.at) {
+            (Some(kind), Some(at)) => format!(
+                "{kind} at message {at}: {} (answer: {})",
+                self.fired.as_deref().unwrap_or("?"),
+                self.answer
+                    .as_deref()
+                    .map_or_else(|| "none".to_owned(), |a| format!("{a:?}"))
+            ),
+            _ => "not stopped".to_owned(),
+        }
+    }
+
+    /// The transcript's path.
+    pub(crate) fn path(&self) -> &str {
+        &self.path
     }
 }
 
@@ -219,6 +250,7 @@ fn check_one(monitor: &Monitor, path: &Path, format: Format) -> RunSummary {
                     .leading()
                     .map_or_else(|| "?".to_owned(), |c| c.text.to_string()),
             });
+            summary.answer = outcome.answer.as_ref().map(|a| a.text.clone());
             summary.steps = steps;
             summary.tokens = tokens;
         }
@@ -339,9 +371,14 @@ pub(crate) fn write(
         }
     }
     writeln!(out)?;
+    write_totals(out, total, "")
+}
+
+/// The totals, on two lines, each after `lead`.
+pub(crate) fn write_totals(out: &mut impl Write, total: &Aggregate, lead: &str) -> io::Result<()> {
     writeln!(
         out,
-        "{} runs: {} done, {} exhausted, {} stuck, {} failed, {} cancelled, {} never stopped, {} errors",
+        "{lead}{} runs: {} done, {} exhausted, {} stuck, {} failed, {} cancelled, {} never stopped, {} errors",
         total.runs,
         total.done,
         total.exhausted,
@@ -353,7 +390,7 @@ pub(crate) fn write(
     )?;
     writeln!(
         out,
-        "to the stop: {} steps, {} tokens; saved against the recorded runs: {} steps, {} tokens; stopped before their final answer: {}",
+        "{lead}to the stop: {} steps, {} tokens; saved against the recorded runs: {} steps, {} tokens; stopped before their final answer: {}",
         total.steps_to_stop,
         total.tokens_to_stop,
         total.steps_saved,

@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod check_cmd;
+mod compare_cmd;
 mod corpus;
 mod follow;
 mod lint_cmd;
@@ -43,6 +44,11 @@ enum Command {
     /// Exits with 1 when a finding is an error (or the configuration does not read or
     /// compile), 0 otherwise (notes and warnings), 2 on a usage error.
     Lint(lint_cmd::Args),
+    /// Compare two configurations over a corpus: the runs where their verdicts differ
+    /// (where each stopped, its kind and answer), then both sets of totals.
+    ///
+    /// Exits with 1 when a configuration or transcript could not be read, 0 otherwise.
+    Compare(compare_cmd::Args),
     /// Print the JSON Schema of task configuration files (done sequences, task
     /// options, stop conditions), for editors to complete and check them.
     Schema,
@@ -54,6 +60,7 @@ fn main() -> ExitCode {
         Command::Parse(args) => parse_cmd::run(&args),
         Command::Check(args) => check_cmd::run(&args),
         Command::Lint(args) => lint_cmd::run(&args),
+        Command::Compare(args) => compare_cmd::run(&args),
         Command::Schema => {
             let schema = doneseq::stop::config_schema();
             match serde_json::to_string_pretty(&schema) {

@@ -1,0 +1,120 @@
+//! `doneseq compare`: two configurations over one corpus, the runs where they differ.
+
+use std::io::{self, BufWriter, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use doneseq::Monitor;
+use doneseq::transcript::Format;
+
+use crate::check_cmd::{parse_config, read_config};
+use crate::corpus::{self, Aggregate, RunSummary};
+
+/// Arguments of `doneseq compare`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    /// The two task configurations (JSON, TOML or YAML, by extension): `--config A
+    /// --config B`.
+    #[arg(long, value_name = "FILE", num_args = 1, required = true)]
+    config: Vec<PathBuf>,
+    /// The transcripts' format: auto, jsonl, openai or langroid.
+    #[arg(long, default_value = "auto", value_parser = |s: &str| s.parse::<Format>())]
+    format: Format,
+    /// Print JSON Lines: one object per differing run, then the totals.
+    #[arg(long)]
+    json: bool,
+    /// Transcript files, directories (searched recursively) or globs.
+    #[arg(required = true)]
+    transcripts: Vec<String>,
+}
+
+fn monitor(path: &std::path::Path) -> Result<Monitor, String> {
+    let text = read_config(path)?;
+    let config = parse_config(path, &text).map_err(|e| format!("{}: {e}", path.display()))?;
+    Monitor::new(config).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// One run where the two verdicts differ.
+#[derive(serde::Serialize)]
+struct Difference<'a> {
+    path: &'a str,
+    a: &'a RunSummary,
+    b: &'a RunSummary,
+}
+
+/// The totals side by side.
+#[derive(serde::Serialize)]
+struct Totals<'a> {
+    a: &'a Aggregate,
+    b: &'a Aggregate,
+    differing: usize,
+}
+
+pub(crate) fn run(args: &Args) -> ExitCode {
+    let [a, b] = args.config.as_slice() else {
+        eprintln!("error: compare takes two configurations: --config A --config B");
+        return ExitCode::from(2);
+    };
+    let (a, b) = match (monitor(a), monitor(b)) {
+        (Ok(a), Ok(b)) => (a, b),
+        (Err(e), _) | (_, Err(e)) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let paths = match corpus::expand(&args.transcripts) {
+        Ok(paths) => paths,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let runs_a = corpus::check_all(&a, &paths, args.format);
+    let runs_b = corpus::check_all(&b, &paths, args.format);
+    let (total_a, total_b) = (corpus::aggregate(&runs_a), corpus::aggregate(&runs_b));
+    let differing: Vec<(&RunSummary, &RunSummary)> = runs_a
+        .iter()
+        .zip(&runs_b)
+        .filter(|(x, y)| x.differs(y))
+        .collect();
+    let mut out = BufWriter::new(io::stdout().lock());
+    let written = (|| -> io::Result<()> {
+        if args.json {
+            for (x, y) in &differing {
+                let line = Difference {
+                    path: x.path(),
+                    a: x,
+                    b: y,
+                };
+                serde_json::to_writer(&mut out, &line)?;
+                out.write_all(b"\n")?;
+            }
+            let totals = Totals {
+                a: &total_a,
+                b: &total_b,
+                differing: differing.len(),
+            };
+            serde_json::to_writer(&mut out, &serde_json::json!({ "aggregate": totals }))?;
+            out.write_all(b"\n")?;
+        } else {
+            for (x, y) in &differing {
+                writeln!(out, "{}", x.path())?;
+                writeln!(out, "  A: {}", x.verdict())?;
+                writeln!(out, "  B: {}", y.verdict())?;
+            }
+            writeln!(out, "{} of {} runs differ", differing.len(), paths.len())?;
+            for (lead, total) in [("A: ", &total_a), ("B: ", &total_b)] {
+                corpus::write_totals(&mut out, total, lead)?;
+            }
+        }
+        out.flush()
+    })();
+    if written.is_err() {
+        return ExitCode::from(2);
+    }
+    if runs_a.iter().chain(&runs_b).any(RunSummary::failed) {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
