@@ -70,7 +70,7 @@ fn pattern_templates(p: usize) -> Vec<String> {
 }
 
 /// The 6-message cycle, every content replaced by `fill(k)` when given.
-fn cycle(fill: Option<&dyn Fn(usize) -> String>) -> Vec<Message> {
+fn cycle(fill: Option<&dyn Fn(usize) -> String>) -> Vec<Message<'static>> {
     let text = |k: usize, short: &str| fill.map_or_else(|| short.to_owned(), |f| f(k));
     vec![
         Message::llm(text(0, "Let me think about the numbers involved here.")),

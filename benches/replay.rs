@@ -89,11 +89,71 @@ fn replay(monitor: &Monitor, transcript: &Path) -> (usize, bool) {
     let input = BufReader::with_capacity(1 << 16, File::open(transcript).unwrap());
     let mut run = monitor.start();
     let (mut count, mut stopped) = (0, false);
-    for message in Reader::new(input, Format::Auto) {
+    let mut reader = Reader::new(input, Format::Auto);
+    while let Some(message) = reader.next_borrowed() {
         stopped |= monitor.observe(&mut run, &message.unwrap()).is_stop();
         count += 1;
     }
     (count, stopped)
+}
+
+/// Reading alone: the messages the library builds, not observed.
+fn read_only(transcript: &Path) -> (usize, u64) {
+    let input = BufReader::with_capacity(1 << 16, File::open(transcript).unwrap());
+    let mut reader = Reader::new(input, Format::Auto);
+    let (mut count, mut tokens) = (0, 0);
+    while let Some(message) = reader.next_borrowed() {
+        let usage = message.unwrap().usage();
+        tokens += usage.map_or(0, |u| u.input_tokens + u.output_tokens);
+        count += 1;
+    }
+    (count, tokens)
+}
+
+/// The floor: each line read as the library reads it (`read_until` into one buffer)
+/// and deserialized by serde_json into a borrowed struct of the fields the file has
+/// (texts borrowed, arguments as raw JSON), with nothing classified or matched.
+fn serde_baseline(transcript: &Path) -> (usize, u64) {
+    use std::io::BufRead;
+
+    #[derive(serde::Deserialize)]
+    #[allow(dead_code)]
+    struct Line<'a> {
+        role: &'a str,
+        #[serde(borrow)]
+        content: Option<std::borrow::Cow<'a, str>>,
+        responder: Option<&'a str>,
+        #[serde(borrow)]
+        tool_calls: Option<Vec<Call<'a>>>,
+        usage: Option<UsageWire>,
+    }
+    #[derive(serde::Deserialize)]
+    #[allow(dead_code)]
+    struct Call<'a> {
+        id: Option<&'a str>,
+        name: &'a str,
+        #[serde(borrow)]
+        arguments: &'a serde_json::value::RawValue,
+    }
+    #[derive(serde::Deserialize)]
+    struct UsageWire {
+        input_tokens: u64,
+        output_tokens: u64,
+    }
+    let mut input = BufReader::with_capacity(1 << 16, File::open(transcript).unwrap());
+    let mut buffer = Vec::new();
+    let (mut count, mut tokens) = (0, 0);
+    loop {
+        buffer.clear();
+        if input.read_until(b'\n', &mut buffer).unwrap() == 0 {
+            break;
+        }
+        let text = std::str::from_utf8(&buffer).unwrap();
+        let line: Line<'_> = serde_json::from_str(text.trim()).unwrap();
+        tokens += line.usage.map_or(0, |u| u.input_tokens + u.output_tokens);
+        count += 1;
+    }
+    (count, tokens)
 }
 
 fn check(fixture: &Fixture, flags: &[&str]) -> Command {
@@ -113,6 +173,10 @@ fn replay_bench(c: &mut Criterion) {
 
     // Check the answers before timing them.
     assert_eq!(replay(&monitor, &fixture.transcript()), (MESSAGES, false));
+    assert_eq!(
+        read_only(&fixture.transcript()),
+        serde_baseline(&fixture.transcript())
+    );
     let table = check(&fixture, &[]).output().unwrap();
     assert!(table.status.success());
     let table = String::from_utf8(table.stdout).unwrap();
@@ -136,6 +200,12 @@ fn replay_bench(c: &mut Criterion) {
         .sample_size(10)
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(15));
+    group.bench_function("baseline (serde_json, borrowed)", |b| {
+        b.iter(|| serde_baseline(&fixture.transcript()));
+    });
+    group.bench_function("reader (Reader::next_borrowed)", |b| {
+        b.iter(|| read_only(&fixture.transcript()));
+    });
     group.bench_function("library (Reader + observe)", |b| {
         b.iter(|| replay(&monitor, &fixture.transcript()));
     });

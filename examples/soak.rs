@@ -76,7 +76,7 @@ pub(crate) fn monitor() -> Monitor {
 }
 
 /// The messages the soak cycles through.
-pub(crate) fn pool() -> Vec<Message> {
+pub(crate) fn pool() -> Vec<Message<'static>> {
     let prose = "The quick brown fox considers the calculator's answer. ".repeat(40);
     let mut pool = vec![
         Message::system("You are a careful assistant."),

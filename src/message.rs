@@ -7,6 +7,7 @@
 //!
 //! Transcripts of these are read by [`crate::transcript`] (feature `json`).
 
+use std::borrow::Cow;
 use std::fmt;
 
 /// Who produced a message.
@@ -65,13 +66,23 @@ impl std::str::FromStr for Role {
     /// case: `user`; `llm`, `assistant`; `agent`, `tool`, `function`; `system`,
     /// `developer`.
     fn from_str(s: &str) -> Result<Role, RoleError> {
-        match s.to_ascii_lowercase().as_str() {
-            "user" => Ok(Role::User),
-            "llm" | "assistant" => Ok(Role::Llm),
-            "agent" | "tool" | "function" => Ok(Role::Agent),
-            "system" | "developer" => Ok(Role::System),
-            _ => Err(RoleError(s.to_owned())),
-        }
+        // Compared in place, not lowercased into a new string: a transcript reads one
+        // role per message.
+        const NAMES: [(&str, Role); 8] = [
+            ("user", Role::User),
+            ("llm", Role::Llm),
+            ("assistant", Role::Llm),
+            ("agent", Role::Agent),
+            ("tool", Role::Agent),
+            ("function", Role::Agent),
+            ("system", Role::System),
+            ("developer", Role::System),
+        ];
+        NAMES
+            .iter()
+            .find(|(name, _)| name.eq_ignore_ascii_case(s))
+            .map(|&(_, role)| role)
+            .ok_or_else(|| RoleError(s.to_owned()))
     }
 }
 
@@ -84,17 +95,17 @@ impl std::str::FromStr for Role {
 /// assert_eq!(call.name(), "calculator");
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct ToolCall {
-    name: String,
-    arguments: String,
-    id: Option<String>,
+pub struct ToolCall<'a> {
+    name: Cow<'a, str>,
+    arguments: Cow<'a, str>,
+    id: Option<Cow<'a, str>>,
 }
 
-impl ToolCall {
+impl<'a> ToolCall<'a> {
     /// A call of `name` with `arguments`, the JSON text of its arguments (kept as
     /// text: the monitor never needs them parsed, and the text is what a log holds).
     #[must_use]
-    pub fn new(name: impl Into<String>, arguments: impl Into<String>) -> ToolCall {
+    pub fn new(name: impl Into<Cow<'a, str>>, arguments: impl Into<Cow<'a, str>>) -> ToolCall<'a> {
         ToolCall {
             name: name.into(),
             arguments: arguments.into(),
@@ -104,7 +115,7 @@ impl ToolCall {
 
     /// The same call with the provider's call id (OpenAI `tool_calls[].id`).
     #[must_use]
-    pub fn with_id(mut self, id: impl Into<String>) -> ToolCall {
+    pub fn with_id(mut self, id: impl Into<Cow<'a, str>>) -> ToolCall<'a> {
         self.id = Some(id.into());
         self
     }
@@ -125,6 +136,16 @@ impl ToolCall {
     #[must_use]
     pub fn id(&self) -> Option<&str> {
         self.id.as_deref()
+    }
+
+    /// The same call owning its texts, free of what it borrowed from.
+    #[must_use]
+    pub fn into_owned(self) -> ToolCall<'static> {
+        ToolCall {
+            name: Cow::Owned(self.name.into_owned()),
+            arguments: Cow::Owned(self.arguments.into_owned()),
+            id: self.id.map(|id| Cow::Owned(id.into_owned())),
+        }
     }
 }
 
@@ -154,29 +175,44 @@ pub struct Usage {
 /// let nothing = Message::no_response(Role::Llm);
 /// assert!(nothing.is_no_response());
 /// ```
+///
+/// Its texts are borrowed or owned (`'a` is what they borrow from): a message built
+/// over a log line or a caller's strings copies nothing, and
+/// [`Message::into_owned`] makes one that outlives them.
+///
+/// ```
+/// use doneseq::Message;
+///
+/// let line = String::from("The answer is 42");
+/// let borrowed = Message::llm(line.as_str()); // no copy of the text
+/// let kept: Message<'static> = borrowed.clone().into_owned();
+/// drop(line);
+/// assert_eq!(kept.content(), "The answer is 42");
+/// ```
+// The fields are the crate's: the transcript reader builds a message whole.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Message {
-    role: Role,
-    responder: Option<String>,
-    content: String,
-    tool_calls: Vec<ToolCall>,
-    usage: Option<Usage>,
-    error: Option<String>,
-    confidence: Option<f64>,
-    reward: Option<f64>,
-    no_response: bool,
-    metrics: Vec<(String, f64)>,
-    tool_call_id: Option<String>,
-    elapsed: Option<std::time::Duration>,
-    stop: bool,
-    handoff: Option<String>,
-    tool_name: Option<String>,
+pub struct Message<'a> {
+    pub(crate) role: Role,
+    pub(crate) responder: Option<Cow<'a, str>>,
+    pub(crate) content: Cow<'a, str>,
+    pub(crate) tool_calls: Vec<ToolCall<'a>>,
+    pub(crate) usage: Option<Usage>,
+    pub(crate) error: Option<Cow<'a, str>>,
+    pub(crate) confidence: Option<f64>,
+    pub(crate) reward: Option<f64>,
+    pub(crate) no_response: bool,
+    pub(crate) metrics: Vec<(Cow<'a, str>, f64)>,
+    pub(crate) tool_call_id: Option<Cow<'a, str>>,
+    pub(crate) elapsed: Option<std::time::Duration>,
+    pub(crate) stop: bool,
+    pub(crate) handoff: Option<Cow<'a, str>>,
+    pub(crate) tool_name: Option<Cow<'a, str>>,
 }
 
-impl Message {
+impl<'a> Message<'a> {
     /// A message from `role` with `content`.
     #[must_use]
-    pub fn new(role: Role, content: impl Into<String>) -> Message {
+    pub fn new(role: Role, content: impl Into<Cow<'a, str>>) -> Message<'a> {
         Message {
             role,
             responder: None,
@@ -198,32 +234,32 @@ impl Message {
 
     /// A user message.
     #[must_use]
-    pub fn user(content: impl Into<String>) -> Message {
+    pub fn user(content: impl Into<Cow<'a, str>>) -> Message<'a> {
         Message::new(Role::User, content)
     }
 
     /// An LLM message (add tool calls with [`Message::with_tool_call`]).
     #[must_use]
-    pub fn llm(content: impl Into<String>) -> Message {
+    pub fn llm(content: impl Into<Cow<'a, str>>) -> Message<'a> {
         Message::new(Role::Llm, content)
     }
 
     /// An agent message, e.g. a tool's result.
     #[must_use]
-    pub fn agent(content: impl Into<String>) -> Message {
+    pub fn agent(content: impl Into<Cow<'a, str>>) -> Message<'a> {
         Message::new(Role::Agent, content)
     }
 
     /// A system message (not a step of the task).
     #[must_use]
-    pub fn system(content: impl Into<String>) -> Message {
+    pub fn system(content: impl Into<Cow<'a, str>>) -> Message<'a> {
         Message::new(Role::System, content)
     }
 
     /// A step in which `role` was asked and produced no valid response. It satisfies
     /// `N`, whatever the role.
     #[must_use]
-    pub fn no_response(role: Role) -> Message {
+    pub fn no_response(role: Role) -> Message<'a> {
         let mut message = Message::new(role, "");
         message.no_response = true;
         message
@@ -232,42 +268,42 @@ impl Message {
     /// The same message, from the named responder (an agent, entity or sub-task
     /// name), which `X@name` compares exactly.
     #[must_use]
-    pub fn with_responder(mut self, responder: impl Into<String>) -> Message {
+    pub fn with_responder(mut self, responder: impl Into<Cow<'a, str>>) -> Message<'a> {
         self.responder = Some(responder.into());
         self
     }
 
     /// The same message with one more tool call.
     #[must_use]
-    pub fn with_tool_call(mut self, call: ToolCall) -> Message {
+    pub fn with_tool_call(mut self, call: ToolCall<'a>) -> Message<'a> {
         self.tool_calls.push(call);
         self
     }
 
     /// The same message with its token usage.
     #[must_use]
-    pub fn with_usage(mut self, usage: Usage) -> Message {
+    pub fn with_usage(mut self, usage: Usage) -> Message<'a> {
         self.usage = Some(usage);
         self
     }
 
     /// The same message, reporting an error (it satisfies `E`).
     #[must_use]
-    pub fn with_error(mut self, error: impl Into<String>) -> Message {
+    pub fn with_error(mut self, error: impl Into<Cow<'a, str>>) -> Message<'a> {
         self.error = Some(error.into());
         self
     }
 
     /// The same message with the model's self-reported confidence.
     #[must_use]
-    pub fn with_confidence(mut self, confidence: f64) -> Message {
+    pub fn with_confidence(mut self, confidence: f64) -> Message<'a> {
         self.confidence = Some(confidence);
         self
     }
 
     /// The same message with a reward signal.
     #[must_use]
-    pub fn with_reward(mut self, reward: f64) -> Message {
+    pub fn with_reward(mut self, reward: f64) -> Message<'a> {
         self.reward = Some(reward);
         self
     }
@@ -276,7 +312,7 @@ impl Message {
     /// condition may read, e.g. `confidence(0.9, key="score")`. Setting a name again
     /// replaces its value.
     #[must_use]
-    pub fn with_metric(mut self, name: impl Into<String>, value: f64) -> Message {
+    pub fn with_metric(mut self, name: impl Into<Cow<'a, str>>, value: f64) -> Message<'a> {
         let name = name.into();
         match self.metrics.iter_mut().find(|(n, _)| *n == name) {
             Some(slot) => slot.1 = value,
@@ -285,24 +321,11 @@ impl Message {
         self
     }
 
-    /// The same message with these metrics added, their names distinct and not set
-    /// yet (a transcript's `metrics` object): no search per name, as
-    /// [`Message::with_metric`] does, so a line of many metrics reads in linear time.
-    #[cfg(feature = "json")]
-    pub(crate) fn with_distinct_metrics(
-        mut self,
-        metrics: impl IntoIterator<Item = (String, f64)>,
-    ) -> Message {
-        debug_assert!(self.metrics.is_empty());
-        self.metrics.extend(metrics);
-        self
-    }
-
     /// The same message, answering the tool call with this id (OpenAI's
     /// `tool_call_id` on a `tool` message): how `tool(name, executed)` knows which
     /// call a result answers.
     #[must_use]
-    pub fn with_tool_call_id(mut self, id: impl Into<String>) -> Message {
+    pub fn with_tool_call_id(mut self, id: impl Into<Cow<'a, str>>) -> Message<'a> {
         self.tool_call_id = Some(id.into());
         self
     }
@@ -311,7 +334,7 @@ impl Message {
     /// tool is attributable without its request in view (AutoGen's results carry the
     /// function's name).
     #[must_use]
-    pub fn with_tool_name(mut self, name: impl Into<String>) -> Message {
+    pub fn with_tool_name(mut self, name: impl Into<Cow<'a, str>>) -> Message<'a> {
         self.tool_name = Some(name.into());
         self
     }
@@ -319,7 +342,7 @@ impl Message {
     /// The same message, as a stop message: its speaker ends the conversation
     /// (AutoGen's `StopMessage`). `stop_message` fires on it.
     #[must_use]
-    pub fn as_stop(mut self) -> Message {
+    pub fn as_stop(mut self) -> Message<'a> {
         self.stop = true;
         self
     }
@@ -327,7 +350,7 @@ impl Message {
     /// The same message, as a handoff to `target` (AutoGen's `HandoffMessage`).
     /// `handoff(...)` fires on it.
     #[must_use]
-    pub fn with_handoff(mut self, target: impl Into<String>) -> Message {
+    pub fn with_handoff(mut self, target: impl Into<Cow<'a, str>>) -> Message<'a> {
         self.handoff = Some(target.into());
         self
     }
@@ -336,9 +359,38 @@ impl Message {
     /// carries it, `timeout(...)` reads it instead of the monitor's clock, so a
     /// replayed log times out where the live run did.
     #[must_use]
-    pub const fn with_elapsed(mut self, elapsed: std::time::Duration) -> Message {
+    pub const fn with_elapsed(mut self, elapsed: std::time::Duration) -> Message<'a> {
         self.elapsed = Some(elapsed);
         self
+    }
+
+    /// The same message owning its texts, free of what it borrowed from.
+    #[must_use]
+    pub fn into_owned(self) -> Message<'static> {
+        fn own(text: Cow<'_, str>) -> Cow<'static, str> {
+            Cow::Owned(text.into_owned())
+        }
+        Message {
+            role: self.role,
+            responder: self.responder.map(own),
+            content: own(self.content),
+            tool_calls: self
+                .tool_calls
+                .into_iter()
+                .map(ToolCall::into_owned)
+                .collect(),
+            usage: self.usage,
+            error: self.error.map(own),
+            confidence: self.confidence,
+            reward: self.reward,
+            no_response: self.no_response,
+            metrics: self.metrics.into_iter().map(|(n, v)| (own(n), v)).collect(),
+            tool_call_id: self.tool_call_id.map(own),
+            elapsed: self.elapsed,
+            stop: self.stop,
+            handoff: self.handoff.map(own),
+            tool_name: self.tool_name.map(own),
+        }
     }
 
     /// Who produced it.
@@ -361,7 +413,7 @@ impl Message {
 
     /// The tool calls, in order.
     #[must_use]
-    pub fn tool_calls(&self) -> &[ToolCall] {
+    pub fn tool_calls(&self) -> &[ToolCall<'a>] {
         &self.tool_calls
     }
 
@@ -400,7 +452,7 @@ impl Message {
 
     /// All named numbers, in the order they were set.
     #[must_use]
-    pub fn metrics(&self) -> &[(String, f64)] {
+    pub fn metrics(&self) -> &[(Cow<'a, str>, f64)] {
         &self.metrics
     }
 

@@ -26,7 +26,7 @@ use crate::{AgentEvent, DoneSequence, Element, EventKind, Message, Role};
 pub struct NaiveMatcher {
     sequences: Vec<DoneSequence>,
     window: usize,
-    history: VecDeque<Message>,
+    history: VecDeque<Message<'static>>,
 }
 
 impl NaiveMatcher {
@@ -46,7 +46,7 @@ impl NaiveMatcher {
         if message.role() == Role::System {
             return Vec::new();
         }
-        self.history.push_back(message.clone());
+        self.history.push_back(message.clone().into_owned());
         if self.history.len() > self.window {
             self.history.pop_front();
         }

@@ -54,7 +54,7 @@ fn long_text() -> String {
 
 /// Every kind of message: tool calls (one, several, unknown), text, regex matches,
 /// FINAL answers, errors, responders, no response, a system message, 10 KB.
-fn stream() -> Vec<Message> {
+fn stream() -> Vec<Message<'static>> {
     vec![
         Message::system("You are a calculator agent."),
         Message::user("What is 6*7? Then quit."),
@@ -134,6 +134,50 @@ fn steady_state_observe_allocates_nothing() {
     }
 }
 
+/// Reading a transcript with `Reader::next_borrowed` copies no text: a message's only
+/// allocation is its list of tool calls, when it has some.
+fn borrowed_reading_copies_no_text() {
+    use doneseq::transcript::{Format, Reader};
+
+    const CYCLE: [&str; 4] = [
+        r#"{"role": "user", "content": "What is 17 times 23?"}"#,
+        r#"{"role": "llm", "responder": "Main", "content": "Computing.", "tool_calls": [{"id": "c1", "name": "calculator", "arguments": {"expression": "17 * 23"}}], "usage": {"input_tokens": 61, "output_tokens": 22}}"#,
+        r#"{"role": "tool", "tool_call_id": "c1", "name": "Calculator", "content": "391", "error": "none", "tool_name": "calculator"}"#,
+        r#"{"role": "assistant", "content": "It is 391.", "function_call": {"name": "done", "arguments": "{}"}}"#,
+    ];
+    let rounds = 200;
+    let text: String = CYCLE
+        .iter()
+        .cycle()
+        .take(4 * rounds)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let mut reader = Reader::new(text.as_bytes(), Format::Jsonl);
+    // Warm up: the line buffer grows to the longest line.
+    for _ in 0..CYCLE.len() {
+        reader
+            .next_borrowed()
+            .expect("a message")
+            .expect("it reads");
+    }
+    let region = Region::new(GLOBAL);
+    let (mut messages, mut with_calls, mut tokens) = (0, 0, 0);
+    while let Some(message) = reader.next_borrowed() {
+        let message = message.expect("it reads");
+        messages += 1;
+        with_calls += usize::from(!message.tool_calls().is_empty());
+        tokens += message.usage().map_or(0, |u| u.input_tokens);
+    }
+    let change = region.change();
+    assert_eq!(messages, 4 * (rounds - 1));
+    assert_eq!(tokens, 61 * (rounds as u64 - 1));
+    assert_eq!(
+        (change.allocations, change.reallocations),
+        (with_calls, 0),
+        "{change:?}"
+    );
+}
+
 /// How long the size test runs each monitor (CI builds this test without
 /// optimizations: 5,000 steps, about 350 rounds of the stream, take seconds).
 const STEPS: usize = 5_000;
@@ -186,7 +230,11 @@ fn run_state_does_not_grow_with_the_run() {
 }
 
 fn main() {
-    let tests: [(&str, fn()); 2] = [
+    let tests: [(&str, fn()); 3] = [
+        (
+            "borrowed_reading_copies_no_text",
+            borrowed_reading_copies_no_text,
+        ),
         (
             "steady_state_observe_allocates_nothing",
             steady_state_observe_allocates_nothing,

@@ -6,11 +6,11 @@ use doneseq::{
     VerdictKind,
 };
 
-fn tool(name: &str) -> ToolCall {
-    ToolCall::new(name, "{}")
+fn tool(name: &str) -> ToolCall<'static> {
+    ToolCall::new(name.to_owned(), "{}")
 }
 
-fn llm_tool(names: &[&str]) -> Message {
+fn llm_tool(names: &[&str]) -> Message<'static> {
     names
         .iter()
         .fold(Message::llm(""), |m, n| m.with_tool_call(tool(n)))

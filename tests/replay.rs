@@ -6,7 +6,7 @@ use doneseq::stop::Condition;
 use doneseq::{Message, Monitor, TaskConfig, ToolCall, Usage};
 
 /// The calculator task: a failed call, a retry, the answer.
-fn calculator() -> (Monitor, Vec<Message>) {
+fn calculator() -> (Monitor, Vec<Message<'static>>) {
     let mut config = TaskConfig::from_dsl(["calc: T[calculator], A@Calculator & !E"]).unwrap();
     config.stop = Some(
         "tokens(10000) | consecutive_errors(3)"

@@ -4,7 +4,7 @@
 use doneseq::stop::{LintKind, LintOptions};
 use doneseq::{CompileError, Message, Monitor, TaskConfig, ToolCall};
 
-fn call(name: &str) -> Message {
+fn call(name: &str) -> Message<'_> {
     Message::llm("").with_tool_call(ToolCall::new(name, "{}"))
 }
 

@@ -3,7 +3,10 @@
 use doneseq::transcript::{Format, Reader, read_transcript};
 use doneseq::{Message, Role};
 
-fn read(text: &str, format: Format) -> Result<Vec<Message>, doneseq::transcript::TranscriptError> {
+fn read(
+    text: &str,
+    format: Format,
+) -> Result<Vec<Message<'static>>, doneseq::transcript::TranscriptError> {
     read_transcript(text.as_bytes(), format)
 }
 
@@ -22,7 +25,8 @@ fn doneseq_jsonl_reads_every_field() {
         (Role::Llm, Some("Calc"), "x")
     );
     assert_eq!(m.tool_calls()[0].name(), "calculator");
-    assert_eq!(m.tool_calls()[0].arguments(), r#"{"a":1}"#);
+    // As written in the log (its spacing kept): the text, not a re-encoding.
+    assert_eq!(m.tool_calls()[0].arguments(), r#"{"a": 1}"#);
     assert_eq!(m.tool_calls()[0].id(), Some("c1"));
     assert_eq!(
         m.usage().map(|u| (u.input_tokens, u.output_tokens)),

@@ -264,7 +264,7 @@ impl PyRun {
 }
 
 /// A message dict, read through the transcript's schema.
-fn read_message(py: Python<'_>, message: &Bound<'_, PyAny>) -> PyResult<doneseq::Message> {
+fn read_message(py: Python<'_>, message: &Bound<'_, PyAny>) -> PyResult<doneseq::Message<'static>> {
     if !message.is_instance_of::<PyDict>() {
         return Err(errors::error(
             py,

@@ -10,7 +10,7 @@ use crate::{BaseKind, Message, Role};
 
 /// What a step offers the nodes: the message and its facts, each computed once.
 pub(crate) struct Ctx<'a> {
-    pub(crate) message: &'a Message,
+    pub(crate) message: &'a Message<'a>,
     pub(crate) at: u64,
     pub(crate) base: BaseKind,
     /// The content carries a usable `FINAL` answer (computed when some node reads it).

@@ -54,9 +54,9 @@ impl Monitor {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[must_use]
-    pub fn replay<'m, I>(&self, messages: I) -> Replay
+    pub fn replay<'m, 't: 'm, I>(&self, messages: I) -> Replay
     where
-        I: IntoIterator<Item = &'m Message>,
+        I: IntoIterator<Item = &'m Message<'t>>,
     {
         let mut run: RunState = self.start();
         let mut outcome = None;

@@ -79,7 +79,7 @@ pub(crate) struct Stop<'a> {
     pub(crate) plan: &'a Plan,
     pub(crate) state: &'a PlanState,
     pub(crate) seqs: Seqs<'a>,
-    pub(crate) message: &'a Message,
+    pub(crate) message: &'a Message<'a>,
     pub(crate) at: u64,
 }
 

@@ -13,7 +13,7 @@ use crate::{Message, VerdictKind};
 /// What a custom condition sees at each step: the message and the run's statistics.
 #[derive(Clone, Copy, Debug)]
 pub struct StepView<'a> {
-    pub(crate) message: &'a Message,
+    pub(crate) message: &'a Message<'a>,
     pub(crate) at: u64,
     pub(crate) stats: &'a RunStats,
     pub(crate) final_answer: bool,
@@ -22,7 +22,7 @@ pub struct StepView<'a> {
 impl<'a> StepView<'a> {
     /// The message of this step.
     #[must_use]
-    pub const fn message(&self) -> &'a Message {
+    pub const fn message(&self) -> &'a Message<'a> {
         self.message
     }
 

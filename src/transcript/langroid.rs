@@ -29,7 +29,7 @@ const TOOL_SEARCH_SLACK: usize = 1 << 20;
 /// # Errors
 ///
 /// The search would parse more than [`MAX_TOOL_SEARCH_WORK`] allows.
-pub(super) fn tool_calls(content: &str) -> Result<Vec<ToolCall>, String> {
+pub(super) fn tool_calls(content: &str) -> Result<Vec<ToolCall<'static>>, String> {
     let budget = content
         .len()
         .saturating_mul(MAX_TOOL_SEARCH_WORK)
@@ -51,7 +51,10 @@ pub(super) fn tool_calls(content: &str) -> Result<Vec<ToolCall>, String> {
                     Ok(Value::Object(object)) => {
                         if let Some(Value::String(name)) = object.get("request") {
                             if !name.is_empty() {
-                                calls.push(ToolCall::new(name.clone(), &content[start..end]));
+                                calls.push(ToolCall::new(
+                                    name.clone(),
+                                    content[start..end].to_owned(),
+                                ));
                             }
                         }
                         from = end;

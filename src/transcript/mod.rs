@@ -11,6 +11,11 @@
 //!
 //! `role` is required: `user`, `llm`, `agent`, `system`, or a Langroid or OpenAI name
 //! (`LLM`, `Agent`, `assistant`, `tool`, `developer`). Every other field is optional.
+//! A tool call's `arguments` are kept as JSON text: a string as it is (OpenAI's form),
+//! any other value as it is written in the line.
+//!
+//! [`Reader::next_borrowed`] gives each message borrowing its texts from the line (a
+//! replay copies no text); the [`Iterator`] gives messages that own theirs.
 //! `metadata` may hold anything and is not read; any other unknown field is an
 //! error, so a misspelt field is never silently ignored.
 //!
@@ -298,20 +303,31 @@ fn too_deep(text: &str) -> Option<usize> {
 pub fn read_transcript<R: BufRead>(
     reader: R,
     format: Format,
-) -> Result<Vec<Message>, TranscriptError> {
+) -> Result<Vec<Message<'static>>, TranscriptError> {
     Reader::new(reader, format).collect()
 }
 
 /// A streaming transcript reader: yields one message at a time, so that a replay's
 /// memory does not grow with the transcript (a JSON array is read whole).
+///
+/// As an [`Iterator`] it gives messages that own their texts;
+/// [`Reader::next_borrowed`] gives them borrowed from the line read, with no copy.
 #[derive(Debug)]
 pub struct Reader<R> {
+    /// The line (or JSON document) read last: what a borrowed message borrows from.
+    buffer: Vec<u8>,
+    state: State<R>,
+}
+
+/// Everything of a [`Reader`] but its buffer, so that a message borrowing the buffer
+/// does not keep the rest from being updated.
+#[derive(Debug)]
+struct State<R> {
     input: R,
     format: Format,
     line: usize,
-    buffer: Vec<u8>,
     /// The messages of a JSON array, once read.
-    array: Option<std::vec::IntoIter<Message>>,
+    array: Option<std::vec::IntoIter<Message<'static>>>,
     seen_message: bool,
     failed: bool,
 }
@@ -320,30 +336,64 @@ impl<R: BufRead> Reader<R> {
     /// A reader of `input` in `format`.
     pub fn new(input: R, format: Format) -> Reader<R> {
         Reader {
-            input,
-            format,
-            line: 0,
             buffer: Vec::new(),
-            array: None,
-            seen_message: false,
-            failed: false,
+            state: State {
+                input,
+                format,
+                line: 0,
+                array: None,
+                seen_message: false,
+                failed: false,
+            },
         }
     }
 
     /// The 1-based number of the line last read.
     #[must_use]
     pub const fn line(&self) -> usize {
-        self.line
+        self.state.line
     }
 
-    fn read_line(&mut self) -> Result<bool, TranscriptError> {
-        self.buffer.clear();
+    /// The next message, borrowing its texts from the line read where it can: what a
+    /// replay reads, with no copy of a line's texts (the [`Iterator`] gives messages
+    /// that own theirs). After an error it gives nothing more.
+    ///
+    /// ```
+    /// use doneseq::transcript::{Format, Reader};
+    ///
+    /// let log = "{\"role\": \"user\", \"content\": \"6*7?\"}\n{\"role\": \"llm\", \"content\": \"42\"}\n";
+    /// let mut reader = Reader::new(log.as_bytes(), Format::Jsonl);
+    /// let mut contents = Vec::new();
+    /// while let Some(message) = reader.next_borrowed() {
+    ///     contents.push(message?.content().to_owned());
+    /// }
+    /// assert_eq!(contents, ["6*7?", "42"]);
+    /// # Ok::<(), doneseq::transcript::TranscriptError>(())
+    /// ```
+    pub fn next_borrowed(&mut self) -> Option<Result<Message<'_>, TranscriptError>> {
+        if self.state.failed {
+            return None;
+        }
+        match self.state.next_message(&mut self.buffer) {
+            Ok(message) => message.map(Ok),
+            Err(e) => {
+                self.state.failed = true;
+                Some(Err(e))
+            }
+        }
+    }
+}
+
+impl<R: BufRead> State<R> {
+    /// Reads the next line into `buffer`; false at the end of the input.
+    fn read_line(&mut self, buffer: &mut Vec<u8>) -> Result<bool, TranscriptError> {
+        buffer.clear();
         // The line's own bytes, its line end (`\n` or `\r\n`) not counted, plus one to
         // see it is over.
         let limit = MAX_LINE_LEN as u64 + 3;
         let read = (&mut self.input)
             .take(limit)
-            .read_until(b'\n', &mut self.buffer)
+            .read_until(b'\n', buffer)
             .map_err(|e| {
                 TranscriptError::at(self.line + 1, Kind::Io, format!("cannot read: {e}"))
             })?;
@@ -351,7 +401,7 @@ impl<R: BufRead> Reader<R> {
             return Ok(false);
         }
         self.line += 1;
-        if self.buffer.len() - line_end(&self.buffer) > MAX_LINE_LEN {
+        if buffer.len() - line_end(buffer) > MAX_LINE_LEN {
             return Err(TranscriptError::at(
                 self.line,
                 Kind::TooLong { max: MAX_LINE_LEN },
@@ -361,55 +411,84 @@ impl<R: BufRead> Reader<R> {
         Ok(true)
     }
 
-    fn next_message(&mut self) -> Result<Option<Message>, TranscriptError> {
+    /// The next message, its texts borrowed from `buffer` (a message of a JSON array,
+    /// and the first line's, own theirs).
+    fn next_message<'b>(
+        &mut self,
+        buffer: &'b mut Vec<u8>,
+    ) -> Result<Option<Message<'b>>, TranscriptError> {
         if let Some(array) = &mut self.array {
             return Ok(array.next());
         }
         loop {
-            if !self.read_line()? {
+            if !self.read_line(buffer)? {
                 return Ok(None);
             }
-            let text = std::str::from_utf8(&self.buffer).map_err(|e| {
-                let message = format!("not UTF-8 (byte {})", e.valid_up_to());
-                TranscriptError::at(self.line, Kind::NotUtf8, message)
-            })?;
-            let trimmed = text.trim();
-            if trimmed.is_empty() {
-                continue;
+            // A line is blank if it is all whitespace. Most lines start with `{`: seen
+            // on the bytes, the line is validated as UTF-8 once, when it is parsed.
+            match buffer.iter().find(|b| !b.is_ascii_whitespace()) {
+                None => continue,
+                Some(b) if b.is_ascii() => break,
+                Some(_) => {}
             }
-            let document = self.line_is_first_content()
-                && matches!(self.format, Format::Auto | Format::OpenAi);
-            if document && trimmed.starts_with('[') {
-                return self.read_array(None);
+            if !utf8(buffer, self.line)?.trim().is_empty() {
+                break;
             }
-            if let Some(at) = too_deep(text) {
-                return Err(TranscriptError::too_deep(self.line, text, at));
-            }
-            // Parsed trimmed (any Unicode whitespace around a line is accepted), with
-            // the columns of the line as written.
-            let lead = text.len() - text.trim_start().len();
-            let line = match serde_json::from_str::<wire::Line>(trimmed) {
-                Ok(line) => line,
-                Err(e) => {
-                    let mut err = TranscriptError::json(self.line, &e);
-                    err.column = err.column.map(|c| c + lead);
-                    // The first line may open a whole document instead: `{"messages":
-                    // [...]}`, whatever its keys' order and layout (an API request's).
-                    // If the input is not one, the line's error stands.
-                    return if document && trimmed.starts_with('{') {
-                        self.read_array(Some(err))
-                    } else {
-                        Err(err)
-                    };
-                }
+        }
+        let first = self.array.is_none() && !self.seen_message;
+        let document = first && matches!(self.format, Format::Auto | Format::OpenAi);
+        // Only the first line may open a document.
+        let opening = match document {
+            true => String::from_utf8_lossy(buffer).trim_start().chars().next(),
+            false => None,
+        };
+        if opening == Some('[') {
+            return self.read_array(buffer, None);
+        }
+        if opening == Some('{') {
+            // The first line may open a whole document instead: `{"messages": [...]}`,
+            // whatever its keys' order and layout (an API request's). If it is not a
+            // message, the rest is read to see; if the input is not a document, the
+            // line's error stands. (Its message owns its texts, so the buffer is free
+            // for that read.)
+            return match self.parse_line(buffer) {
+                Ok(Ok(message)) => Ok(Some(message.into_owned())),
+                Ok(Err(e)) => Err(e),
+                Err(line_error) => self.read_array(buffer, Some(line_error)),
             };
-            return self.finish(line).map(Some);
+        }
+        let buffer: &'b [u8] = buffer;
+        match self.parse_line(buffer) {
+            Ok(message) => message.map(Some),
+            Err(e) => Err(e),
         }
     }
 
-    /// Whether no message has been read yet (a JSON array must start the input).
-    fn line_is_first_content(&self) -> bool {
-        self.array.is_none() && !self.seen_message
+    /// The message on the line in `buffer`; the outer error is the JSON's, the inner
+    /// the message's.
+    #[allow(clippy::type_complexity)]
+    fn parse_line<'b>(
+        &mut self,
+        buffer: &'b [u8],
+    ) -> Result<Result<Message<'b>, TranscriptError>, TranscriptError> {
+        let text = match utf8(buffer, self.line) {
+            Ok(text) => text,
+            Err(e) => return Ok(Err(e)),
+        };
+        if let Some(at) = too_deep(text) {
+            return Ok(Err(TranscriptError::too_deep(self.line, text, at)));
+        }
+        // Parsed trimmed (any Unicode whitespace around a line is accepted), with the
+        // columns of the line as written.
+        let trimmed = text.trim();
+        let lead = text.len() - text.trim_start().len();
+        let line = serde_json::from_str::<wire::JsonLine<'_>>(trimmed).map_err(|e| {
+            let mut err = TranscriptError::json(self.line, &e);
+            err.column = err.column.map(|c| c + lead);
+            err
+        })?;
+        self.seen_message = true;
+        Ok(convert(self.format, line).map_err(|(kind, m)| TranscriptError::at(self.line, kind, m)))
     }
 
     /// Reads the rest of the input as one JSON array of messages (or an object with a
@@ -418,30 +497,31 @@ impl<R: BufRead> Reader<R> {
     /// `messages` key gives that error instead of the document's.
     fn read_array(
         &mut self,
+        buffer: &mut Vec<u8>,
         line_error: Option<TranscriptError>,
-    ) -> Result<Option<Message>, TranscriptError> {
+    ) -> Result<Option<Message<'static>>, TranscriptError> {
         let start = self.line;
         // As for a line: a final line end is not counted, one byte more shows it is
         // over (the first line, in the buffer, may already be).
-        let limit = (MAX_LINE_LEN + 2).saturating_sub(self.buffer.len()) as u64 + 1;
+        let limit = (MAX_LINE_LEN + 2).saturating_sub(buffer.len()) as u64 + 1;
         (&mut self.input)
             .take(limit)
-            .read_to_end(&mut self.buffer)
+            .read_to_end(buffer)
             .map_err(|e| TranscriptError::at(start, Kind::Io, format!("cannot read: {e}")))?;
         // Not a document after all: the first line's error stands.
         if let Some(e) = line_error {
-            if !has_messages_key(&String::from_utf8_lossy(&self.buffer)) {
+            if !has_messages_key(&String::from_utf8_lossy(buffer)) {
                 return Err(e);
             }
         }
-        if self.buffer.len() - line_end(&self.buffer) > MAX_LINE_LEN {
+        if buffer.len() - line_end(buffer) > MAX_LINE_LEN {
             return Err(TranscriptError::at(
                 start,
                 Kind::TooLong { max: MAX_LINE_LEN },
                 format!("JSON document longer than {MAX_LINE_LEN} bytes"),
             ));
         }
-        let text = std::str::from_utf8(&self.buffer).map_err(|e| {
+        let text = std::str::from_utf8(buffer).map_err(|e| {
             let message = format!("not UTF-8 (byte {})", e.valid_up_to());
             TranscriptError::at(start, Kind::NotUtf8, message)
         })?;
@@ -451,24 +531,25 @@ impl<R: BufRead> Reader<R> {
         /// `{"messages": [...]}`, as an API request holds them; its other fields
         /// (`model`, `tools`, ...) are the request's, not messages, and not read.
         #[derive(Deserialize)]
-        struct Document {
-            messages: Vec<wire::Line>,
+        struct Document<'a> {
+            #[serde(borrow)]
+            messages: Vec<wire::JsonLine<'a>>,
         }
         // Read as what it starts with (not as an untagged enum, whose only error is
         // "did not match any variant", at the end), so an error names the field and
         // its position.
         let lines = match text.trim_start().as_bytes().first() {
-            Some(b'[') => serde_json::from_str::<Vec<wire::Line>>(text),
-            _ => serde_json::from_str::<Document>(text).map(|d| d.messages),
+            Some(b'[') => serde_json::from_str::<Vec<wire::JsonLine<'_>>>(text),
+            _ => serde_json::from_str::<Document<'_>>(text).map(|d| d.messages),
         }
         .map_err(|e| TranscriptError::json(start, &e))?;
         self.line += text.matches('\n').count();
         let mut messages = Vec::with_capacity(lines.len());
         for (i, line) in lines.into_iter().enumerate() {
-            let message = self.convert(line).map_err(|(kind, m)| {
+            let message = convert(self.format, line).map_err(|(kind, m)| {
                 TranscriptError::at(start, kind, format!("message {i} of the array: {m}"))
             })?;
-            messages.push(message);
+            messages.push(message.into_owned());
         }
         self.seen_message = true;
         let mut array = messages.into_iter();
@@ -476,23 +557,24 @@ impl<R: BufRead> Reader<R> {
         self.array = Some(array);
         Ok(first)
     }
+}
 
-    fn finish(&mut self, line: wire::Line) -> Result<Message, TranscriptError> {
-        let message = self
-            .convert(line)
-            .map_err(|(kind, m)| TranscriptError::at(self.line, kind, m))?;
-        self.seen_message = true;
-        Ok(message)
-    }
+/// `bytes`, line `line` of the input, as text.
+fn utf8(bytes: &[u8], line: usize) -> Result<&str, TranscriptError> {
+    std::str::from_utf8(bytes).map_err(|e| {
+        let message = format!("not UTF-8 (byte {})", e.valid_up_to());
+        TranscriptError::at(line, Kind::NotUtf8, message)
+    })
+}
 
-    fn convert(&self, line: wire::Line) -> Result<Message, (Kind, String)> {
-        let message = line.into_message().map_err(|m| (Kind::Message, m))?;
-        if self.format != Format::Langroid || !message.tool_calls().is_empty() {
-            return Ok(message);
-        }
-        let calls = langroid::tool_calls(message.content()).map_err(|m| (Kind::ToolSearch, m))?;
-        Ok(calls.into_iter().fold(message, Message::with_tool_call))
+/// A line's message, with Langroid's tools found in its content for that format.
+fn convert<'de>(format: Format, line: wire::JsonLine<'de>) -> Result<Message<'de>, (Kind, String)> {
+    let message = line.into_message().map_err(|m| (Kind::Message, m))?;
+    if format != Format::Langroid || !message.tool_calls().is_empty() {
+        return Ok(message);
     }
+    let calls = langroid::tool_calls(message.content()).map_err(|m| (Kind::ToolSearch, m))?;
+    Ok(calls.into_iter().fold(message, Message::with_tool_call))
 }
 
 /// Reads one message in the transcript schema (doneseq's fields, or an OpenAI chat
@@ -514,27 +596,19 @@ impl<R: BufRead> Reader<R> {
 /// ```
 pub fn deserialize_message<'de, D: serde::Deserializer<'de>>(
     deserializer: D,
-) -> Result<Message, D::Error> {
-    wire::Line::deserialize(deserializer)?
+) -> Result<Message<'de>, D::Error> {
+    <wire::Line<'de>>::deserialize(deserializer)?
         .into_message()
         .map_err(serde::de::Error::custom)
 }
 
 impl<R: BufRead> Iterator for Reader<R> {
-    type Item = Result<Message, TranscriptError>;
+    type Item = Result<Message<'static>, TranscriptError>;
 
-    /// The next message, or the error that ends the transcript (after an error the
-    /// reader yields nothing more).
+    /// The next message, owning its texts, or the error that ends the transcript
+    /// (after an error the reader yields nothing more).
     fn next(&mut self) -> Option<Self::Item> {
-        if self.failed {
-            return None;
-        }
-        match self.next_message() {
-            Ok(message) => message.map(Ok),
-            Err(e) => {
-                self.failed = true;
-                Some(Err(e))
-            }
-        }
+        self.next_borrowed()
+            .map(|message| message.map(Message::into_owned))
     }
 }

@@ -85,18 +85,18 @@ pub(crate) fn message(
     tools: &[&str],
     error: bool,
     none: bool,
-) -> Message {
+) -> Message<'static> {
     let role = [Role::User, Role::Llm, Role::Llm, Role::Agent, Role::System][role as usize % 5];
     let mut m = if none {
         Message::no_response(role)
     } else {
-        Message::new(role, content)
+        Message::new(role, content.to_owned())
     };
     if let Some(r) = responder {
-        m = m.with_responder(r);
+        m = m.with_responder(r.to_owned());
     }
     for t in tools {
-        m = m.with_tool_call(ToolCall::new(*t, "{}"));
+        m = m.with_tool_call(ToolCall::new(t.to_string(), "{}"));
     }
     if error {
         m = m.with_error("boom");
@@ -361,7 +361,7 @@ pub(crate) fn final_answer(text: &str) {
 /// Messages that give every built-in stop condition something to look at: tool calls
 /// with arguments and call ids, their results, usage, confidence, reward, a metric,
 /// elapsed time, errors, repeats (for `loop`) and a `FINAL`.
-fn stop_messages() -> &'static [Message] {
+fn stop_messages() -> &'static [Message<'static>] {
     static MESSAGES: OnceLock<Vec<Message>> = OnceLock::new();
     MESSAGES.get_or_init(|| {
         (0..16u8)

@@ -13,7 +13,7 @@ const THREADS: usize = 16;
 const MESSAGES: usize = 2_000;
 
 /// A pseudo-random message stream (xorshift64), different for each seed.
-fn stream(seed: u64) -> Vec<Message> {
+fn stream(seed: u64) -> Vec<Message<'static>> {
     let mut state = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
     let mut next = |n: usize| {
         state ^= state << 13;

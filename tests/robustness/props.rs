@@ -163,7 +163,7 @@ fn extras() -> impl Strategy<Value = Extras> {
 /// without a response (`"no_response": true`); and how to write it (0: as doneseq
 /// JSONL; 1: content as an OpenAI text part; 2: content as an OpenAI refusal; 3: one
 /// call as OpenAI's legacy `function_call`).
-fn any_message() -> impl Strategy<Value = (Message, bool, u8)> {
+fn any_message() -> impl Strategy<Value = (Message<'static>, bool, u8)> {
     let role = prop::sample::select(&[Role::User, Role::Llm, Role::Agent, Role::System][..]);
     let text = prop_oneof![
         prop::sample::select(CONTENTS).prop_map(String::from),
@@ -282,7 +282,7 @@ fn to_line((m, none, encoding): &(Message, bool, u8)) -> Value {
         let metrics: serde_json::Map<String, Value> = m
             .metrics()
             .iter()
-            .map(|(name, value)| (name.clone(), (*value).into()))
+            .map(|(name, value)| (name.to_string(), (*value).into()))
             .collect();
         line["metrics"] = metrics.into();
     }
@@ -302,7 +302,7 @@ pub(crate) fn pool_sequence() -> impl Strategy<Value = DoneSequence> {
 }
 
 /// A message of the checks' pools (a quarter with free text as content).
-pub(crate) fn pool_message() -> impl Strategy<Value = Message> {
+pub(crate) fn pool_message() -> impl Strategy<Value = Message<'static>> {
     let content = prop_oneof![
         3 => prop::sample::select(CONTENTS).prop_map(String::from),
         1 => any::<String>(),

@@ -349,7 +349,7 @@ fn a_forged_pending_tool_state_is_refused() {
     for id in ["a", "b", "c"] {
         request = request.with_tool_call(doneseq::ToolCall::new("x", "").with_id(id));
     }
-    let answer = |id: &str| Message::new(Role::Agent, "ok").with_tool_call_id(id);
+    let answer = |id: &str| Message::new(Role::Agent, "ok").with_tool_call_id(id.to_owned());
     let mut run = monitor.start();
     monitor.observe(&mut run, &request);
     monitor.observe(&mut run, &answer("b"));

@@ -19,8 +19,8 @@ fn usage(input: u64, output: u64) -> Usage {
     }
 }
 
-fn call(name: &str, args: &str) -> Message {
-    Message::llm("").with_tool_call(ToolCall::new(name, args))
+fn call(name: &str, args: &str) -> Message<'static> {
+    Message::llm("").with_tool_call(ToolCall::new(name.to_owned(), args.to_owned()))
 }
 
 fn text(pattern: &str, from: Vec<Speaker>) -> Condition {
@@ -34,7 +34,7 @@ fn text(pattern: &str, from: Vec<Speaker>) -> Condition {
 type Case = (
     &'static str,
     Condition,
-    Vec<Message>,
+    Vec<Message<'static>>,
     Option<usize>,
     VerdictKind,
 );

@@ -5,7 +5,7 @@ use doneseq::{Message, StopReason, ToolCall, VerdictKind};
 
 use super::support::{chatter, first_stop, monitor, stops_at};
 
-fn call(name: &str) -> Message {
+fn call(name: &str) -> Message<'_> {
     Message::llm("").with_tool_call(ToolCall::new(name, "{}"))
 }
 

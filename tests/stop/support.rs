@@ -48,6 +48,6 @@ pub(crate) fn stops_at(monitor: &Monitor, messages: &[Message]) -> Option<usize>
 }
 
 /// `n` plain LLM messages.
-pub(crate) fn chatter(n: usize) -> Vec<Message> {
+pub(crate) fn chatter(n: usize) -> Vec<Message<'static>> {
     (0..n).map(|i| Message::llm(format!("step {i}"))).collect()
 }

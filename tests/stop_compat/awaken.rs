@@ -477,7 +477,7 @@ fn stop_decisions_for_each_task_option() {
 #[test]
 fn codes_of_fired_conditions() {
     let llm = Message::llm;
-    let call = |name: &str| Message::llm("").with_tool_call(ToolCall::new(name, "{}"));
+    let call = |name: &str| Message::llm("").with_tool_call(ToolCall::new(name.to_owned(), "{}"));
     let cases: Vec<(&str, Vec<Message>, &str)> = vec![
         ("max_model_calls(1)", vec![llm("x")], "max_rounds"),
         ("max_turns(1)", vec![llm("x")], "max_turns"),

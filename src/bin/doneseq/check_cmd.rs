@@ -235,7 +235,12 @@ fn check(args: &Args, transcript: &str) -> Result<(), String> {
     let mut first: Option<First> = None;
     let mut all_matches: Vec<usize> = Vec::new();
     let count = monitor.sequences().len();
-    for (index, message) in Reader::new(input, args.format).enumerate() {
+    // Borrowed messages: a line's texts are not copied.
+    let mut reader = Reader::new(input, args.format);
+    let mut next_index = 0;
+    while let Some(message) = reader.next_borrowed() {
+        let index = next_index;
+        next_index += 1;
         let message = message.map_err(|e| format!("{transcript}: {e}"))?;
         let verdict = monitor.observe(&mut run, &message);
         let step = message.role() != Role::System;

@@ -213,7 +213,12 @@ fn check_one(monitor: &Monitor, path: &Path, format: Format) -> RunSummary {
     let mut stopped_at_step: Option<u64> = None;
     // The recorded final answer: the last FINAL's step, else the last model answer's.
     let (mut last_final, mut last_answer): (Option<u64>, Option<u64>) = (None, None);
-    for (index, message) in Reader::new(BufReader::new(file), format).enumerate() {
+    // Borrowed messages: a line's texts are not copied.
+    let mut reader = Reader::new(BufReader::new(file), format);
+    let mut next_index = 0;
+    while let Some(message) = reader.next_borrowed() {
+        let index = next_index;
+        next_index += 1;
         let message = match message {
             Ok(message) => message,
             Err(e) => {
