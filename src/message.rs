@@ -193,65 +193,79 @@ pub struct Usage {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Message<'a> {
     pub(crate) role: Role,
+    pub(crate) no_response: bool,
     pub(crate) responder: Option<Cow<'a, str>>,
     pub(crate) content: Cow<'a, str>,
     pub(crate) tool_calls: Vec<ToolCall<'a>>,
     pub(crate) usage: Option<Usage>,
+    pub(crate) tool_call_id: Option<Cow<'a, str>>,
+    /// What few messages carry, boxed: a message is built and moved once per step,
+    /// and its size is the cost of each move (112 bytes, not 272).
+    pub(crate) rare: Option<Box<Rare<'a>>>,
+}
+
+/// The fields of a [`Message`] that few messages set. A message holds them only if it
+/// sets one, so that two equal messages compare equal.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct Rare<'a> {
     pub(crate) error: Option<Cow<'a, str>>,
     pub(crate) confidence: Option<f64>,
     pub(crate) reward: Option<f64>,
-    pub(crate) no_response: bool,
     pub(crate) metrics: Vec<(Cow<'a, str>, f64)>,
-    pub(crate) tool_call_id: Option<Cow<'a, str>>,
     pub(crate) elapsed: Option<std::time::Duration>,
     pub(crate) stop: bool,
     pub(crate) handoff: Option<Cow<'a, str>>,
     pub(crate) tool_name: Option<Cow<'a, str>>,
 }
 
+impl Rare<'_> {
+    /// Whether no field is set.
+    pub(crate) fn is_empty(&self) -> bool {
+        *self == Rare::default()
+    }
+}
+
 impl<'a> Message<'a> {
     /// A message from `role` with `content`.
     #[must_use]
+    #[inline]
     pub fn new(role: Role, content: impl Into<Cow<'a, str>>) -> Message<'a> {
         Message {
             role,
+            no_response: false,
             responder: None,
             content: content.into(),
             tool_calls: Vec::new(),
             usage: None,
-            error: None,
-            confidence: None,
-            reward: None,
-            no_response: false,
-            metrics: Vec::new(),
             tool_call_id: None,
-            stop: false,
-            handoff: None,
-            tool_name: None,
-            elapsed: None,
+            rare: None,
         }
     }
 
     /// A user message.
     #[must_use]
+    #[inline]
     pub fn user(content: impl Into<Cow<'a, str>>) -> Message<'a> {
         Message::new(Role::User, content)
     }
 
     /// An LLM message (add tool calls with [`Message::with_tool_call`]).
     #[must_use]
+    #[inline]
     pub fn llm(content: impl Into<Cow<'a, str>>) -> Message<'a> {
         Message::new(Role::Llm, content)
     }
 
     /// An agent message, e.g. a tool's result.
     #[must_use]
+    #[inline]
     pub fn agent(content: impl Into<Cow<'a, str>>) -> Message<'a> {
         Message::new(Role::Agent, content)
     }
 
     /// A system message (not a step of the task).
     #[must_use]
+    #[inline]
     pub fn system(content: impl Into<Cow<'a, str>>) -> Message<'a> {
         Message::new(Role::System, content)
     }
@@ -259,6 +273,7 @@ impl<'a> Message<'a> {
     /// A step in which `role` was asked and produced no valid response. It satisfies
     /// `N`, whatever the role.
     #[must_use]
+    #[inline]
     pub fn no_response(role: Role) -> Message<'a> {
         let mut message = Message::new(role, "");
         message.no_response = true;
@@ -268,6 +283,7 @@ impl<'a> Message<'a> {
     /// The same message, from the named responder (an agent, entity or sub-task
     /// name), which `X@name` compares exactly.
     #[must_use]
+    #[inline]
     pub fn with_responder(mut self, responder: impl Into<Cow<'a, str>>) -> Message<'a> {
         self.responder = Some(responder.into());
         self
@@ -275,6 +291,7 @@ impl<'a> Message<'a> {
 
     /// The same message with one more tool call.
     #[must_use]
+    #[inline]
     pub fn with_tool_call(mut self, call: ToolCall<'a>) -> Message<'a> {
         self.tool_calls.push(call);
         self
@@ -282,6 +299,7 @@ impl<'a> Message<'a> {
 
     /// The same message with its token usage.
     #[must_use]
+    #[inline]
     pub fn with_usage(mut self, usage: Usage) -> Message<'a> {
         self.usage = Some(usage);
         self
@@ -289,22 +307,25 @@ impl<'a> Message<'a> {
 
     /// The same message, reporting an error (it satisfies `E`).
     #[must_use]
+    #[inline]
     pub fn with_error(mut self, error: impl Into<Cow<'a, str>>) -> Message<'a> {
-        self.error = Some(error.into());
+        self.rare().error = Some(error.into());
         self
     }
 
     /// The same message with the model's self-reported confidence.
     #[must_use]
+    #[inline]
     pub fn with_confidence(mut self, confidence: f64) -> Message<'a> {
-        self.confidence = Some(confidence);
+        self.rare().confidence = Some(confidence);
         self
     }
 
     /// The same message with a reward signal.
     #[must_use]
+    #[inline]
     pub fn with_reward(mut self, reward: f64) -> Message<'a> {
-        self.reward = Some(reward);
+        self.rare().reward = Some(reward);
         self
     }
 
@@ -312,11 +333,13 @@ impl<'a> Message<'a> {
     /// condition may read, e.g. `confidence(0.9, key="score")`. Setting a name again
     /// replaces its value.
     #[must_use]
+    #[inline]
     pub fn with_metric(mut self, name: impl Into<Cow<'a, str>>, value: f64) -> Message<'a> {
         let name = name.into();
-        match self.metrics.iter_mut().find(|(n, _)| *n == name) {
+        let metrics = &mut self.rare().metrics;
+        match metrics.iter_mut().find(|(n, _)| *n == name) {
             Some(slot) => slot.1 = value,
-            None => self.metrics.push((name, value)),
+            None => metrics.push((name, value)),
         }
         self
     }
@@ -325,6 +348,7 @@ impl<'a> Message<'a> {
     /// `tool_call_id` on a `tool` message): how `tool(name, executed)` knows which
     /// call a result answers.
     #[must_use]
+    #[inline]
     pub fn with_tool_call_id(mut self, id: impl Into<Cow<'a, str>>) -> Message<'a> {
         self.tool_call_id = Some(id.into());
         self
@@ -334,24 +358,27 @@ impl<'a> Message<'a> {
     /// tool is attributable without its request in view (AutoGen's results carry the
     /// function's name).
     #[must_use]
+    #[inline]
     pub fn with_tool_name(mut self, name: impl Into<Cow<'a, str>>) -> Message<'a> {
-        self.tool_name = Some(name.into());
+        self.rare().tool_name = Some(name.into());
         self
     }
 
     /// The same message, as a stop message: its speaker ends the conversation
     /// (AutoGen's `StopMessage`). `stop_message` fires on it.
     #[must_use]
+    #[inline]
     pub fn as_stop(mut self) -> Message<'a> {
-        self.stop = true;
+        self.rare().stop = true;
         self
     }
 
     /// The same message, as a handoff to `target` (AutoGen's `HandoffMessage`).
     /// `handoff(...)` fires on it.
     #[must_use]
+    #[inline]
     pub fn with_handoff(mut self, target: impl Into<Cow<'a, str>>) -> Message<'a> {
-        self.handoff = Some(target.into());
+        self.rare().handoff = Some(target.into());
         self
     }
 
@@ -359,8 +386,9 @@ impl<'a> Message<'a> {
     /// carries it, `timeout(...)` reads it instead of the monitor's clock, so a
     /// replayed log times out where the live run did.
     #[must_use]
-    pub const fn with_elapsed(mut self, elapsed: std::time::Duration) -> Message<'a> {
-        self.elapsed = Some(elapsed);
+    #[inline]
+    pub fn with_elapsed(mut self, elapsed: std::time::Duration) -> Message<'a> {
+        self.rare().elapsed = Some(elapsed);
         self
     }
 
@@ -372,6 +400,7 @@ impl<'a> Message<'a> {
         }
         Message {
             role: self.role,
+            no_response: self.no_response,
             responder: self.responder.map(own),
             content: own(self.content),
             tool_calls: self
@@ -380,17 +409,26 @@ impl<'a> Message<'a> {
                 .map(ToolCall::into_owned)
                 .collect(),
             usage: self.usage,
-            error: self.error.map(own),
-            confidence: self.confidence,
-            reward: self.reward,
-            no_response: self.no_response,
-            metrics: self.metrics.into_iter().map(|(n, v)| (own(n), v)).collect(),
             tool_call_id: self.tool_call_id.map(own),
-            elapsed: self.elapsed,
-            stop: self.stop,
-            handoff: self.handoff.map(own),
-            tool_name: self.tool_name.map(own),
+            rare: self.rare.map(|rare| {
+                let rare = *rare;
+                Box::new(Rare {
+                    error: rare.error.map(own),
+                    confidence: rare.confidence,
+                    reward: rare.reward,
+                    metrics: rare.metrics.into_iter().map(|(n, v)| (own(n), v)).collect(),
+                    elapsed: rare.elapsed,
+                    stop: rare.stop,
+                    handoff: rare.handoff.map(own),
+                    tool_name: rare.tool_name.map(own),
+                })
+            }),
         }
+    }
+
+    /// The rare fields, added if the message has none yet.
+    fn rare(&mut self) -> &mut Rare<'a> {
+        self.rare.get_or_insert_with(Box::default)
     }
 
     /// Who produced it.
@@ -426,25 +464,25 @@ impl<'a> Message<'a> {
     /// The error the step reported, if any.
     #[must_use]
     pub fn error(&self) -> Option<&str> {
-        self.error.as_deref()
+        self.rare.as_ref().and_then(|r| r.error.as_deref())
     }
 
     /// The model's confidence, if reported.
     #[must_use]
-    pub const fn confidence(&self) -> Option<f64> {
-        self.confidence
+    pub fn confidence(&self) -> Option<f64> {
+        self.rare.as_ref().and_then(|r| r.confidence)
     }
 
     /// The reward, if reported.
     #[must_use]
-    pub const fn reward(&self) -> Option<f64> {
-        self.reward
+    pub fn reward(&self) -> Option<f64> {
+        self.rare.as_ref().and_then(|r| r.reward)
     }
 
     /// The named number set by [`Message::with_metric`], if any.
     #[must_use]
     pub fn metric(&self, name: &str) -> Option<f64> {
-        self.metrics
+        self.metrics()
             .iter()
             .find(|(n, _)| n == name)
             .map(|&(_, v)| v)
@@ -453,7 +491,7 @@ impl<'a> Message<'a> {
     /// All named numbers, in the order they were set.
     #[must_use]
     pub fn metrics(&self) -> &[(Cow<'a, str>, f64)] {
-        &self.metrics
+        self.rare.as_ref().map_or(&[], |r| &r.metrics)
     }
 
     /// The id of the tool call this message answers, if known.
@@ -465,19 +503,19 @@ impl<'a> Message<'a> {
     /// The tool whose result this is, when the message says so.
     #[must_use]
     pub fn tool_name(&self) -> Option<&str> {
-        self.tool_name.as_deref()
+        self.rare.as_ref().and_then(|r| r.tool_name.as_deref())
     }
 
     /// Whether it is a stop message (see [`Message::as_stop`]).
     #[must_use]
-    pub const fn is_stop(&self) -> bool {
-        self.stop
+    pub fn is_stop(&self) -> bool {
+        self.rare.as_ref().is_some_and(|r| r.stop)
     }
 
     /// The agent it hands the conversation to, for a handoff.
     #[must_use]
     pub fn handoff(&self) -> Option<&str> {
-        self.handoff.as_deref()
+        self.rare.as_ref().and_then(|r| r.handoff.as_deref())
     }
 
     /// Whether it is an agent event rather than a chat message, as AutoGen counts
@@ -489,8 +527,8 @@ impl<'a> Message<'a> {
 
     /// How long after the run's start it was recorded, if known.
     #[must_use]
-    pub const fn elapsed(&self) -> Option<std::time::Duration> {
-        self.elapsed
+    pub fn elapsed(&self) -> Option<std::time::Duration> {
+        self.rare.as_ref().and_then(|r| r.elapsed)
     }
 
     /// Whether the step produced no valid response: it was built by
@@ -500,7 +538,7 @@ impl<'a> Message<'a> {
     pub fn is_no_response(&self) -> bool {
         self.no_response
             || (self.tool_calls.is_empty()
-                && self.error.is_none()
+                && self.error().is_none()
                 && matches!(self.content.trim(), "" | "PASS"))
     }
 }

@@ -135,7 +135,8 @@ fn steady_state_observe_allocates_nothing() {
 }
 
 /// Reading a transcript with `Reader::next_borrowed` copies no text: a message's only
-/// allocation is its list of tool calls, when it has some.
+/// allocations are its list of tool calls, when it has some, and the box of the fields
+/// few messages have (here an error and a tool name), when it has one.
 fn borrowed_reading_copies_no_text() {
     use doneseq::transcript::{Format, Reader};
 
@@ -161,19 +162,21 @@ fn borrowed_reading_copies_no_text() {
             .expect("it reads");
     }
     let region = Region::new(GLOBAL);
-    let (mut messages, mut with_calls, mut tokens) = (0, 0, 0);
+    let (mut messages, mut with_calls, mut with_rare, mut tokens) = (0, 0, 0, 0);
     while let Some(message) = reader.next_borrowed() {
         let message = message.expect("it reads");
         messages += 1;
         with_calls += usize::from(!message.tool_calls().is_empty());
+        with_rare += usize::from(message.error().is_some() || message.tool_name().is_some());
         tokens += message.usage().map_or(0, |u| u.input_tokens);
     }
     let change = region.change();
     assert_eq!(messages, 4 * (rounds - 1));
+    assert_eq!((with_calls, with_rare), (2 * (rounds - 1), rounds - 1));
     assert_eq!(tokens, 61 * (rounds as u64 - 1));
     assert_eq!(
         (change.allocations, change.reallocations),
-        (with_calls, 0),
+        (with_calls + with_rare, 0),
         "{change:?}"
     );
 }

@@ -8,6 +8,7 @@ mod answer;
 mod convert;
 mod de;
 mod errors;
+mod message;
 mod monitor;
 mod outcome;
 
@@ -44,6 +45,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parse_sequence, m)?)?;
     m.add_function(wrap_pyfunction!(parse_stop, m)?)?;
     m.add_function(wrap_pyfunction!(sequence_object, m)?)?;
+    m.add_function(wrap_pyfunction!(message::message_debug, m)?)?;
     m.add_function(wrap_pyfunction!(answer::detect_final_in_text, m)?)?;
     m.add_function(wrap_pyfunction!(answer::detect_final_in_code, m)?)?;
     m.add_function(wrap_pyfunction!(answer::extract_code_blocks, m)?)?;

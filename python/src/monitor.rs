@@ -12,6 +12,7 @@ use serde::Deserialize;
 use crate::convert::serialized;
 use crate::de::PyDe;
 use crate::errors;
+use crate::message::with_message;
 use crate::outcome::PyOutcome;
 
 /// A task's stop rules, compiled: done sequences, Langroid's task options and a stop
@@ -224,16 +225,17 @@ impl PyRun {
         py: Python<'_>,
         message: &Bound<'_, PyAny>,
     ) -> PyResult<Option<PyOutcome>> {
-        let message = read_message(py, message)?;
-        Ok(observe(&self.monitor, &mut self.state, &message))
+        let (monitor, state) = (&self.monitor, &mut self.state);
+        with_message(py, message, |message| observe(monitor, state, message))
     }
 
     /// What `observe` would say of this message, without changing the run: a
     /// what-if (a candidate response a framework has not accepted yet).
     fn peek(&self, py: Python<'_>, message: &Bound<'_, PyAny>) -> PyResult<Option<PyOutcome>> {
-        let message = read_message(py, message)?;
         let mut state = self.state.clone();
-        Ok(observe(&self.monitor, &mut state, &message))
+        with_message(py, message, |message| {
+            observe(&self.monitor, &mut state, message)
+        })
     }
 
     /// How many messages the run has observed.
@@ -261,25 +263,6 @@ impl PyRun {
         serde_json::to_string(&self.state)
             .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))
     }
-}
-
-/// A message dict, read through the transcript's schema.
-fn read_message(py: Python<'_>, message: &Bound<'_, PyAny>) -> PyResult<doneseq::Message<'static>> {
-    if !message.is_instance_of::<PyDict>() {
-        return Err(errors::error(
-            py,
-            "MessageError",
-            format!(
-                "a message is a dict, not {}",
-                message
-                    .get_type()
-                    .name()
-                    .map_or_else(|_| "?".to_owned(), |n| n.to_string())
-            ),
-        ));
-    }
-    doneseq::transcript::deserialize_message(PyDe::new(message))
-        .map_err(|e| errors::error(py, "MessageError", e))
 }
 
 /// One step of a run; the outcome, with its sequence's name, if it stops.

@@ -546,9 +546,23 @@ impl<'de, A: ArgumentsText<'de>> Line<'de, A> {
             return Err("\"handoff\" names no agent".into());
         }
         // Built whole, not through the `with_*` methods: each of those moves the whole
-        // message, a sixth of a replay's time.
+        // message.
+        let rare = crate::message::Rare {
+            error: self.error.map(Str::into_cow),
+            confidence: self.confidence,
+            reward: self.reward,
+            // A map: its names are distinct.
+            metrics: (self.metrics.into_iter().flatten())
+                .map(|(n, v)| (Cow::Owned(n), v))
+                .collect(),
+            elapsed: (self.elapsed_ms).map(std::time::Duration::from_millis),
+            stop: self.stop,
+            handoff: self.handoff.map(Str::into_cow),
+            tool_name: self.tool_name.map(Str::into_cow),
+        };
         Ok(Message {
             role,
+            no_response: self.no_response,
             responder: self.responder.or(self.name).map(Str::into_cow),
             content,
             tool_calls,
@@ -556,19 +570,8 @@ impl<'de, A: ArgumentsText<'de>> Line<'de, A> {
                 input_tokens: u.input_tokens,
                 output_tokens: u.output_tokens,
             }),
-            error: self.error.map(Str::into_cow),
-            confidence: self.confidence,
-            reward: self.reward,
-            no_response: self.no_response,
-            // A map: its names are distinct.
-            metrics: (self.metrics.into_iter().flatten())
-                .map(|(n, v)| (Cow::Owned(n), v))
-                .collect(),
             tool_call_id: self.tool_call_id.map(Str::into_cow),
-            elapsed: (self.elapsed_ms).map(std::time::Duration::from_millis),
-            stop: self.stop,
-            handoff: self.handoff.map(Str::into_cow),
-            tool_name: self.tool_name.map(Str::into_cow),
+            rare: (!rare.is_empty()).then(|| Box::new(rare)),
         })
     }
 }

@@ -13,6 +13,11 @@ def parse_stop(text: str) -> str:
 def sequence_object(text: str) -> dict[str, Any]:
     """A done sequence in Langroid's object form (``name``, ``events``)."""
 
+def _message_debug(message: Any, fast: bool) -> str | None:
+    """Test support: the message a dict reads as (its Rust ``Debug`` text), by the fast
+    path (``None`` where it leaves the dict to the schema) or by the schema (raises
+    ``MessageError`` where the schema refuses it)."""
+
 def detect_final_in_text(text: str) -> dict[str, Any]:
     """A FINAL/FINAL_VAR/SUBMIT call in model text, with rlm-code's field names."""
 

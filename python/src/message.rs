@@ -1,0 +1,314 @@
+//! Message dicts into [`Message`]s: a fast path for the common shape, the core's
+//! transcript schema for everything else.
+//!
+//! The schema (its fields, checks and errors) is the core's, read through serde
+//! ([`doneseq::transcript::deserialize_message`] over [`PyDe`]). That path copies every
+//! string and builds the schema's whole wire form: about half of `Run.observe`'s time.
+//! The common message, an OpenAI chat message of `role`, `content`, `name`,
+//! `tool_calls` (string arguments) and `tool_call_id`, takes a shorter way here: keys
+//! and roles are recognised by identity with interned strings, texts are borrowed from
+//! their UTF-8 encoding, and the message is built with the core's constructors. Any
+//! other key, any other type of value and anything the schema would refuse falls back
+//! to the schema's path, which then gives its own answer or error: this path never
+//! refuses a message, so it cannot disagree with the schema on what is an error, and
+//! `python/tests/test_message_paths.py` checks that both build the same message.
+
+use std::borrow::Cow;
+
+use doneseq::{Message, Role, ToolCall};
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyBytes, PyDict, PyList, PyString};
+
+use crate::de::PyDe;
+use crate::errors;
+
+/// Reads `message` (a dict) and calls `f` with it; `f`'s result, or the schema's error
+/// as `doneseq.MessageError`.
+pub(crate) fn with_message<R>(
+    py: Python<'_>,
+    message: &Bound<'_, PyAny>,
+    f: impl FnOnce(&Message<'_>) -> R,
+) -> PyResult<R> {
+    let Ok(dict) = message.cast::<PyDict>() else {
+        return Err(errors::error(
+            py,
+            "MessageError",
+            format!(
+                "a message is a dict, not {}",
+                message
+                    .get_type()
+                    .name()
+                    .map_or_else(|_| "?".to_owned(), |n| n.to_string())
+            ),
+        ));
+    };
+    // `f` is called where the message is built: a message is large, and moving it
+    // out and back would cost more than building it.
+    let f = match Gathered::read(py, dict) {
+        Some(gathered) => match gathered.with_message(f) {
+            Ok(result) => return Ok(result),
+            Err(f) => f,
+        },
+        None => f,
+    };
+    let message = read_by_schema(py, message)?;
+    Ok(f(&message))
+}
+
+/// A message dict read through the core's transcript schema.
+pub(crate) fn read_by_schema(
+    py: Python<'_>,
+    message: &Bound<'_, PyAny>,
+) -> PyResult<Message<'static>> {
+    doneseq::transcript::deserialize_message(PyDe::new(message))
+        .map(Message::into_owned)
+        .map_err(|e| errors::error(py, "MessageError", e))
+}
+
+/// The message the fast path reads from `message`, or `None` where it leaves the
+/// message to the schema (for the tests: both paths must agree).
+fn read_fast(message: &Bound<'_, PyAny>) -> Option<Message<'static>> {
+    let dict = message.cast::<PyDict>().ok()?;
+    let gathered = Gathered::read(message.py(), dict)?;
+    gathered.with_message(|m| m.clone().into_owned()).ok()
+}
+
+/// Test support: the message `message` reads as (its `Debug` text), by the fast path
+/// (`None` where it leaves the message to the schema) or by the schema.
+#[pyfunction]
+#[pyo3(name = "_message_debug")]
+pub(crate) fn message_debug(
+    py: Python<'_>,
+    message: &Bound<'_, PyAny>,
+    fast: bool,
+) -> PyResult<Option<String>> {
+    if fast {
+        return Ok(read_fast(message).map(|m| format!("{m:?}")));
+    }
+    read_by_schema(py, message).map(|m| Some(format!("{m:?}")))
+}
+
+/// The interned strings the fast path recognises by identity.
+struct Names {
+    role: Py<PyString>,
+    content: Py<PyString>,
+    name: Py<PyString>,
+    responder: Py<PyString>,
+    tool_calls: Py<PyString>,
+    tool_call_id: Py<PyString>,
+    id: Py<PyString>,
+    kind: Py<PyString>,
+    function: Py<PyString>,
+    arguments: Py<PyString>,
+    /// Role names and their roles.
+    roles: [(Py<PyString>, Role); 6],
+}
+
+static NAMES: PyOnceLock<Names> = PyOnceLock::new();
+
+fn names(py: Python<'_>) -> &Names {
+    NAMES.get_or_init(py, || {
+        let s = |text: &str| PyString::intern(py, text).unbind();
+        Names {
+            role: s("role"),
+            content: s("content"),
+            name: s("name"),
+            responder: s("responder"),
+            tool_calls: s("tool_calls"),
+            tool_call_id: s("tool_call_id"),
+            id: s("id"),
+            kind: s("type"),
+            function: s("function"),
+            arguments: s("arguments"),
+            roles: [
+                (s("assistant"), Role::Llm),
+                (s("user"), Role::User),
+                (s("tool"), Role::Agent),
+                (s("system"), Role::System),
+                (s("llm"), Role::Llm),
+                (s("agent"), Role::Agent),
+            ],
+        }
+    })
+}
+
+/// The name among `names` that `key` is: the same object (interned, as a dict
+/// literal's keys are), else, for a key built at run time (`json.loads` does not
+/// intern), the same text.
+fn which<const N: usize>(key: &Bound<'_, PyAny>, names: [&Py<PyString>; N]) -> Option<usize> {
+    if let Some(i) = names.iter().position(|n| n.as_ptr() == key.as_ptr()) {
+        return Some(i);
+    }
+    if !key.is_exact_instance_of::<PyString>() {
+        return None;
+    }
+    let py = key.py();
+    names
+        .iter()
+        .position(|n| key.eq(n.bind(py)).unwrap_or(false))
+}
+
+/// A tool call's texts.
+struct Call<'py> {
+    name: Bound<'py, PyBytes>,
+    arguments: Option<Bound<'py, PyBytes>>,
+    id: Option<Bound<'py, PyBytes>>,
+}
+
+/// A message's texts, as UTF-8 `bytes` objects the message borrows from.
+struct Gathered<'py> {
+    role: Role,
+    content: Option<Bound<'py, PyBytes>>,
+    responder: Option<Bound<'py, PyBytes>>,
+    name: Option<Bound<'py, PyBytes>>,
+    tool_call_id: Option<Bound<'py, PyBytes>>,
+    calls: Vec<Call<'py>>,
+}
+
+/// A string value as UTF-8, `Some(None)` for `None`, `None` for anything else (left
+/// to the schema).
+fn text<'py>(value: &Bound<'py, PyAny>) -> Option<Option<Bound<'py, PyBytes>>> {
+    if value.is_none() {
+        return Some(None);
+    }
+    let s = value.cast::<PyString>().ok()?;
+    s.encode_utf8().ok().map(Some)
+}
+
+impl<'py> Gathered<'py> {
+    /// The texts of a dict of the common shape; `None` for any other.
+    fn read(py: Python<'py>, dict: &Bound<'py, PyDict>) -> Option<Gathered<'py>> {
+        let names = names(py);
+        let mut role = None;
+        let mut gathered = Gathered {
+            role: Role::User,
+            content: None,
+            responder: None,
+            name: None,
+            tool_call_id: None,
+            calls: Vec::new(),
+        };
+        let keys = [
+            &names.role,
+            &names.content,
+            &names.tool_calls,
+            &names.name,
+            &names.responder,
+            &names.tool_call_id,
+        ];
+        for (key, value) in dict.iter() {
+            match which(&key, keys)? {
+                0 => role = Some(Self::role(names, &value)?),
+                1 => gathered.content = text(&value)?,
+                2 if value.is_none() => {}
+                2 => gathered.calls = Self::calls(names, value.cast::<PyList>().ok()?)?,
+                3 => gathered.name = text(&value)?,
+                4 => gathered.responder = text(&value)?,
+                _ => gathered.tool_call_id = text(&value)?,
+            }
+        }
+        gathered.role = role?;
+        Some(gathered)
+    }
+
+    fn role(names: &Names, value: &Bound<'_, PyAny>) -> Option<Role> {
+        if let Some((_, role)) = names
+            .roles
+            .iter()
+            .find(|(n, _)| n.as_ptr() == value.as_ptr())
+        {
+            return Some(*role);
+        }
+        value.cast::<PyString>().ok()?.to_cow().ok()?.parse().ok()
+    }
+
+    /// Tool calls of OpenAI's shape (`function` with string arguments) or doneseq's
+    /// (`name`, string `arguments`), each with an optional `id` and string `type`.
+    fn calls(names: &Names, list: &Bound<'py, PyList>) -> Option<Vec<Call<'py>>> {
+        let mut calls = Vec::with_capacity(list.len());
+        for item in list.iter() {
+            let call = item.cast::<PyDict>().ok()?;
+            let (mut name, mut arguments, mut id, mut function) = (None, None, None, None);
+            let keys = [
+                &names.name,
+                &names.arguments,
+                &names.id,
+                &names.function,
+                &names.kind,
+            ];
+            for (key, value) in call.iter() {
+                match which(&key, keys)? {
+                    0 => name = Some(text(&value)??),
+                    1 => arguments = Some(text(&value)?),
+                    2 => id = text(&value)?,
+                    3 => function = Some(value),
+                    // `type` is not read, as by the schema; a string, so no depth to
+                    // check.
+                    _ => drop(value.cast::<PyString>().ok()?),
+                }
+            }
+            let (name, arguments) = match (name, function) {
+                (Some(name), None) => (name, arguments.flatten()),
+                (None, Some(function)) if arguments.is_none() => {
+                    let (mut name, mut arguments) = (None, None);
+                    for (key, value) in function.cast::<PyDict>().ok()?.iter() {
+                        match which(&key, [&names.name, &names.arguments])? {
+                            0 => name = Some(text(&value)??),
+                            _ => arguments = text(&value)?,
+                        }
+                    }
+                    (name?, arguments)
+                }
+                // What the schema refuses, it says why.
+                _ => return None,
+            };
+            if name.as_bytes().is_empty() {
+                return None;
+            }
+            calls.push(Call {
+                name,
+                arguments,
+                id,
+            });
+        }
+        Some(calls)
+    }
+
+    /// `f` of the message, borrowing the texts; `f` back if a text is not UTF-8 (left
+    /// to the schema).
+    fn with_message<R, F: FnOnce(&Message<'_>) -> R>(&self, f: F) -> Result<R, F> {
+        match self.message() {
+            Some(message) => Ok(f(&message)),
+            None => Err(f),
+        }
+    }
+
+    /// The message, borrowing the texts; `None` if one is not UTF-8.
+    #[inline(always)]
+    fn message(&self) -> Option<Message<'_>> {
+        fn utf8<'a>(bytes: &'a Bound<'_, PyBytes>) -> Option<&'a str> {
+            std::str::from_utf8(bytes.as_bytes()).ok()
+        }
+        fn optional<'a>(bytes: Option<&'a Bound<'_, PyBytes>>) -> Option<Option<&'a str>> {
+            bytes.map_or(Some(None), |b| utf8(b).map(Some))
+        }
+        let content = optional(self.content.as_ref())?.unwrap_or("");
+        let mut message = Message::new(self.role, Cow::Borrowed(content));
+        if let Some(responder) = optional(self.responder.as_ref().or(self.name.as_ref()))? {
+            message = message.with_responder(responder);
+        }
+        for call in &self.calls {
+            let arguments = optional(call.arguments.as_ref())?.unwrap_or("");
+            let mut tool = ToolCall::new(utf8(&call.name)?, arguments);
+            if let Some(id) = optional(call.id.as_ref())? {
+                tool = tool.with_id(id);
+            }
+            message = message.with_tool_call(tool);
+        }
+        if let Some(id) = optional(self.tool_call_id.as_ref())? {
+            message = message.with_tool_call_id(id);
+        }
+        Some(message)
+    }
+}
