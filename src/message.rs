@@ -200,7 +200,7 @@ pub struct Message<'a> {
     pub(crate) usage: Option<Usage>,
     pub(crate) tool_call_id: Option<Cow<'a, str>>,
     /// What few messages carry, boxed: a message is built and moved once per step,
-    /// and its size is the cost of each move (112 bytes, not 272).
+    /// and its size is the cost of each move (136 bytes, not 272).
     pub(crate) rare: Option<Box<Rare<'a>>>,
 }
 
