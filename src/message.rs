@@ -219,7 +219,8 @@ pub(crate) struct Rare<'a> {
 }
 
 impl Rare<'_> {
-    /// Whether no field is set.
+    /// Whether no field is set (the transcript reader boxes the fields only if one is).
+    #[cfg(feature = "json")]
     pub(crate) fn is_empty(&self) -> bool {
         *self == Rare::default()
     }
