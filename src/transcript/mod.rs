@@ -458,19 +458,12 @@ impl<R: BufRead> State<R> {
             };
         }
         let buffer: &'b [u8] = buffer;
-        match self.parse_line(buffer) {
-            Ok(message) => message.map(Some),
-            Err(e) => Err(e),
-        }
+        self.parse_line(buffer)?.map(Some)
     }
 
-    /// The message on the line in `buffer`; the outer error is the JSON's, the inner
-    /// the message's.
-    #[allow(clippy::type_complexity)]
-    fn parse_line<'b>(
-        &mut self,
-        buffer: &'b [u8],
-    ) -> Result<Result<Message<'b>, TranscriptError>, TranscriptError> {
+    /// The message on the line in `buffer`; the outer error is the JSON's (the first
+    /// line may then open a document), the inner the message's.
+    fn parse_line<'b>(&mut self, buffer: &'b [u8]) -> Result<Parsed<'b>, TranscriptError> {
         let text = match utf8(buffer, self.line) {
             Ok(text) => text,
             Err(e) => return Ok(Err(e)),
@@ -521,10 +514,7 @@ impl<R: BufRead> State<R> {
                 format!("JSON document longer than {MAX_LINE_LEN} bytes"),
             ));
         }
-        let text = std::str::from_utf8(buffer).map_err(|e| {
-            let message = format!("not UTF-8 (byte {})", e.valid_up_to());
-            TranscriptError::at(start, Kind::NotUtf8, message)
-        })?;
+        let text = utf8(buffer, start)?;
         if let Some(at) = too_deep(text) {
             return Err(TranscriptError::too_deep(start, text, at));
         }
@@ -558,6 +548,9 @@ impl<R: BufRead> State<R> {
         Ok(first)
     }
 }
+
+/// A line's message, or what is wrong with the message.
+type Parsed<'b> = Result<Message<'b>, TranscriptError>;
 
 /// `bytes`, line `line` of the input, as text.
 fn utf8(bytes: &[u8], line: usize) -> Result<&str, TranscriptError> {

@@ -130,14 +130,28 @@ pub(super) trait ArgumentsText<'a> {
     fn into_text(self) -> Cow<'a, str>;
 }
 
-/// A tool call's arguments, read from any deserializer: OpenAI sends a string of JSON
-/// (kept as it is), doneseq's schema an object (written as JSON text while it is
-/// read).
+/// A tool call's arguments, read from any deserializer (the Python package's dicts):
+/// OpenAI sends a string of JSON (kept as it is), doneseq's schema an object (read as a
+/// JSON value and written as text). The transcript reader reads [`RawArguments`].
 pub(super) struct Arguments<'de>(Cow<'de, str>);
 
 impl<'a> ArgumentsText<'a> for Arguments<'a> {
     fn into_text(self) -> Cow<'a, str> {
         self.0
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Arguments<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Arguments<'a>, D::Error> {
+        Ok(Arguments(
+            match Option::<Value>::deserialize(deserializer)? {
+                None | Some(Value::Null) => Cow::Borrowed(""),
+                Some(Value::String(text)) => Cow::Owned(text),
+                Some(other) => Cow::Owned(other.to_string()),
+            },
+        ))
     }
 }
 
@@ -165,184 +179,6 @@ impl<'de: 'a, 'a> Deserialize<'de> for RawArguments<'a> {
             Ok(RawArguments(Cow::Borrowed("")))
         } else {
             Ok(RawArguments(Cow::Borrowed(raw)))
-        }
-    }
-}
-
-impl<'de: 'a, 'a> Deserialize<'de> for Arguments<'a> {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Arguments<'a>, D::Error> {
-        struct ArgumentsVisitor;
-        impl<'de> serde::de::Visitor<'de> for ArgumentsVisitor {
-            type Value = Arguments<'de>;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a string of JSON, a JSON value or null")
-            }
-            fn visit_borrowed_str<E: serde::de::Error>(
-                self,
-                text: &'de str,
-            ) -> Result<Arguments<'de>, E> {
-                Ok(Arguments(Cow::Borrowed(text)))
-            }
-            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Arguments<'de>, E> {
-                Ok(Arguments(Cow::Owned(text.to_owned())))
-            }
-            fn visit_string<E: serde::de::Error>(self, text: String) -> Result<Arguments<'de>, E> {
-                Ok(Arguments(Cow::Owned(text)))
-            }
-            fn visit_unit<E: serde::de::Error>(self) -> Result<Arguments<'de>, E> {
-                Ok(Arguments(Cow::Borrowed("")))
-            }
-            fn visit_none<E: serde::de::Error>(self) -> Result<Arguments<'de>, E> {
-                Ok(Arguments(Cow::Borrowed("")))
-            }
-            fn visit_some<D: serde::Deserializer<'de>>(
-                self,
-                deserializer: D,
-            ) -> Result<Arguments<'de>, D::Error> {
-                Arguments::deserialize(deserializer)
-            }
-            fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<Arguments<'de>, E> {
-                Ok(Arguments(Cow::Owned(v.to_string())))
-            }
-            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Arguments<'de>, E> {
-                Ok(Arguments(Cow::Owned(v.to_string())))
-            }
-            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Arguments<'de>, E> {
-                Ok(Arguments(Cow::Owned(v.to_string())))
-            }
-            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Arguments<'de>, E> {
-                Ok(Arguments(Cow::Owned(Value::from(v).to_string())))
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                map: A,
-            ) -> Result<Arguments<'de>, A::Error> {
-                let mut text = Vec::new();
-                json_text::write_map(map, &mut text)?;
-                json_text::finish(text)
-            }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(
-                self,
-                seq: A,
-            ) -> Result<Arguments<'de>, A::Error> {
-                let mut text = Vec::new();
-                json_text::write_seq(seq, &mut text)?;
-                json_text::finish(text)
-            }
-        }
-        deserializer.deserialize_any(ArgumentsVisitor)
-    }
-}
-
-/// Writing a JSON value as text while it is read, without building a [`Value`].
-mod json_text {
-    use std::borrow::Cow;
-
-    use serde::de::{DeserializeSeed, Deserializer, Error, MapAccess, SeqAccess, Visitor};
-
-    use super::Arguments;
-
-    /// The text written, as arguments.
-    pub(super) fn finish<'de, E: Error>(text: Vec<u8>) -> Result<Arguments<'de>, E> {
-        String::from_utf8(text)
-            .map(|t| Arguments(Cow::Owned(t)))
-            .map_err(|_| E::custom("tool arguments are not UTF-8"))
-    }
-
-    fn string<E: Error>(out: &mut Vec<u8>, text: &str) -> Result<(), E> {
-        serde_json::to_writer(out, text).map_err(E::custom)
-    }
-
-    pub(super) fn write_map<'de, A: MapAccess<'de>>(
-        mut map: A,
-        out: &mut Vec<u8>,
-    ) -> Result<(), A::Error> {
-        out.push(b'{');
-        let mut first = true;
-        while let Some(key) = map.next_key::<super::Str<'de>>()? {
-            if !first {
-                out.push(b',');
-            }
-            first = false;
-            string(out, &key.0)?;
-            out.push(b':');
-            map.next_value_seed(Writer(out))?;
-        }
-        out.push(b'}');
-        Ok(())
-    }
-
-    pub(super) fn write_seq<'de, A: SeqAccess<'de>>(
-        mut seq: A,
-        out: &mut Vec<u8>,
-    ) -> Result<(), A::Error> {
-        out.push(b'[');
-        let mut first = true;
-        loop {
-            if !first {
-                out.push(b',');
-            }
-            if seq.next_element_seed(Writer(out))?.is_none() {
-                if !first {
-                    out.pop();
-                }
-                break;
-            }
-            first = false;
-        }
-        out.push(b']');
-        Ok(())
-    }
-
-    /// Writes the value it reads.
-    struct Writer<'o>(&'o mut Vec<u8>);
-
-    impl<'de> DeserializeSeed<'de> for Writer<'_> {
-        type Value = ();
-        fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-            deserializer.deserialize_any(self)
-        }
-    }
-
-    impl<'de> Visitor<'de> for Writer<'_> {
-        type Value = ();
-        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.write_str("a JSON value")
-        }
-        fn visit_str<E: Error>(self, v: &str) -> Result<(), E> {
-            string(self.0, v)
-        }
-        fn visit_bool<E: Error>(self, v: bool) -> Result<(), E> {
-            self.0.extend_from_slice(if v { b"true" } else { b"false" });
-            Ok(())
-        }
-        fn visit_i64<E: Error>(self, v: i64) -> Result<(), E> {
-            serde_json::to_writer(self.0, &v).map_err(E::custom)
-        }
-        fn visit_u64<E: Error>(self, v: u64) -> Result<(), E> {
-            serde_json::to_writer(self.0, &v).map_err(E::custom)
-        }
-        fn visit_f64<E: Error>(self, v: f64) -> Result<(), E> {
-            // As serde_json writes a number it holds (a non-finite one is null).
-            serde_json::to_writer(self.0, &serde_json::Value::from(v)).map_err(E::custom)
-        }
-        fn visit_unit<E: Error>(self) -> Result<(), E> {
-            self.0.extend_from_slice(b"null");
-            Ok(())
-        }
-        fn visit_none<E: Error>(self) -> Result<(), E> {
-            self.visit_unit()
-        }
-        fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-            deserializer.deserialize_any(self)
-        }
-        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<(), A::Error> {
-            write_map(map, self.0)
-        }
-        fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<(), A::Error> {
-            write_seq(seq, self.0)
         }
     }
 }
