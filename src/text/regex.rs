@@ -107,17 +107,8 @@ pub(crate) type Located = (RegexError, std::ops::Range<usize>);
 /// translation, errors pointing into the pattern as written. Returns the
 /// translation's text with the regex.
 pub(crate) fn build_python(pattern: &str) -> Result<(Regex, usize, Box<str>), Located> {
+    check_len(pattern)?;
     let whole = 0..pattern.len();
-    if pattern.is_empty() {
-        return Err((RegexError::Empty, whole));
-    }
-    if pattern.len() > MAX_PATTERN_LEN {
-        let kind = RegexError::TooLong {
-            len: pattern.len(),
-            max: MAX_PATTERN_LEN,
-        };
-        return Err((kind, whole));
-    }
     let closed = format!("{pattern}]");
     match regex_body_end(&closed) {
         Some(at) if at == pattern.len() => {}
@@ -130,20 +121,15 @@ pub(crate) fn build_python(pattern: &str) -> Result<(Regex, usize, Box<str>), Lo
     Ok((regex, heap, translated.text.into()))
 }
 
-/// Builds `pattern` with the crate's limits ([`MAX_PATTERN_LEN`], [`MAX_REGEX_SIZE`],
-/// and [`MAX_REGEX_MEMORY`] in a [`scoped`] parse), with the heap it takes; an
-/// error's span is relative to `pattern`. Shared by `C[...]` (case-insensitive) and
-/// the stop conditions' `text(...)` (as written).
-pub(crate) fn build(
-    pattern: &str,
-    case_insensitive: bool,
-) -> Result<(Regex, usize), (RegexError, std::ops::Range<usize>)> {
+/// A pattern that is empty or longer than [`MAX_PATTERN_LEN`], as an error on the
+/// whole pattern. Checked before any parsing: the regex parsers build their syntax
+/// tree without a size limit, and 64 KiB of `\pL` costs seconds and most of a
+/// gigabyte there.
+fn check_len(pattern: &str) -> Result<(), Located> {
     let whole = 0..pattern.len();
     if pattern.is_empty() {
         return Err((RegexError::Empty, whole));
     }
-    // Checked before any parsing: the regex parsers build their syntax tree without a
-    // size limit, and 64 KiB of `\pL` costs seconds and most of a gigabyte there.
     if pattern.len() > MAX_PATTERN_LEN {
         let kind = RegexError::TooLong {
             len: pattern.len(),
@@ -151,6 +137,15 @@ pub(crate) fn build(
         };
         return Err((kind, whole));
     }
+    Ok(())
+}
+
+/// Builds `pattern` with the crate's limits ([`MAX_PATTERN_LEN`], [`MAX_REGEX_SIZE`],
+/// and [`MAX_REGEX_MEMORY`] in a [`scoped`] parse), with the heap it takes; an
+/// error's span is relative to `pattern`. Shared by `C[...]` (case-insensitive) and
+/// the stop conditions' `text(...)` (as written).
+pub(crate) fn build(pattern: &str, case_insensitive: bool) -> Result<(Regex, usize), Located> {
+    check_len(pattern)?;
     // A regex built outside a parse (`ContentPattern::new`) is a parse of its own.
     scoped(|| build_in_scope(pattern, case_insensitive))
 }
