@@ -60,7 +60,8 @@ impl From<PyErr> for DeError {
     }
 }
 
-fn type_name(value: &Bound<'_, PyAny>) -> String {
+/// The Python type name of `value`, for error messages.
+pub(crate) fn type_name(value: &Bound<'_, PyAny>) -> String {
     value
         .get_type()
         .name()

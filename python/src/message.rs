@@ -20,7 +20,7 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 
-use crate::de::PyDe;
+use crate::de::{PyDe, type_name};
 use crate::errors;
 
 /// Reads `message` (a dict) and calls `f` with it; `f`'s result, or the schema's error
@@ -34,13 +34,7 @@ pub(crate) fn with_message<R>(
         return Err(errors::error(
             py,
             "MessageError",
-            format!(
-                "a message is a dict, not {}",
-                message
-                    .get_type()
-                    .name()
-                    .map_or_else(|_| "?".to_owned(), |n| n.to_string())
-            ),
+            format!("a message is a dict, not {}", type_name(message)),
         ));
     };
     // `f` is called where the message is built: a message is large, and moving it
@@ -57,12 +51,10 @@ pub(crate) fn with_message<R>(
 }
 
 /// A message dict read through the core's transcript schema.
-pub(crate) fn read_by_schema(
-    py: Python<'_>,
-    message: &Bound<'_, PyAny>,
-) -> PyResult<Message<'static>> {
-    doneseq::transcript::deserialize_message(PyDe::new(message))
-        .map(Message::into_owned)
+fn read_by_schema(py: Python<'_>, message: &Bound<'_, PyAny>) -> PyResult<Message<'static>> {
+    // Owned already: a Python string's text is copied out of it (`PyDe` borrows
+    // nothing), so the message can be `'static` without a copy.
+    doneseq::transcript::deserialize_message::<'static, _>(PyDe::new(message))
         .map_err(|e| errors::error(py, "MessageError", e))
 }
 
@@ -101,8 +93,8 @@ struct Names {
     kind: Py<PyString>,
     function: Py<PyString>,
     arguments: Py<PyString>,
-    /// Role names and their roles.
-    roles: [(Py<PyString>, Role); 6],
+    /// The common role names and their roles (as the core parses them).
+    roles: Vec<(Py<PyString>, Role)>,
 }
 
 static NAMES: PyOnceLock<Names> = PyOnceLock::new();
@@ -121,14 +113,12 @@ fn names(py: Python<'_>) -> &Names {
             kind: s("type"),
             function: s("function"),
             arguments: s("arguments"),
-            roles: [
-                (s("assistant"), Role::Llm),
-                (s("user"), Role::User),
-                (s("tool"), Role::Agent),
-                (s("system"), Role::System),
-                (s("llm"), Role::Llm),
-                (s("agent"), Role::Agent),
-            ],
+            // The role each name means is the core's (`Role`'s parser): only which
+            // names are worth recognising by identity is decided here.
+            roles: ["assistant", "user", "tool", "system", "llm", "agent"]
+                .into_iter()
+                .filter_map(|n| Some((s(n), n.parse().ok()?)))
+                .collect(),
         }
     })
 }
