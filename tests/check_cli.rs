@@ -519,3 +519,30 @@ fn compare_lists_the_runs_whose_verdicts_differ() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn help_lists_every_format_and_a_corpus_of_every_format_is_read() {
+    let help = stdout(&check(&["--help"]));
+    for format in doneseq::transcript::Format::ALL {
+        assert!(
+            help.contains(format.name()),
+            "{} missing from:\n{help}",
+            format.name()
+        );
+    }
+    // The whole directory of samples, each detected on its own.
+    let out = check(&["--stop", "final | done_signal", "examples/formats"]);
+    let text = stdout(&out);
+    assert!(
+        text.contains("9 runs: 7 done") && text.contains(" 0 errors"),
+        "{text}"
+    );
+    for name in [
+        "anthropic-request.json",
+        "autogen-task-result.json",
+        "otel-genai.json",
+        "openai-responses.json",
+    ] {
+        assert!(text.contains(name), "{name} missing from:\n{text}");
+    }
+}

@@ -8,6 +8,8 @@ mod autotraits;
 mod check_cli;
 mod cli;
 mod errors;
+#[cfg(feature = "json")]
+mod formats;
 mod langroid;
 mod layers;
 #[cfg(feature = "json")]

@@ -65,6 +65,13 @@ fn langroid_tool_json_in_content_when_asked() {
     assert!(plain[0].tool_calls().is_empty());
     let langroid = read(line, Format::Langroid).unwrap();
     assert_eq!(langroid[0].tool_calls()[0].name(), "calculator");
+    // `auto` searches a log whose roles are Langroid's names, from the first on.
+    let log = format!(
+        "{{\"role\": \"user\", \"content\": \"{{\\\"request\\\": \\\"x\\\"}}\"}}\n{line}\n"
+    );
+    let auto = read(&log, Format::Auto).unwrap();
+    assert!(auto[0].tool_calls().is_empty());
+    assert_eq!(auto[1].tool_calls()[0].name(), "calculator");
 }
 
 #[test]
@@ -95,7 +102,7 @@ fn bad_lines_are_errors_with_their_position() {
         (
             "[{\"role\": \"user\"}, {\"role\": \"nobody\"}]",
             1,
-            "message 1 of the array",
+            "element 2 of 2 of the array",
         ),
     ];
     for (text, line, message) in cases {
@@ -282,11 +289,14 @@ fn a_shape_error_names_the_formats_it_expected() {
     let text = err.to_string();
     assert!(
         text.starts_with(
-            "line 1, column 21: expected a message (doneseq's fields or an OpenAI chat message): unknown field `id`"
+            "line 1, column 21: expected a chat message (doneseq's fields, OpenAI's or Anthropic's), format jsonl (detected): unknown field `id`"
         ),
         "{text}"
     );
     // A syntax error says what is wrong with the JSON itself.
     let err = read("{\"role\": ", Format::Auto).unwrap_err();
-    assert!(!err.to_string().contains("expected a message"), "{err}");
+    assert!(
+        !err.to_string().contains("expected a chat message"),
+        "{err}"
+    );
 }

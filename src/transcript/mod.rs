@@ -1,45 +1,28 @@
-//! Transcript readers (feature `json`): doneseq's JSONL, OpenAI chat messages, and
-//! Langroid-style logs.
-//!
-//! **doneseq JSONL**: one JSON object per line (blank lines are skipped):
-//!
-//! ```json
-//! {"role": "llm", "responder": "Calc", "content": "", "tool_calls": [{"name": "calculator", "arguments": {"x": "6*7"}}], "usage": {"input_tokens": 50, "output_tokens": 9}}
-//! {"role": "agent", "content": "42", "error": null, "confidence": 0.9, "reward": 1.0}
-//! {"role": "llm", "no_response": true}
-//! ```
-//!
-//! `role` is required: `user`, `llm`, `agent`, `system`, or a Langroid or OpenAI name
-//! (`LLM`, `Agent`, `assistant`, `tool`, `developer`). Every other field is optional.
-//! A tool call's `arguments` are kept as JSON text: a string as it is (OpenAI's form),
-//! any other value as it is written in the line.
+//! Transcript readers (feature `json`): doneseq's JSONL, and the logs of OpenAI
+//! (Chat Completions and the Responses API), Anthropic, AutoGen, Langroid and
+//! OpenTelemetry GenAI traces, each format detected from the content by
+//! [`Format::Auto`].
 //!
 //! [`Reader::next_borrowed`] gives each message borrowing its texts from the line (a
 //! replay copies no text); the [`Iterator`] gives messages that own theirs.
-//! `metadata` may hold anything and is not read; any other unknown field is an
-//! error, so a misspelt field is never silently ignored.
 //!
-//! **OpenAI** chat messages, as JSONL or as one JSON array (or an object with a
-//! `messages` array, as an API request holds them, on one line or many; the
-//! request's other fields, `model`, `tools` and the like, are not messages and are not
-//! read): `assistant` is the LLM (a tool message when it has
-//! `tool_calls` or a `function_call`), `tool` is the agent's tool result, `name` is
-//! the responder, content may be a string, `null` or a list of parts (text and
-//! refusal parts are joined by newlines; image, audio and file parts hold no text),
-//! and a `refusal` is text too (after the content, on a line of its own).
+//! A bad record is an error naming the line (and column, for JSON), the format the
+//! reader expected there and what was wrong, never skipped. Every limit
+//! ([`MAX_LINE_LEN`], [`MAX_JSON_DEPTH`], [`MAX_TOOL_SEARCH_WORK`]) is an error of its
+//! own [`TranscriptErrorKind`], so a reader's memory and work stay bounded by the
+//! record it reads, whatever the input.
 //!
-//! **Langroid**: the same lines, where tool calls are also found as JSON objects with
-//! a `"request"` key inside the content (`{"request": "calculator", ...}`), as
-//! Langroid's agents find them. A message that has structured calls (`tool_calls` or
-//! `function_call`) has those as its tools and its content is not searched, so that a
-//! log recording a call both ways does not count it twice.
-//!
-//! A bad line is an error naming the line (and column, for JSON syntax), never
-//! skipped. Every limit ([`MAX_LINE_LEN`], [`MAX_JSON_DEPTH`], [`MAX_TOOL_SEARCH_WORK`])
-//! is an error of its own [`TranscriptErrorKind`], so a reader's memory and work stay
-//! bounded by the line it reads, whatever the input.
+#![doc = include_str!("../../transcripts.md")]
 
+mod anthropic;
+mod autogen;
+mod completion;
+mod detect;
 mod langroid;
+mod otel;
+mod parts;
+mod record;
+mod responses;
 mod wire;
 
 pub use langroid::MAX_TOOL_SEARCH_WORK;
@@ -67,35 +50,97 @@ pub const MAX_LINE_LEN: usize = 16 << 20;
 pub const MAX_JSON_DEPTH: usize = 64;
 
 /// A transcript format.
+///
+/// Every format but [`Format::Jsonl`] and [`Format::Langroid`] is read from JSON
+/// Lines (one record a line) or from one JSON document (an array of records, or one
+/// record on many lines).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Format {
-    /// A JSON array if the input starts with `[`, an object with a `messages` array
-    /// if it starts with one (whatever its keys' order, on one line or many), else
-    /// JSONL; all read with the union of the doneseq and OpenAI schemas.
+    /// Detected from the content: from the first record's keys, and again from a
+    /// record's own keys where it does not have the shape expected.
     #[default]
     Auto,
-    /// doneseq JSONL (which also accepts OpenAI's field names).
+    /// doneseq JSONL: one message a line, doneseq's fields (which take OpenAI's and
+    /// Anthropic's message shapes too).
     Jsonl,
-    /// OpenAI chat messages, JSONL or one JSON array.
+    /// OpenAI Chat Completions: chat messages, `chat.completion` response objects, or
+    /// a request's `{"messages": [...]}`.
     OpenAi,
-    /// doneseq JSONL with Langroid-style tool JSON found in the content.
+    /// OpenAI Responses API: input and output items (the OpenAI Agents SDK's
+    /// `to_input_list()`), response objects, or a request's `{"input": ...}`.
+    Responses,
+    /// Anthropic Messages: messages with content blocks, a request with its `system`,
+    /// or response messages.
+    Anthropic,
+    /// AutoGen AgentChat messages and events as `model_dump()` writes them, or a
+    /// `TaskResult`.
+    AutoGen,
+    /// doneseq JSONL with Langroid-style tool JSON found in the content (`auto` does
+    /// this for a log whose roles are Langroid's `LLM`, `Agent`, `User`, `System`).
     Langroid,
+    /// OpenTelemetry GenAI traces: OTLP JSON exports of spans.
+    Otel,
+}
+
+impl Format {
+    /// Every format, in the order `--help` lists them.
+    pub const ALL: [Format; 8] = [
+        Format::Auto,
+        Format::Jsonl,
+        Format::OpenAi,
+        Format::Responses,
+        Format::Anthropic,
+        Format::AutoGen,
+        Format::Langroid,
+        Format::Otel,
+    ];
+
+    /// The format's name, as [`str::parse`] reads it.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Format::Auto => "auto",
+            Format::Jsonl => "jsonl",
+            Format::OpenAi => "openai",
+            Format::Responses => "openai-responses",
+            Format::Anthropic => "anthropic",
+            Format::AutoGen => "autogen",
+            Format::Langroid => "langroid",
+            Format::Otel => "otel",
+        }
+    }
+
+    /// Whether the format reads JSON documents (not only lines).
+    const fn reads_documents(self) -> bool {
+        !matches!(self, Format::Jsonl | Format::Langroid)
+    }
+}
+
+impl std::fmt::Display for Format {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 impl std::str::FromStr for Format {
     type Err = String;
 
+    /// A format by its name (`responses` is `openai-responses` too).
     fn from_str(s: &str) -> Result<Format, String> {
-        match s {
-            "auto" => Ok(Format::Auto),
-            "jsonl" => Ok(Format::Jsonl),
-            "openai" => Ok(Format::OpenAi),
-            "langroid" => Ok(Format::Langroid),
-            _ => Err(format!(
-                "unknown format '{s}' (expected auto, jsonl, openai or langroid)"
-            )),
+        if s == "responses" {
+            return Ok(Format::Responses);
         }
+        Format::ALL
+            .into_iter()
+            .find(|f| f.name() == s)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
+                format!(
+                    "unknown format '{s}' (expected one of {})",
+                    names.join(", ")
+                )
+            })
     }
 }
 
@@ -111,6 +156,9 @@ pub struct TranscriptError {
     pub kind: TranscriptErrorKind,
     /// What was wrong.
     pub message: String,
+    /// The format the record was read as (the one given, or the one `auto`
+    /// detected), for an error in a record's shape or values.
+    pub format: Option<Format>,
 }
 
 /// What kind of problem a [`TranscriptError`] is.
@@ -158,47 +206,35 @@ impl TranscriptError {
             column: None,
             kind,
             message: message.into(),
-        }
-    }
-
-    fn json(line_base: usize, e: &serde_json::Error) -> TranscriptError {
-        // serde_json's message ends with " at line L column C": keep the message,
-        // carry the position as fields.
-        let text = e.to_string();
-        let message = text
-            .rsplit_once(" at line ")
-            .map_or(text.as_str(), |(m, _)| m);
-        // JSON that does not have a message's shape: say which shapes were expected.
-        let message = if e.classify() == serde_json::error::Category::Data {
-            format!("expected a message (doneseq's fields or an OpenAI chat message): {message}")
-        } else {
-            message.to_owned()
-        };
-        TranscriptError {
-            line: line_base + e.line().max(1) - 1,
-            column: (e.column() > 0).then_some(e.column()),
-            kind: TranscriptErrorKind::Json,
-            message,
+            format: None,
         }
     }
 
     /// The error for JSON nested past [`MAX_JSON_DEPTH`] at byte `at` of `text`, whose
     /// first line is `line_base`.
     fn too_deep(line_base: usize, text: &str, at: usize) -> TranscriptError {
-        let before = &text.as_bytes()[..at];
-        let line_start = before
-            .iter()
-            .rposition(|&b| b == b'\n')
-            .map_or(0, |i| i + 1);
+        let (line, column) = position(text, at);
         TranscriptError {
-            line: line_base + before.iter().filter(|&&b| b == b'\n').count(),
-            column: Some(at - line_start + 1),
+            line: line_base + line,
+            column: Some(column),
             kind: TranscriptErrorKind::TooDeep {
                 max: MAX_JSON_DEPTH,
             },
             message: format!("JSON nested deeper than {MAX_JSON_DEPTH} levels"),
+            format: None,
         }
     }
+}
+
+/// The 0-based line and 1-based column (in bytes) of byte `at` of `text`.
+fn position(text: &str, at: usize) -> (usize, usize) {
+    let before = &text.as_bytes()[..at.min(text.len())];
+    let line_start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    let lines = memchr::memchr_iter(b'\n', before).count();
+    (lines, before.len() - line_start + 1)
 }
 
 /// The length of the line end (`\n` or `\r\n`) that `bytes` ends with, if any.
@@ -208,35 +244,6 @@ fn line_end(bytes: &[u8]) -> usize {
     } else {
         usize::from(bytes.ends_with(b"\n"))
     }
-}
-
-/// Whether `text` is (or begins) a JSON object with a `messages` key: a document of
-/// messages, not one message, which has no such field. The keys are read in order up
-/// to that one, so an object cut at the end of its first line is recognised too.
-fn has_messages_key(text: &str) -> bool {
-    use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
-    struct Keys<'f>(&'f std::cell::Cell<bool>);
-    impl<'de> Visitor<'de> for Keys<'_> {
-        type Value = ();
-        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.write_str("an object")
-        }
-        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-            while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-                if key == "messages" {
-                    self.0.set(true);
-                    // Found: the rest need not be read (the error ends the read).
-                    return Err(serde::de::Error::custom("found"));
-                }
-                map.next_value::<IgnoredAny>()?;
-            }
-            Ok(())
-        }
-    }
-    let found = std::cell::Cell::new(false);
-    // The result says nothing more: an incomplete object is an error either way.
-    let _ = serde_json::Deserializer::from_str(text).deserialize_map(Keys(&found));
-    found.get()
 }
 
 /// Where `text` nests JSON arrays and objects deeper than [`MAX_JSON_DEPTH`]: the byte
@@ -308,7 +315,7 @@ pub fn read_transcript<R: BufRead>(
 }
 
 /// A streaming transcript reader: yields one message at a time, so that a replay's
-/// memory does not grow with the transcript (a JSON array is read whole).
+/// memory does not grow with the transcript (a JSON document is read whole).
 ///
 /// As an [`Iterator`] it gives messages that own their texts;
 /// [`Reader::next_borrowed`] gives them borrowed from the line read, with no copy.
@@ -325,10 +332,20 @@ pub struct Reader<R> {
 struct State<R> {
     input: R,
     format: Format,
+    /// The kind of record read last: what the next one is read as first.
+    kind: Option<record::Kind>,
+    /// Whether `kind` was detected (`auto`) rather than the format's own.
+    detected: bool,
     line: usize,
-    /// The messages of a JSON array, once read.
-    array: Option<std::vec::IntoIter<Message<'static>>>,
-    seen_message: bool,
+    /// Where records other than a line's doneseq message are read.
+    scratch: Vec<u8>,
+    /// Messages read and not yet given: a record's after its first, and those of a
+    /// whole document.
+    pending: std::collections::VecDeque<Message<'static>>,
+    cx: record::Context,
+    seen_record: bool,
+    /// The input is read to its end.
+    ended: bool,
     failed: bool,
 }
 
@@ -340,9 +357,18 @@ impl<R: BufRead> Reader<R> {
             state: State {
                 input,
                 format,
+                kind: None,
+                detected: false,
                 line: 0,
-                array: None,
-                seen_message: false,
+                scratch: Vec::new(),
+                pending: std::collections::VecDeque::new(),
+                cx: record::Context {
+                    langroid: format == Format::Langroid,
+                    detect_langroid: format == Format::Auto,
+                    ..record::Context::default()
+                },
+                seen_record: false,
+                ended: false,
                 failed: false,
             },
         }
@@ -352,6 +378,16 @@ impl<R: BufRead> Reader<R> {
     #[must_use]
     pub const fn line(&self) -> usize {
         self.state.line
+    }
+
+    /// The format the records read so far were read as: the one given, or for
+    /// [`Format::Auto`] the one detected (`Auto` before the first record).
+    #[must_use]
+    pub fn format(&self) -> Format {
+        match (self.state.format, self.state.kind) {
+            (Format::Auto, Some(kind)) => kind.format(),
+            (format, _) => format,
+        }
     }
 
     /// The next message, borrowing its texts from the line read where it can: what a
@@ -411,88 +447,107 @@ impl<R: BufRead> State<R> {
         Ok(true)
     }
 
-    /// The next message, its texts borrowed from `buffer` (a message of a JSON array,
-    /// and the first line's, own theirs).
+    /// The next message, its texts borrowed from `buffer` where it is a line's
+    /// message (the others own theirs).
+    ///
+    /// A line of doneseq's messages is read into `buffer` and its message returned
+    /// borrowing it. Other records (which may stand for no message, or several) are
+    /// read into the reader's own scratch buffer and their messages kept owned: once
+    /// `buffer` is lent to a message, the function must not write it again.
     fn next_message<'b>(
         &mut self,
         buffer: &'b mut Vec<u8>,
     ) -> Result<Option<Message<'b>>, TranscriptError> {
-        if let Some(array) = &mut self.array {
-            return Ok(array.next());
-        }
         loop {
-            if !self.read_line(buffer)? {
+            if let Some(message) = self.pending.pop_front() {
+                return Ok(Some(message));
+            }
+            if self.ended {
                 return Ok(None);
             }
-            // A line is blank if it is all whitespace. Most lines start with `{`: seen
-            // on the bytes, the line is validated as UTF-8 once, when it is parsed.
-            match buffer.iter().find(|b| !b.is_ascii_whitespace()) {
-                None => continue,
-                Some(b) if b.is_ascii() => break,
-                Some(_) => {}
+            if matches!(self.kind, Some(kind) if kind != record::Kind::Message) {
+                self.scratch_step()?;
+                continue;
             }
-            if !utf8(buffer, self.line)?.trim().is_empty() {
-                break;
+            // The next line that is not blank, into `buffer`.
+            if !self.read_line(buffer)? {
+                self.end();
+                continue;
             }
+            if is_blank(buffer, self.line)? {
+                continue;
+            }
+            let first = !self.seen_record;
+            self.seen_record = true;
+            if first && self.format.reads_documents() && !opens_line(buffer) {
+                self.read_document(buffer)?;
+                continue;
+            }
+            break;
         }
-        let first = self.array.is_none() && !self.seen_message;
-        let document = first && matches!(self.format, Format::Auto | Format::OpenAi);
-        // Only the first line may open a document.
-        let opening = match document {
-            true => String::from_utf8_lossy(buffer).trim_start().chars().next(),
-            false => None,
-        };
-        if opening == Some('[') {
-            return self.read_array(buffer, None);
-        }
-        if opening == Some('{') {
-            // The first line may open a whole document instead: `{"messages": [...]}`,
-            // whatever its keys' order and layout (an API request's). If it is not a
-            // message, the rest is read to see; if the input is not a document, the
-            // line's error stands. (Its message owns its texts, so the buffer is free
-            // for that read.)
-            return match self.parse_line(buffer) {
-                Ok(Ok(message)) => Ok(Some(message.into_owned())),
-                Ok(Err(e)) => Err(e),
-                Err(line_error) => self.read_array(buffer, Some(line_error)),
-            };
-        }
-        let buffer: &'b [u8] = buffer;
-        self.parse_line(buffer)?.map(Some)
-    }
-
-    /// The message on the line in `buffer`; the outer error is the JSON's (the first
-    /// line may then open a document), the inner the message's.
-    fn parse_line<'b>(&mut self, buffer: &'b [u8]) -> Result<Parsed<'b>, TranscriptError> {
-        let text = match utf8(buffer, self.line) {
-            Ok(text) => text,
-            Err(e) => return Ok(Err(e)),
-        };
+        let line = self.line;
+        let text: &'b str = utf8(buffer, line)?;
         if let Some(at) = too_deep(text) {
-            return Ok(Err(TranscriptError::too_deep(self.line, text, at)));
+            return Err(TranscriptError::too_deep(line, text, at));
         }
-        // Parsed trimmed (any Unicode whitespace around a line is accepted), with the
-        // columns of the line as written.
-        let trimmed = text.trim();
-        let lead = text.len() - text.trim_start().len();
-        let line = serde_json::from_str::<wire::JsonLine<'_>>(trimmed).map_err(|e| {
-            let mut err = TranscriptError::json(self.line, &e);
-            err.column = err.column.map(|c| c + lead);
-            err
-        })?;
-        self.seen_message = true;
-        Ok(convert(self.format, line).map_err(|(kind, m)| TranscriptError::at(self.line, kind, m)))
+        let mut out = self.read_record_in(text.trim(), text, line)?;
+        if !out.is_empty() {
+            let message = out.remove(0);
+            self.pending
+                .extend(out.into_iter().map(Message::into_owned));
+            return Ok(Some(message));
+        }
+        // The line was another kind of record, which stood for no message: the next
+        // records are read into the scratch buffer.
+        loop {
+            if let Some(message) = self.pending.pop_front() {
+                return Ok(Some(message));
+            }
+            if self.ended {
+                return Ok(None);
+            }
+            self.scratch_step()?;
+        }
     }
 
-    /// Reads the rest of the input as one JSON array of messages (or an object with a
-    /// `messages` array), starting with the line in the buffer. With `line_error` (the
-    /// first line's error as a message), an input that is not an object with a
-    /// `messages` key gives that error instead of the document's.
-    fn read_array(
-        &mut self,
-        buffer: &mut Vec<u8>,
-        line_error: Option<TranscriptError>,
-    ) -> Result<Option<Message<'static>>, TranscriptError> {
+    /// Reads the next line into the scratch buffer, and its messages into `pending`.
+    fn scratch_step(&mut self) -> Result<(), TranscriptError> {
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let result = self.scratch_line(&mut scratch);
+        self.scratch = scratch;
+        result
+    }
+
+    fn scratch_line(&mut self, scratch: &mut Vec<u8>) -> Result<(), TranscriptError> {
+        if !self.read_line(scratch)? {
+            self.end();
+            return Ok(());
+        }
+        if is_blank(scratch, self.line)? {
+            return Ok(());
+        }
+        let line = self.line;
+        let text = utf8(scratch, line)?;
+        if let Some(at) = too_deep(text) {
+            return Err(TranscriptError::too_deep(line, text, at));
+        }
+        let out = self.read_record_in(text.trim(), text, line)?;
+        self.pending
+            .extend(out.into_iter().map(Message::into_owned));
+        Ok(())
+    }
+
+    /// The input is over: a model turn still open is a message.
+    fn end(&mut self) {
+        self.ended = true;
+        let mut rest = record::Out::new();
+        self.cx.finish(&mut rest);
+        self.pending.extend(rest);
+    }
+
+    /// Reads the rest of the input into `buffer` (which holds the first line) as one
+    /// JSON document: its messages go to `pending`.
+    fn read_document(&mut self, buffer: &mut Vec<u8>) -> Result<(), TranscriptError> {
         let start = self.line;
         // As for a line: a final line end is not counted, one byte more shows it is
         // over (the first line, in the buffer, may already be).
@@ -501,12 +556,7 @@ impl<R: BufRead> State<R> {
             .take(limit)
             .read_to_end(buffer)
             .map_err(|e| TranscriptError::at(start, Kind::Io, format!("cannot read: {e}")))?;
-        // Not a document after all: the first line's error stands.
-        if let Some(e) = line_error {
-            if !has_messages_key(&String::from_utf8_lossy(buffer)) {
-                return Err(e);
-            }
-        }
+        self.ended = true;
         if buffer.len() - line_end(buffer) > MAX_LINE_LEN {
             return Err(TranscriptError::at(
                 start,
@@ -518,39 +568,163 @@ impl<R: BufRead> State<R> {
         if let Some(at) = too_deep(text) {
             return Err(TranscriptError::too_deep(start, text, at));
         }
-        /// `{"messages": [...]}`, as an API request holds them; its other fields
-        /// (`model`, `tools`, ...) are the request's, not messages, and not read.
-        #[derive(Deserialize)]
-        struct Document<'a> {
-            #[serde(borrow)]
-            messages: Vec<wire::JsonLine<'a>>,
+        // The document's last line, its final line end not counted.
+        let body = &text.as_bytes()[..text.len() - line_end(text.as_bytes())];
+        let lines = memchr::memchr_iter(b'\n', body).count();
+        let trimmed = text.trim();
+        let out = if trimmed.starts_with('[') {
+            self.read_array(trimmed, text, start)?
+        } else {
+            self.read_record_in(trimmed, text, start)?
+        };
+        self.pending
+            .extend(out.into_iter().map(Message::into_owned));
+        self.line = start + lines;
+        self.end();
+        Ok(())
+    }
+
+    /// A JSON array of records, each read as the first one is (or as its own keys
+    /// say).
+    fn read_array<'t>(
+        &mut self,
+        text: &'t str,
+        whole: &'t str,
+        base: usize,
+    ) -> Result<record::Out<'t>, TranscriptError> {
+        let elements = serde_json::from_str::<Vec<&serde_json::value::RawValue>>(text)
+            .map_err(|e| self.error(text, whole, base, record::Problem::Json(e)))?;
+        let mut out = record::Out::new();
+        let count = elements.len();
+        for (i, element) in elements.into_iter().enumerate() {
+            let messages = self
+                .read_record_in(element.get(), whole, base)
+                .map_err(|mut e| {
+                    if e.kind == Kind::Message || e.kind == Kind::ToolSearch {
+                        e.message =
+                            format!("element {} of {count} of the array: {}", i + 1, e.message);
+                    }
+                    e
+                })?;
+            out.extend(messages);
         }
-        // Read as what it starts with (not as an untagged enum, whose only error is
-        // "did not match any variant", at the end), so an error names the field and
-        // its position.
-        let lines = match text.trim_start().as_bytes().first() {
-            Some(b'[') => serde_json::from_str::<Vec<wire::JsonLine<'_>>>(text),
-            _ => serde_json::from_str::<Document<'_>>(text).map(|d| d.messages),
+        Ok(out)
+    }
+
+    /// The messages of the record `text`, a part of `whole` (whose first line is line
+    /// `base`): read as the kind read last, else as its keys say.
+    fn read_record_in<'t>(
+        &mut self,
+        text: &'t str,
+        whole: &'t str,
+        base: usize,
+    ) -> Result<record::Out<'t>, TranscriptError> {
+        let allowed = record::Kind::of(self.format);
+        let kind = match self.kind {
+            Some(kind) => kind,
+            None => {
+                let kind = detect::kind(text)
+                    .filter(|k| allowed.contains(k))
+                    .unwrap_or(allowed[0]);
+                self.detected = self.format == Format::Auto;
+                self.kind = Some(kind);
+                kind
+            }
+        };
+        let mut out = record::Out::new();
+        let failure = match record::read(kind, text, &mut self.cx, &mut out) {
+            Ok(()) => return Ok(out),
+            Err(failure) => failure,
+        };
+        // Another kind of record of the format (a log may mix messages and response
+        // objects): read as its keys say.
+        if let Some(other) = detect::kind(text).filter(|k| *k != kind && allowed.contains(k)) {
+            let mut again = record::Out::new();
+            if record::read(other, text, &mut self.cx, &mut again).is_ok() {
+                self.kind = Some(other);
+                return Ok(again);
+            }
         }
-        .map_err(|e| TranscriptError::json(start, &e))?;
-        self.line += text.matches('\n').count();
-        let mut messages = Vec::with_capacity(lines.len());
-        for (i, line) in lines.into_iter().enumerate() {
-            let message = convert(self.format, line).map_err(|(kind, m)| {
-                TranscriptError::at(start, kind, format!("message {i} of the array: {m}"))
-            })?;
-            messages.push(message.into_owned());
+        let (within, problem) = (failure.within, failure.problem);
+        Err(self.error(within, whole, base, problem))
+    }
+
+    /// The error for `problem` in `within`, a part of `whole` (whose first line is
+    /// line `base`), naming the kind of record expected and the format.
+    fn error(
+        &self,
+        within: &str,
+        whole: &str,
+        base: usize,
+        problem: record::Problem,
+    ) -> TranscriptError {
+        let offset = (within.as_ptr() as usize).saturating_sub(whole.as_ptr() as usize);
+        let offset = if offset <= whole.len() { offset } else { 0 };
+        let (line, column) = position(whole, offset);
+        let kind = self.kind.unwrap_or(record::Kind::of(self.format)[0]);
+        let format = match self.format {
+            Format::Auto => kind.format(),
+            format => format,
+        };
+        let how = if self.detected { "detected" } else { "given" };
+        let names = format!("format {format} ({how})");
+        match problem {
+            record::Problem::Json(e) => {
+                // serde_json's message ends with " at line L column C": keep the
+                // message, carry the position as fields.
+                let text = e.to_string();
+                let message = text
+                    .rsplit_once(" at line ")
+                    .map_or(text.as_str(), |(m, _)| m);
+                let message = if e.classify() == serde_json::error::Category::Data {
+                    format!("expected {}, {names}: {message}", kind.describe())
+                } else {
+                    message.to_owned()
+                };
+                let line_in = e.line().max(1) - 1;
+                let column_in = e.column();
+                TranscriptError {
+                    line: base + line + line_in,
+                    column: (column_in > 0).then(|| {
+                        if line_in == 0 {
+                            column - 1 + column_in
+                        } else {
+                            column_in
+                        }
+                    }),
+                    kind: Kind::Json,
+                    message,
+                    format: Some(format),
+                }
+            }
+            record::Problem::Message(error_kind, message) => TranscriptError {
+                line: base + line,
+                column: None,
+                kind: error_kind,
+                message: format!("{message}; in {}, {names}", kind.describe()),
+                format: Some(format),
+            },
         }
-        self.seen_message = true;
-        let mut array = messages.into_iter();
-        let first = array.next();
-        self.array = Some(array);
-        Ok(first)
     }
 }
 
-/// A line's message, or what is wrong with the message.
-type Parsed<'b> = Result<Message<'b>, TranscriptError>;
+/// Whether the first line (in `buffer`) is a record of its own: a whole JSON object.
+/// An array, or an object that goes on past the line, opens a document.
+fn opens_line(buffer: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(buffer);
+    let trimmed = text.trim();
+    trimmed.starts_with('{') && serde_json::from_str::<serde::de::IgnoredAny>(trimmed).is_ok()
+}
+
+/// Whether a line is blank (all whitespace). Most lines start with `{`: seen on the
+/// bytes, the line is validated as UTF-8 once, when it is parsed.
+fn is_blank(bytes: &[u8], line: usize) -> Result<bool, TranscriptError> {
+    match bytes.iter().find(|b| !b.is_ascii_whitespace()) {
+        None => Ok(true),
+        Some(b) if b.is_ascii() => Ok(false),
+        Some(_) => Ok(utf8(bytes, line)?.trim().is_empty()),
+    }
+}
 
 /// `bytes`, line `line` of the input, as text.
 fn utf8(bytes: &[u8], line: usize) -> Result<&str, TranscriptError> {
@@ -560,20 +734,11 @@ fn utf8(bytes: &[u8], line: usize) -> Result<&str, TranscriptError> {
     })
 }
 
-/// A line's message, with Langroid's tools found in its content for that format.
-fn convert<'de>(format: Format, line: wire::JsonLine<'de>) -> Result<Message<'de>, (Kind, String)> {
-    let message = line.into_message().map_err(|m| (Kind::Message, m))?;
-    if format != Format::Langroid || !message.tool_calls().is_empty() {
-        return Ok(message);
-    }
-    let calls = langroid::tool_calls(message.content()).map_err(|m| (Kind::ToolSearch, m))?;
-    Ok(calls.into_iter().fold(message, Message::with_tool_call))
-}
-
-/// Reads one message in the transcript schema (doneseq's fields, or an OpenAI chat
-/// message: the fields [`Reader`] reads) from any serde deserializer, with the same
-/// checks: an unknown field, a bad role or an impossible message is an error. The
-/// Python package reads its message dicts through it.
+/// Reads one message in the transcript schema (doneseq's fields, or an OpenAI or
+/// Anthropic chat message: the fields [`Reader`] reads as [`Format::Jsonl`]) from any
+/// serde deserializer, with the same checks: an unknown field, a bad role or an
+/// impossible message is an error. The Python package reads its message dicts
+/// through it.
 ///
 /// ```
 /// use doneseq::Role;
@@ -587,12 +752,24 @@ fn convert<'de>(format: Format, line: wire::JsonLine<'de>) -> Result<Message<'de
 /// assert!(doneseq::transcript::deserialize_message(&mut de).unwrap_err().to_string().contains("unknown field `text`"));
 /// # Ok::<(), serde_json::Error>(())
 /// ```
+///
+/// # Errors
+///
+/// The deserializer's error, or the message's: an Anthropic message carrying tool
+/// results (`tool_result` blocks) is several messages, and is refused here.
 pub fn deserialize_message<'de, D: serde::Deserializer<'de>>(
     deserializer: D,
 ) -> Result<Message<'de>, D::Error> {
-    <wire::Line<'de>>::deserialize(deserializer)?
-        .into_message()
-        .map_err(serde::de::Error::custom)
+    let mut results = record::Out::new();
+    let message = <wire::Line<'de>>::deserialize(deserializer)?
+        .into_message(&mut results)
+        .map_err(serde::de::Error::custom)?;
+    match (message, results.len()) {
+        (Some(message), 0) => Ok(message),
+        (_, n) => Err(serde::de::Error::custom(format!(
+            "a message carrying {n} tool results (tool_result blocks): give each result as a message of its own"
+        ))),
+    }
 }
 
 impl<R: BufRead> Iterator for Reader<R> {

@@ -11,6 +11,9 @@ use serde::Deserialize;
 use serde::de::IgnoredAny;
 use serde_json::Value;
 
+use super::parts::{self, Content, Found};
+use super::record::Out;
+
 use crate::{Message, Role, ToolCall, Usage};
 
 /// A message read by serde_json from a line or a JSON document.
@@ -28,7 +31,7 @@ pub(super) struct Line<'a, A = Arguments<'a>> {
     #[serde(borrow)]
     role: Str<'a>,
     #[serde(default, borrow)]
-    content: Option<Content<'a>>,
+    content: Option<Content<'a, A>>,
     #[serde(default, borrow)]
     responder: Option<Str<'a>>,
     /// OpenAI's participant name; the responder when `responder` is absent.
@@ -87,7 +90,7 @@ pub(super) struct Line<'a, A = Arguments<'a>> {
 /// A string, borrowed from the input where it has no escapes. (serde's own `Cow<str>`
 /// always copies, and `#[serde(borrow)]` borrows only a field that is a `Cow`
 /// itself, not one in an `Option`.)
-pub(super) struct Str<'de>(Cow<'de, str>);
+pub(super) struct Str<'de>(pub(super) Cow<'de, str>);
 
 impl<'de: 'a, 'a> Deserialize<'de> for Str<'a> {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Str<'a>, D::Error> {
@@ -115,11 +118,11 @@ impl<'de: 'a, 'a> Deserialize<'de> for Str<'a> {
 }
 
 impl<'de> Str<'de> {
-    fn into_cow(self) -> Cow<'de, str> {
+    pub(super) fn into_cow(self) -> Cow<'de, str> {
         self.0
     }
 
-    fn is_empty(&self) -> bool {
+    pub(super) fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
 }
@@ -180,48 +183,6 @@ impl<'de: 'a, 'a> Deserialize<'de> for RawArguments<'a> {
         } else {
             Ok(RawArguments(Cow::Borrowed(raw)))
         }
-    }
-}
-
-enum Content<'de> {
-    Text(Cow<'de, str>),
-    Parts(Vec<Value>),
-}
-
-// By hand, not `untagged`: an untagged enum buffers the value and, on a mismatch,
-// says only "did not match any variant".
-impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Content<'a>, D::Error> {
-        struct ContentVisitor;
-        impl<'de> serde::de::Visitor<'de> for ContentVisitor {
-            type Value = Content<'de>;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a string, null or a list of content parts")
-            }
-            fn visit_borrowed_str<E: serde::de::Error>(
-                self,
-                text: &'de str,
-            ) -> Result<Content<'de>, E> {
-                Ok(Content::Text(Cow::Borrowed(text)))
-            }
-            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Content<'de>, E> {
-                Ok(Content::Text(Cow::Owned(text.to_owned())))
-            }
-            fn visit_string<E: serde::de::Error>(self, text: String) -> Result<Content<'de>, E> {
-                Ok(Content::Text(Cow::Owned(text)))
-            }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(
-                self,
-                mut seq: A,
-            ) -> Result<Content<'de>, A::Error> {
-                let mut parts = Vec::new();
-                while let Some(part) = seq.next_element()? {
-                    parts.push(part);
-                }
-                Ok(Content::Parts(parts))
-            }
-        }
-        deserializer.deserialize_any(ContentVisitor)
     }
 }
 
@@ -339,13 +300,29 @@ fn arguments_text<'a, A: ArgumentsText<'a>>(arguments: Option<A>) -> Cow<'a, str
 }
 
 impl<'de, A: ArgumentsText<'de>> Line<'de, A> {
-    /// The message this line describes, or what is wrong with it.
-    pub(super) fn into_message(self) -> Result<Message<'de>, String> {
+    /// Whether the role is written as Langroid writes its entities (`LLM`, `Agent`,
+    /// `User`, `System`): a Langroid-shaped log.
+    pub(super) fn langroid_role(&self) -> bool {
+        matches!(&*self.role.0, "LLM" | "Agent" | "User" | "System")
+    }
+
+    /// The message this line describes, or what is wrong with it. The results of
+    /// tools that an Anthropic message carries as `tool_result` blocks come before it,
+    /// each a message of its own, in `results`; a message that holds nothing but those
+    /// is not a message itself (`None`).
+    pub(super) fn into_message(
+        self,
+        results: &mut Out<'de>,
+    ) -> Result<Option<Message<'de>>, String> {
         let role: Role = self.role.0.parse().map_err(|e| format!("{e}"))?;
+        let mut found = Found {
+            calls: Vec::new(),
+            results: Vec::new(),
+        };
         let mut content = match self.content {
             None => Cow::Borrowed(""),
             Some(Content::Text(text)) => text,
-            Some(Content::Parts(parts)) => Cow::Owned(parts_text(&parts)?),
+            Some(Content::Parts(parts)) => parts::read(parts, &mut found)?,
         };
         // A refusal is what the model said instead of an answer: text to classify,
         // after any content (as refusal parts are), never dropped.
@@ -362,6 +339,15 @@ impl<'de, A: ArgumentsText<'de>> Line<'de, A> {
             Some(calls) => calls.calls?,
             None => Vec::new(),
         };
+        tool_calls.append(&mut found.calls);
+        let only_results = !found.results.is_empty() && content.is_empty() && tool_calls.is_empty();
+        if !found.results.is_empty() {
+            let responder = self.responder.as_ref().or(self.name.as_ref());
+            results.extend(found.results.into_iter().map(|r| match responder {
+                Some(name) => r.with_responder(name.0.clone()),
+                None => r,
+            }));
+        }
         let has_calls = !tool_calls.is_empty() || self.function_call.is_some();
         if self.no_response && (!content.is_empty() || has_calls) {
             return Err("a message with \"no_response\": true has content or tool calls".into());
@@ -396,7 +382,11 @@ impl<'de, A: ArgumentsText<'de>> Line<'de, A> {
             handoff: self.handoff.map(Str::into_cow),
             tool_name: self.tool_name.map(Str::into_cow),
         };
-        Ok(Message {
+        // A user turn that only carries tool results (Anthropic's) is those results.
+        if only_results && rare.is_empty() && self.usage.is_none() && !self.no_response {
+            return Ok(None);
+        }
+        Ok(Some(Message {
             role,
             no_response: self.no_response,
             responder: self.responder.or(self.name).map(Str::into_cow),
@@ -408,29 +398,37 @@ impl<'de, A: ArgumentsText<'de>> Line<'de, A> {
             }),
             tool_call_id: self.tool_call_id.map(Str::into_cow),
             rare: (!rare.is_empty()).then(|| Box::new(rare)),
-        })
+        }))
     }
 }
 
-/// The text of OpenAI content parts: `text` and `refusal` parts joined by newlines;
-/// media parts (`image_url`, `input_audio`, `file`) hold no text to classify.
-fn parts_text(parts: &[Value]) -> Result<String, String> {
-    let mut texts = Vec::new();
-    for (i, part) in parts.iter().enumerate() {
-        let kind = part.get("type").and_then(Value::as_str);
-        match kind {
-            Some(kind @ ("text" | "refusal")) => match part.get(kind).and_then(Value::as_str) {
-                Some(text) => texts.push(text),
-                None => {
-                    return Err(format!(
-                        "content part {i} of type \"{kind}\" has no \"{kind}\" string"
-                    ));
-                }
-            },
-            Some("image_url" | "input_audio" | "file") => {}
-            Some(other) => return Err(format!("content part {i} has an unknown type \"{other}\"")),
-            None => return Err(format!("content part {i} has no \"type\"")),
+/// Token usage as a provider's response reports it (OpenAI's Chat Completions and
+/// Responses, Anthropic's, AutoGen's `models_usage`). Cache writes and reads count as
+/// input: Anthropic reports them apart from `input_tokens`, OpenAI within its prompt
+/// tokens. Other fields (totals, details) are not read.
+#[derive(Deserialize, Default)]
+pub(super) struct ProviderUsage {
+    #[serde(default, alias = "prompt_tokens")]
+    input_tokens: Option<u64>,
+    #[serde(default, alias = "completion_tokens")]
+    output_tokens: Option<u64>,
+    #[serde(default)]
+    cache_creation_input_tokens: Option<u64>,
+    #[serde(default)]
+    cache_read_input_tokens: Option<u64>,
+}
+
+impl ProviderUsage {
+    /// The usage a message carries.
+    pub(super) fn into_usage(self) -> Usage {
+        let input = [
+            self.input_tokens,
+            self.cache_creation_input_tokens,
+            self.cache_read_input_tokens,
+        ];
+        Usage {
+            input_tokens: input.into_iter().flatten().fold(0, u64::saturating_add),
+            output_tokens: self.output_tokens.unwrap_or(0),
         }
     }
-    Ok(texts.join("\n"))
 }

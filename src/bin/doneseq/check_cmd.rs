@@ -35,9 +35,14 @@ pub(crate) struct Args {
     /// naming a tool that is not among them.
     #[arg(long, value_name = "NAMES", value_delimiter = ',')]
     tools: Option<Vec<String>>,
-    /// The transcript's format: auto (detected from the content), jsonl (doneseq's
-    /// lines), openai (OpenAI chat messages: a JSON array, or one per line) or
-    /// langroid (tool JSON in the content found as tool calls).
+    /// The transcript's format: auto (detected from the content); jsonl (doneseq's
+    /// messages, one a line); openai (Chat Completions messages, chat.completion
+    /// objects, requests); openai-responses (Responses API items, e.g. the Agents
+    /// SDK's to_input_list(), response objects, requests); anthropic (messages with
+    /// content blocks, requests with system, responses); autogen (AgentChat
+    /// model_dump() messages, TaskResult); langroid (tool JSON in the content found as
+    /// tool calls); otel (OTLP JSON exports of GenAI spans). All but jsonl and
+    /// langroid also read a JSON document (an array, or one record on many lines).
     #[arg(long, default_value = "auto", value_parser = parse_format)]
     format: Format,
     /// Keep going after the first stop and list every step where a sequence fired.

@@ -17,7 +17,8 @@ pub(crate) struct Args {
     /// --config B`.
     #[arg(long, value_name = "FILE", num_args = 1, required = true)]
     config: Vec<PathBuf>,
-    /// The transcripts' format: auto, jsonl, openai or langroid.
+    /// The transcripts' format, as for check: auto, jsonl, openai, openai-responses,
+    /// anthropic, autogen, langroid or otel.
     #[arg(long, default_value = "auto", value_parser = |s: &str| s.parse::<Format>())]
     format: Format,
     /// Print JSON Lines: one object per differing run, then the totals.

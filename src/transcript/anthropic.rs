@@ -1,0 +1,92 @@
+//! Chat requests (`{"messages": [...]}`, OpenAI's or Anthropic's, with Anthropic's
+//! top-level `system`) and Anthropic's response messages.
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::parts::{self, Content, Found};
+use super::record::{Context, Failure, Out, Texts, each, message};
+use super::wire::{JsonLine, ProviderUsage, RawArguments, Str};
+use crate::{Message, Role};
+
+/// A request's messages. Anthropic gives the system prompt as `system` (a string or
+/// text blocks), OpenAI as the first message. The request's other fields (`model`,
+/// `tools`, `max_tokens`, ...) are its settings, not messages.
+#[derive(Deserialize)]
+pub(super) struct Request<'a> {
+    #[serde(borrow)]
+    messages: Vec<&'a RawValue>,
+    #[serde(default, borrow)]
+    system: Option<Texts<'a>>,
+}
+
+/// The messages of a request: its system prompt, then each message.
+pub(super) fn read_request<'a>(
+    request: Request<'a>,
+    within: &'a str,
+    cx: &mut Context,
+    out: &mut Out<'a>,
+) -> Result<(), Failure<'a>> {
+    if let Some(system) = request.system {
+        let text = system
+            .into_text()
+            .map_err(|m| Failure::message(within, format!("\"system\": {m}")))?;
+        out.push(Message::new(Role::System, text));
+    }
+    each::<JsonLine<'a>>(
+        request.messages,
+        |line, text, out| message(line, text, cx, out),
+        out,
+    )
+}
+
+/// An Anthropic response: `{"type": "message", "role": "assistant", "content":
+/// [blocks], "usage": {...}}`. `id`, `model`, `stop_reason`, `stop_sequence` and
+/// `container` describe the call.
+#[derive(Deserialize)]
+pub(super) struct Response<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Str<'a>,
+    #[serde(borrow)]
+    role: Str<'a>,
+    #[serde(borrow)]
+    content: Content<'a, RawArguments<'a>>,
+    #[serde(default)]
+    usage: Option<ProviderUsage>,
+}
+
+/// The model's message of a response.
+pub(super) fn read_response<'a>(
+    response: Response<'a>,
+    within: &'a str,
+    out: &mut Out<'a>,
+) -> Result<(), Failure<'a>> {
+    if response.kind.0 != "message" || response.role.0 != "assistant" {
+        return Err(Failure::message(
+            within,
+            format!(
+                "an Anthropic response has \"type\": \"message\" and \"role\": \"assistant\", \
+                 not \"{}\" and \"{}\"",
+                response.kind.0, response.role.0
+            ),
+        ));
+    }
+    let mut found = Found {
+        calls: Vec::new(),
+        results: Vec::new(),
+    };
+    let text = match response.content {
+        Content::Text(text) => text,
+        Content::Parts(blocks) => {
+            parts::read(blocks, &mut found).map_err(|m| Failure::message(within, m))?
+        }
+    };
+    if !found.results.is_empty() {
+        return Err(Failure::message(within, "a response holds tool results"));
+    }
+    let mut reply = Message::new(Role::Llm, text);
+    reply.tool_calls = found.calls;
+    reply.usage = response.usage.map(ProviderUsage::into_usage);
+    out.push(reply);
+    Ok(())
+}

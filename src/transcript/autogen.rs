@@ -1,0 +1,187 @@
+//! AutoGen AgentChat messages and events as `model_dump()` writes them, one by one or
+//! in a `TaskResult`'s `messages`. The mapping is the one the Python package's AutoGen
+//! adapter uses when it watches a live team.
+
+use std::borrow::Cow;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::record::{Failure, Out, each, parse};
+use super::wire::{ArgumentsText, ProviderUsage, RawArguments, Str};
+use crate::{Message, Role, ToolCall};
+
+/// The source AutoGen gives the task's own messages.
+const TASK_SOURCE: &str = "user";
+
+/// One message or event. `id`, `metadata`, `created_at`, a handoff's `context`, a
+/// summary's `tool_calls` and `results` (the events before it hold them) and a
+/// structured message's `format_string` are not read.
+#[derive(Deserialize)]
+pub(super) struct AgentMessage<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Str<'a>,
+    #[serde(borrow)]
+    source: Str<'a>,
+    /// Read once the type says what it holds.
+    #[serde(default, borrow)]
+    content: Option<&'a RawValue>,
+    #[serde(default)]
+    models_usage: Option<ProviderUsage>,
+    /// A handoff's target.
+    #[serde(default, borrow)]
+    target: Option<Str<'a>>,
+}
+
+#[derive(Deserialize)]
+struct FunctionCall<'a> {
+    #[serde(default, borrow)]
+    id: Option<Str<'a>>,
+    #[serde(borrow)]
+    name: Str<'a>,
+    #[serde(default)]
+    arguments: Option<RawArguments<'a>>,
+}
+
+#[derive(Deserialize)]
+struct ExecutionResult<'a> {
+    #[serde(borrow)]
+    content: Str<'a>,
+    #[serde(default, borrow)]
+    name: Option<Str<'a>>,
+    #[serde(default, borrow)]
+    call_id: Option<Str<'a>>,
+    #[serde(default)]
+    is_error: bool,
+}
+
+/// A multimodal message's part: text, or an image (any object).
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Piece<'a> {
+    Text(#[serde(borrow)] Cow<'a, str>),
+    Image(serde::de::IgnoredAny),
+}
+
+/// The messages one AutoGen message or event stands for: none for an event that is
+/// not a step (thoughts, streaming chunks, memory queries, speaker selection, code
+/// generation and execution, input requests), one per result of a tool execution.
+pub(super) fn read<'a>(
+    message: AgentMessage<'a>,
+    within: &'a str,
+    out: &mut Out<'a>,
+) -> Result<(), Failure<'a>> {
+    let kind = &*message.kind.0;
+    let content = message.content.map_or("null", RawValue::get);
+    let usage = message.models_usage.map(ProviderUsage::into_usage);
+    let source = message.source.into_cow();
+    match kind {
+        "ToolCallRequestEvent" => {
+            let calls = parse::<Vec<FunctionCall<'a>>>(content)?;
+            let mut request = Message::new(Role::Llm, "").with_responder(source);
+            for call in calls {
+                if call.name.is_empty() {
+                    return Err(Failure::message(within, "a tool call has an empty name"));
+                }
+                let arguments = call
+                    .arguments
+                    .map_or(Cow::Borrowed(""), ArgumentsText::into_text);
+                let mut tool_call = ToolCall::new(call.name.into_cow(), arguments);
+                if let Some(id) = call.id {
+                    tool_call = tool_call.with_id(id.into_cow());
+                }
+                request.tool_calls.push(tool_call);
+            }
+            request.usage = usage;
+            out.push(request);
+        }
+        "ToolCallExecutionEvent" => {
+            for result in parse::<Vec<ExecutionResult<'a>>>(content)? {
+                let text = result.content.into_cow();
+                let mut step =
+                    Message::new(Role::Agent, text.clone()).with_responder(source.clone());
+                if let Some(name) = result.name.filter(|n| !n.is_empty()) {
+                    step = step.with_tool_name(name.into_cow());
+                }
+                if let Some(id) = result.call_id.filter(|n| !n.is_empty()) {
+                    step = step.with_tool_call_id(id.into_cow());
+                }
+                if result.is_error {
+                    let error = if text.is_empty() {
+                        Cow::Borrowed("the tool failed")
+                    } else {
+                        text
+                    };
+                    step = step.with_error(error);
+                }
+                out.push(step);
+            }
+        }
+        "MultiModalMessage" => {
+            let mut text = String::new();
+            for piece in parse::<Vec<Piece<'a>>>(content)? {
+                match piece {
+                    Piece::Text(t) => text.push_str(&t),
+                    Piece::Image(_) => text.push_str(" [image]"),
+                }
+            }
+            out.push(chat(Cow::Owned(text), source, usage));
+        }
+        kind if kind.starts_with("StructuredMessage") => {
+            // Its model text is the content's JSON.
+            out.push(chat(Cow::Borrowed(content), source, usage));
+        }
+        kind if kind.ends_with("Message") => {
+            let text = parse::<Str<'a>>(content)?.into_cow();
+            let mut step = chat(text, source, usage);
+            if kind == "StopMessage" {
+                step = step.as_stop();
+            } else if kind == "HandoffMessage" {
+                if let Some(target) = message.target.filter(|t| !t.is_empty()) {
+                    step = step.with_handoff(target.into_cow());
+                }
+            }
+            out.push(step);
+        }
+        kind if kind.ends_with("Event") => {}
+        other => {
+            return Err(Failure::message(
+                within,
+                format!(
+                    "unknown AutoGen message type \"{other}\" (expected a chat message type ending in Message, or an event type ending in Event)"
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A chat message: the task's (source `user`) is the user's, any other an agent's
+/// reply, which doneseq calls the LLM's.
+fn chat<'a>(text: Cow<'a, str>, source: Cow<'a, str>, usage: Option<crate::Usage>) -> Message<'a> {
+    let role = if source == TASK_SOURCE {
+        Role::User
+    } else {
+        Role::Llm
+    };
+    let mut message = Message::new(role, text).with_responder(source);
+    message.usage = usage;
+    message
+}
+
+/// A `TaskResult`: its messages; `stop_reason` says why AutoGen stopped and is not a
+/// message.
+#[derive(Deserialize)]
+pub(super) struct TaskResult<'a> {
+    #[serde(borrow)]
+    messages: Vec<&'a RawValue>,
+}
+
+/// The messages of a task result.
+pub(super) fn read_result<'a>(
+    result: TaskResult<'a>,
+    _within: &'a str,
+    out: &mut Out<'a>,
+) -> Result<(), Failure<'a>> {
+    each::<AgentMessage<'a>>(result.messages, read, out)
+}

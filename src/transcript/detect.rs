@@ -1,0 +1,259 @@
+//! What a JSON record is, seen from its keys: the format `auto` reads it as.
+//!
+//! A record is one line of a JSONL log or a whole JSON document. Its top-level keys
+//! (and a few of their values: `type`, `object`, the first message's keys) tell the
+//! formats apart without reading the rest, so the look costs a fraction of a parse.
+
+use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+
+use super::record::Kind;
+
+/// What the keys of a record (or of its first element, for an array) showed.
+#[derive(Default, Debug)]
+struct Keys {
+    array: bool,
+    role: bool,
+    messages: bool,
+    /// The first element of `messages` has a `source` (AutoGen's messages do).
+    first_message_source: bool,
+    input: bool,
+    output: bool,
+    choices: bool,
+    resource_spans: bool,
+    source: bool,
+    model: bool,
+    system: bool,
+    stop_reason: bool,
+    kind: Option<String>,
+    object: Option<String>,
+}
+
+/// The kind of record `text` holds (for an array, its first element's), if its keys
+/// say; `None` for JSON that is not an object (or a list of them) or not whole.
+pub(super) fn kind(text: &str) -> Option<Kind> {
+    let mut keys = Keys::default();
+    let mut de = serde_json::Deserializer::from_str(text);
+    de.deserialize_any(Top(&mut keys)).ok()?;
+    decide(&keys)
+}
+
+/// The kind of record the keys show.
+fn decide(k: &Keys) -> Option<Kind> {
+    let kind = k.kind.as_deref();
+    let typed = kind.is_some();
+    Some(if k.resource_spans {
+        Kind::Otlp
+    } else if k.object.as_deref() == Some("chat.completion") || k.choices {
+        Kind::Completion
+    } else if k.object.as_deref() == Some("response") || (k.output && !k.role && !typed) {
+        Kind::Response
+    } else if k.messages {
+        // AutoGen's TaskResult: `messages` and `stop_reason`, messages with a `source`.
+        if k.first_message_source || (k.stop_reason && !k.model) {
+            Kind::TaskResult
+        } else if k.system {
+            Kind::AnthropicRequest
+        } else {
+            Kind::ChatRequest
+        }
+    } else if k.input && !k.role && !typed {
+        Kind::ResponsesRequest
+    } else if kind == Some("message") {
+        // Anthropic's response is a `"type": "message"` with its model and stop
+        // reason; a Responses item of that type has neither.
+        if k.model || k.stop_reason {
+            Kind::AnthropicResponse
+        } else {
+            Kind::ResponsesItem
+        }
+    } else if k.source && typed {
+        Kind::AutoGen
+    } else if typed {
+        Kind::ResponsesItem
+    } else if k.role {
+        Kind::Message
+    } else {
+        return None;
+    })
+}
+
+/// The top-level value: an object, or an array whose first element is looked at.
+struct Top<'k>(&'k mut Keys);
+
+impl<'de> Visitor<'de> for Top<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON object or array")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<(), A::Error> {
+        Object(self.0).visit_map(map)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        self.0.array = true;
+        // The first element's keys; the rest is skipped.
+        if seq.next_element_seed(ObjectSeed(self.0))?.is_some() {
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+        }
+        Ok(())
+    }
+}
+
+struct ObjectSeed<'k>(&'k mut Keys);
+
+impl<'de> serde::de::DeserializeSeed<'de> for ObjectSeed<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_map(Object(self.0))
+    }
+}
+
+/// An object's keys, and the values that tell formats apart.
+struct Object<'k>(&'k mut Keys);
+
+impl<'de> Visitor<'de> for Object<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON object")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let k = self.0;
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            match &*key {
+                "type" => {
+                    k.kind = map
+                        .next_value::<Option<serde_json::Value>>()?
+                        .and_then(string);
+                }
+                "object" => {
+                    k.object = map
+                        .next_value::<Option<serde_json::Value>>()?
+                        .and_then(string);
+                }
+                "messages" => {
+                    k.messages = true;
+                    let mut first = Keys::default();
+                    map.next_value_seed(FirstElement(&mut first))?;
+                    k.first_message_source = first.source;
+                }
+                other => {
+                    match other {
+                        "role" => k.role = true,
+                        "input" => k.input = true,
+                        "output" => k.output = true,
+                        "choices" => k.choices = true,
+                        "resourceSpans" | "resource_spans" => k.resource_spans = true,
+                        "source" => k.source = true,
+                        "model" => k.model = true,
+                        "system" => k.system = true,
+                        "stop_reason" => k.stop_reason = true,
+                        _ => {}
+                    }
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn string(value: serde_json::Value) -> Option<String> {
+    match value {
+        serde_json::Value::String(s) => Some(s),
+        _ => None,
+    }
+}
+
+/// The keys of an array's first element (anything else is skipped).
+struct FirstElement<'k>(&'k mut Keys);
+
+impl<'de> serde::de::DeserializeSeed<'de> for FirstElement<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for FirstElement<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a list")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        if seq.next_element_seed(ObjectOrSkip(self.0))?.is_some() {
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+        }
+        Ok(())
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(())
+    }
+    fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_unit<E: serde::de::Error>(self) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+}
+
+/// An element whose keys are looked at if it is an object.
+struct ObjectOrSkip<'k>(&'k mut Keys);
+
+impl<'de> serde::de::DeserializeSeed<'de> for ObjectOrSkip<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(FirstKeys(self.0))
+    }
+}
+
+struct FirstKeys<'k>(&'k mut Keys);
+
+impl<'de> Visitor<'de> for FirstKeys<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a message")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            if key == "source" {
+                self.0.source = true;
+            }
+            map.next_value::<IgnoredAny>()?;
+        }
+        Ok(())
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(())
+    }
+    fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_unit<E: serde::de::Error>(self) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+}

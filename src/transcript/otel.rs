@@ -1,0 +1,625 @@
+//! OpenTelemetry GenAI traces: OTLP JSON exports of spans (what Langfuse, Phoenix,
+//! Logfire and the OpenTelemetry Collector's file exporter write), read by the GenAI
+//! semantic conventions.
+//!
+//! A chat span (operation `chat`, `text_completion` or `generate_content`) carries the
+//! model's input (`gen_ai.system_instructions`, `gen_ai.input.messages`) and output
+//! (`gen_ai.output.messages`) as JSON, or, in the older conventions, as span events
+//! (`gen_ai.system.message`, `gen_ai.user.message`, `gen_ai.assistant.message`,
+//! `gen_ai.tool.message`, `gen_ai.choice`), and its token usage
+//! (`gen_ai.usage.input_tokens`, `gen_ai.usage.output_tokens`). An `execute_tool` span
+//! is a tool's run: `gen_ai.tool.name`, `gen_ai.tool.call.id`, its result
+//! (`gen_ai.tool.call.result`) and its status. An `invoke_agent` span names the agent
+//! (`gen_ai.agent.name`) of the spans under it.
+//!
+//! Each chat call's input repeats the conversation so far: the transcript is the
+//! messages each call adds to what the previous ones showed, then its output, in the
+//! order the spans started (traces one after another).
+
+use std::collections::{HashMap, HashSet};
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::record::{Context, Failure, Out};
+use super::wire::Str;
+use crate::{Message, Role, ToolCall, Usage};
+
+/// An export: `{"resourceSpans": [{"scopeSpans": [{"spans": [...]}]}]}` (the
+/// protobuf JSON mapping's camelCase names, or the snake_case ones). Resources and
+/// scopes are not read.
+#[derive(Deserialize)]
+pub(super) struct Export<'a> {
+    #[serde(rename = "resourceSpans", alias = "resource_spans", borrow)]
+    resource_spans: Vec<ResourceSpans<'a>>,
+}
+
+#[derive(Deserialize)]
+struct ResourceSpans<'a> {
+    #[serde(rename = "scopeSpans", alias = "scope_spans", default, borrow)]
+    scope_spans: Vec<ScopeSpans<'a>>,
+}
+
+#[derive(Deserialize)]
+struct ScopeSpans<'a> {
+    #[serde(default, borrow)]
+    spans: Vec<Span<'a>>,
+}
+
+/// A span; its kind, links, flags and dropped counts are not read.
+#[derive(Deserialize)]
+struct Span<'a> {
+    #[serde(rename = "traceId", alias = "trace_id", default, borrow)]
+    trace_id: Option<Str<'a>>,
+    #[serde(rename = "spanId", alias = "span_id", default, borrow)]
+    span_id: Option<Str<'a>>,
+    #[serde(rename = "parentSpanId", alias = "parent_span_id", default, borrow)]
+    parent_span_id: Option<Str<'a>>,
+    #[serde(rename = "startTimeUnixNano", alias = "start_time_unix_nano", default)]
+    start: Option<Nanos>,
+    #[serde(rename = "endTimeUnixNano", alias = "end_time_unix_nano", default)]
+    end: Option<Nanos>,
+    #[serde(default, borrow)]
+    attributes: Vec<KeyValue<'a>>,
+    #[serde(default, borrow)]
+    events: Vec<Event<'a>>,
+    #[serde(default, borrow)]
+    status: Option<Status<'a>>,
+}
+
+#[derive(Deserialize)]
+struct Event<'a> {
+    #[serde(borrow)]
+    name: Str<'a>,
+    #[serde(default, borrow)]
+    attributes: Vec<KeyValue<'a>>,
+}
+
+#[derive(Deserialize)]
+struct Status<'a> {
+    /// 2 (or `STATUS_CODE_ERROR`) is an error.
+    #[serde(default)]
+    code: Option<Value>,
+    #[serde(default, borrow)]
+    message: Option<Str<'a>>,
+}
+
+#[derive(Deserialize)]
+struct KeyValue<'a> {
+    #[serde(borrow)]
+    key: Str<'a>,
+    #[serde(default)]
+    value: Option<AnyValue>,
+}
+
+/// An attribute's value, as the protobuf JSON mapping writes it: 64-bit integers as
+/// strings (or numbers, as some exporters write them).
+#[derive(Deserialize)]
+struct AnyValue {
+    #[serde(rename = "stringValue", alias = "string_value", default)]
+    string: Option<String>,
+    #[serde(rename = "intValue", alias = "int_value", default)]
+    int: Option<Nanos>,
+    #[serde(rename = "doubleValue", alias = "double_value", default)]
+    double: Option<f64>,
+    #[serde(rename = "boolValue", alias = "bool_value", default)]
+    boolean: Option<bool>,
+    #[serde(rename = "arrayValue", alias = "array_value", default)]
+    array: Option<ArrayValue>,
+}
+
+#[derive(Deserialize)]
+struct ArrayValue {
+    #[serde(default)]
+    values: Vec<AnyValue>,
+}
+
+impl AnyValue {
+    fn text(&self) -> Option<&str> {
+        self.string.as_deref()
+    }
+
+    fn number(&self) -> Option<u64> {
+        // A count some exporters write as a double: whole and in range, or not read.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let whole = |d: f64| (d >= 0.0 && d.fract() == 0.0 && d < 1.8e19).then_some(d as u64);
+        self.int
+            .map(|n| n.0)
+            .or_else(|| self.double.and_then(whole))
+    }
+
+    /// The value as JSON, for an event body's fields given as attributes.
+    fn json(&self) -> Value {
+        if let Some(s) = &self.string {
+            Value::String(s.clone())
+        } else if let Some(n) = self.int {
+            Value::from(n.0)
+        } else if let Some(d) = self.double {
+            Value::from(d)
+        } else if let Some(b) = self.boolean {
+            Value::Bool(b)
+        } else if let Some(a) = &self.array {
+            Value::Array(a.values.iter().map(AnyValue::json).collect())
+        } else {
+            Value::Null
+        }
+    }
+}
+
+/// A count of nanoseconds (or an integer attribute): a string or a number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Nanos(u64);
+
+impl<'de> Deserialize<'de> for Nanos {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Nanos, D::Error> {
+        match Value::deserialize(deserializer)? {
+            Value::Number(n) => n
+                .as_u64()
+                .or_else(|| n.as_i64().map(|i| i.max(0) as u64))
+                .map(Nanos)
+                .ok_or_else(|| serde::de::Error::custom("expected a whole number")),
+            Value::String(s) => s.parse().map(Nanos).map_err(|_| {
+                serde::de::Error::custom(format!("expected a whole number, found \"{s}\""))
+            }),
+            other => Err(serde::de::Error::custom(format!(
+                "expected a whole number, found {other}"
+            ))),
+        }
+    }
+}
+
+/// What the spans read so far showed: the conversation (a signature per message) and
+/// the tool calls whose results are in.
+#[derive(Debug, Default)]
+pub(super) struct History {
+    /// The trace read last: a new trace is a new conversation.
+    trace: Option<String>,
+    /// When that trace's first span (in the first export that showed it) started.
+    origin: u64,
+    conversation: Vec<u64>,
+    results: HashSet<String>,
+}
+
+/// The span's attributes this reader uses.
+#[derive(Default)]
+struct Attributes<'s> {
+    operation: Option<&'s str>,
+    input: Option<&'s str>,
+    output: Option<&'s str>,
+    system: Option<&'s str>,
+    tool_name: Option<&'s str>,
+    tool_call_id: Option<&'s str>,
+    tool_result: Option<&'s AnyValue>,
+    agent: Option<&'s str>,
+    input_tokens: Option<u64>,
+    output_tokens: Option<u64>,
+}
+
+fn attributes<'s>(list: &'s [KeyValue<'_>]) -> Attributes<'s> {
+    let mut a = Attributes::default();
+    for kv in list {
+        let Some(value) = &kv.value else { continue };
+        match &*kv.key.0 {
+            "gen_ai.operation.name" => a.operation = value.text(),
+            "gen_ai.input.messages" => a.input = value.text(),
+            "gen_ai.output.messages" => a.output = value.text(),
+            "gen_ai.system_instructions" => a.system = value.text(),
+            "gen_ai.tool.name" => a.tool_name = value.text(),
+            "gen_ai.tool.call.id" => a.tool_call_id = value.text(),
+            "gen_ai.tool.call.result" => a.tool_result = Some(value),
+            "gen_ai.agent.name" => a.agent = value.text(),
+            "gen_ai.usage.input_tokens" | "gen_ai.usage.prompt_tokens" => {
+                a.input_tokens = value.number();
+            }
+            "gen_ai.usage.output_tokens" | "gen_ai.usage.completion_tokens" => {
+                a.output_tokens = value.number();
+            }
+            _ => {}
+        }
+    }
+    a
+}
+
+/// The messages of an export's GenAI spans; other spans are not steps.
+pub(super) fn read<'a>(
+    export: Export<'a>,
+    within: &'a str,
+    cx: &mut Context,
+    out: &mut Out<'a>,
+) -> Result<(), Failure<'a>> {
+    let spans: Vec<Span<'a>> = (export.resource_spans.into_iter())
+        .flat_map(|r| r.scope_spans)
+        .flat_map(|s| s.spans)
+        .collect();
+    // Each span's agent: its own name, or the nearest invoke_agent span's above it.
+    let mut parents: HashMap<&str, (Option<&str>, Option<&str>)> = HashMap::new();
+    for span in &spans {
+        if let Some(id) = &span.span_id {
+            let a = attributes(&span.attributes);
+            parents.insert(
+                &id.0,
+                (span.parent_span_id.as_ref().map(|p| &*p.0), a.agent),
+            );
+        }
+    }
+    let agent_of = |span: &Span<'_>| -> Option<String> {
+        let mut next = span.span_id.as_ref().map(|s| &*s.0);
+        for _ in 0..64 {
+            let (parent, agent) = parents.get(next?)?;
+            if let Some(agent) = agent {
+                return Some((*agent).to_owned());
+            }
+            next = *parent;
+        }
+        None
+    };
+    // Traces in the order they started, spans by start within each.
+    let mut first_start: HashMap<&str, u64> = HashMap::new();
+    for span in &spans {
+        let trace = span.trace_id.as_ref().map_or("", |t| &*t.0);
+        let start = span.start.map_or(0, |n| n.0);
+        let entry = first_start.entry(trace).or_insert(start);
+        *entry = (*entry).min(start);
+    }
+    let mut order: Vec<usize> = (0..spans.len()).collect();
+    order.sort_by_key(|&i| {
+        let span = &spans[i];
+        let trace = span.trace_id.as_ref().map_or("", |t| &*t.0);
+        (
+            first_start[trace],
+            trace,
+            span.start.map_or(0, |n| n.0),
+            span.end.map_or(0, |n| n.0),
+        )
+    });
+    // Each chat span's input and output; and each tool's result as the calls after
+    // it show it, for an execute_tool span that does not record its result.
+    let mut chats = Vec::with_capacity(spans.len());
+    let mut responses: HashMap<String, String> = HashMap::new();
+    for span in &spans {
+        let chat = chat_messages(span).map_err(|m| Failure::message(within, m))?;
+        if let Some((input, _)) = &chat {
+            for m in input.iter().filter(|m| m.role() == Role::Agent) {
+                if let Some(id) = m.tool_call_id() {
+                    responses.insert(id.to_owned(), m.content().to_owned());
+                }
+            }
+        }
+        chats.push(chat);
+    }
+    for i in order {
+        let span = &spans[i];
+        let trace = span.trace_id.as_ref().map_or("", |t| &*t.0);
+        if cx.otel.trace.as_deref() != Some(trace) {
+            cx.otel = History {
+                trace: Some(trace.to_owned()),
+                origin: first_start[trace],
+                ..History::default()
+            };
+        }
+        let origin = cx.otel.origin;
+        let elapsed = |n: Option<Nanos>| {
+            n.map(|n| std::time::Duration::from_nanos(n.0.saturating_sub(origin)))
+        };
+        let a = attributes(&span.attributes);
+        let agent = agent_of(span);
+        let problem = |m: String| Failure::message(within, m);
+        match a.operation {
+            Some("execute_tool") => {
+                let content = match a.tool_result {
+                    None => a
+                        .tool_call_id
+                        .and_then(|id| responses.get(id))
+                        .cloned()
+                        .unwrap_or_default(),
+                    Some(v) => match v.json() {
+                        Value::String(s) => s,
+                        other => other.to_string(),
+                    },
+                };
+                let mut result = Message::new(Role::Agent, content);
+                if let Some(name) = a.tool_name.filter(|n| !n.is_empty()) {
+                    result = result.with_tool_name(name.to_owned());
+                }
+                if let Some(id) = a.tool_call_id.filter(|n| !n.is_empty()) {
+                    cx.otel.results.insert(id.to_owned());
+                    result = result.with_tool_call_id(id.to_owned());
+                }
+                if let Some(status) = &span.status {
+                    let error = matches!(&status.code, Some(Value::Number(n)) if n.as_u64() == Some(2))
+                        || matches!(&status.code, Some(Value::String(s)) if s == "STATUS_CODE_ERROR");
+                    if error {
+                        let text = status.message.as_ref().map_or("the tool failed", |m| &*m.0);
+                        result = result.with_error(text.to_owned());
+                    }
+                }
+                if let Some(agent) = agent {
+                    result = result.with_responder(agent);
+                }
+                if let Some(e) = elapsed(span.end) {
+                    result = result.with_elapsed(e);
+                }
+                out.push(result);
+            }
+            Some("chat" | "text_completion" | "generate_content") | None => {
+                let Some((input, output)) = chats[i].take() else {
+                    // Not a GenAI span (or one recorded without content).
+                    continue;
+                };
+                if output.len() > 1 {
+                    return Err(problem(format!(
+                        "a chat span with {} output messages (choices): a transcript step is one answer",
+                        output.len()
+                    )));
+                }
+                // What this call adds to the conversation the earlier calls showed.
+                let signatures: Vec<u64> = input.iter().map(signature).collect();
+                let known = (cx.otel.conversation.iter().zip(&signatures))
+                    .take_while(|(a, b)| a == b)
+                    .count();
+                for message in &input[known..] {
+                    // A tool's result read from its execute_tool span already.
+                    let seen = message.role == Role::Agent
+                        && message
+                            .tool_call_id()
+                            .is_some_and(|id| cx.otel.results.contains(id));
+                    if !seen {
+                        let mut message = message.clone();
+                        if let Some(e) = elapsed(span.start) {
+                            message = message.with_elapsed(e);
+                        }
+                        out.push(message);
+                    }
+                }
+                cx.otel.conversation = signatures;
+                for mut message in output {
+                    cx.otel.conversation.push(signature(&message));
+                    if a.input_tokens.is_some() || a.output_tokens.is_some() {
+                        message.usage = Some(Usage {
+                            input_tokens: a.input_tokens.unwrap_or(0),
+                            output_tokens: a.output_tokens.unwrap_or(0),
+                        });
+                    }
+                    if let Some(agent) = &agent {
+                        message = message.with_responder(agent.clone());
+                    }
+                    if let Some(e) = elapsed(span.end) {
+                        message = message.with_elapsed(e);
+                    }
+                    out.push(message);
+                }
+            }
+            // Agent, embedding, retrieval and other spans are not steps.
+            Some(_) => {}
+        }
+    }
+    Ok(())
+}
+
+/// The input and output messages of a chat span; `None` for another span, or one
+/// recorded without content.
+type Chat = Option<(Vec<Message<'static>>, Vec<Message<'static>>)>;
+
+fn chat_messages(span: &Span<'_>) -> Result<Chat, String> {
+    let a = attributes(&span.attributes);
+    if !matches!(
+        a.operation,
+        Some("chat" | "text_completion" | "generate_content") | None
+    ) {
+        return Ok(None);
+    }
+    let (input, output) = match (a.input, a.output) {
+        (None, None) => events(&span.events)?,
+        _ => {
+            let mut input = Vec::new();
+            if let Some(system) = a.system {
+                input.extend(system_messages(system)?);
+            }
+            if let Some(text) = a.input {
+                input.extend(messages(text, "gen_ai.input.messages")?);
+            }
+            let output = match a.output {
+                Some(text) => messages(text, "gen_ai.output.messages")?,
+                None => Vec::new(),
+            };
+            (input, output)
+        }
+    };
+    Ok((!input.is_empty() || !output.is_empty()).then_some((input, output)))
+}
+
+/// What identifies a message across calls: its role, text, calls and call id.
+fn signature(message: &Message<'_>) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    message.role().as_str().hash(&mut h);
+    message.content().hash(&mut h);
+    for call in message.tool_calls() {
+        (call.name(), call.id()).hash(&mut h);
+    }
+    message.tool_call_id().hash(&mut h);
+    h.finish()
+}
+
+/// `gen_ai.system_instructions`: a list of parts (text parts are the prompt).
+fn system_messages(text: &str) -> Result<Vec<Message<'static>>, String> {
+    let parts: Vec<Value> = serde_json::from_str(text)
+        .map_err(|e| format!("gen_ai.system_instructions is not a JSON list of parts: {e}"))?;
+    let mut found = Found::default();
+    let text = read_parts(&parts, &mut found, "gen_ai.system_instructions")?;
+    Ok(vec![Message::new(Role::System, text)])
+}
+
+/// The messages of `gen_ai.input.messages` or `gen_ai.output.messages`:
+/// `[{"role", "parts": [...], "name"?, "finish_reason"?}]`.
+fn messages(text: &str, attribute: &str) -> Result<Vec<Message<'static>>, String> {
+    let list: Vec<Value> = serde_json::from_str(text)
+        .map_err(|e| format!("{attribute} is not a JSON list of messages: {e}"))?;
+    let mut messages = Vec::new();
+    for (i, item) in list.iter().enumerate() {
+        let at = format!("{attribute}[{i}]");
+        let role = item
+            .get("role")
+            .and_then(Value::as_str)
+            .ok_or_else(|| format!("{at} has no \"role\""))?;
+        let role: Role = role.parse().map_err(|e| format!("{at}: {e}"))?;
+        let parts = match item.get("parts") {
+            Some(Value::Array(parts)) => parts.as_slice(),
+            None | Some(Value::Null) => &[],
+            Some(_) => return Err(format!("{at}: \"parts\" is not a list")),
+        };
+        let mut found = Found::default();
+        let text = read_parts(parts, &mut found, &at)?;
+        let name = item.get("name").and_then(Value::as_str).map(str::to_owned);
+        // A tool message's responses are each a tool's result.
+        let only_results = !found.results.is_empty() && text.is_empty() && found.calls.is_empty();
+        messages.extend(found.results);
+        if only_results {
+            continue;
+        }
+        let mut message = Message::new(role, text);
+        message.tool_calls = found.calls;
+        if let Some(name) = name {
+            message = message.with_responder(name);
+        }
+        messages.push(message);
+    }
+    Ok(messages)
+}
+
+#[derive(Default)]
+struct Found {
+    calls: Vec<ToolCall<'static>>,
+    results: Vec<Message<'static>>,
+}
+
+/// The text of semantic-convention parts (text parts' `content`, joined by newlines),
+/// with their tool calls and responses in `found`. Reasoning, media (`blob`, `uri`,
+/// `file`) and other parts hold no text to classify.
+fn read_parts(parts: &[Value], found: &mut Found, at: &str) -> Result<String, String> {
+    let mut texts: Vec<&str> = Vec::new();
+    for (i, part) in parts.iter().enumerate() {
+        let kind = part
+            .get("type")
+            .and_then(Value::as_str)
+            .ok_or_else(|| format!("{at} part {i} has no \"type\""))?;
+        match kind {
+            "text" => texts.push(part.get("content").and_then(Value::as_str).ok_or_else(|| {
+                format!("{at} part {i} of type \"text\" has no \"content\" string")
+            })?),
+            "tool_call" | "server_tool_call" => {
+                let name = part
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .filter(|n| !n.is_empty())
+                    .ok_or_else(|| format!("{at} part {i} of type \"{kind}\" has no \"name\""))?;
+                let arguments = match part.get("arguments") {
+                    None | Some(Value::Null) => String::new(),
+                    Some(Value::String(s)) => s.clone(),
+                    Some(other) => other.to_string(),
+                };
+                let mut call = ToolCall::new(name.to_owned(), arguments);
+                if let Some(id) = part.get("id").and_then(Value::as_str) {
+                    call = call.with_id(id.to_owned());
+                }
+                found.calls.push(call);
+            }
+            "tool_call_response" => {
+                let content = match part.get("response").or_else(|| part.get("result")) {
+                    None | Some(Value::Null) => String::new(),
+                    Some(Value::String(s)) => s.clone(),
+                    Some(other) => other.to_string(),
+                };
+                let mut result = Message::new(Role::Agent, content);
+                if let Some(id) = part.get("id").and_then(Value::as_str) {
+                    result = result.with_tool_call_id(id.to_owned());
+                }
+                found.results.push(result);
+            }
+            _ => {}
+        }
+    }
+    Ok(texts.join("\n"))
+}
+
+/// The input and output of a chat span recorded the older way, as span events whose
+/// body is the `gen_ai.event.content` attribute (JSON) or the attributes themselves.
+fn events(events: &[Event<'_>]) -> Result<(Vec<Message<'static>>, Vec<Message<'static>>), String> {
+    let (mut input, mut output) = (Vec::new(), Vec::new());
+    for event in events {
+        let role = match &*event.name.0 {
+            "gen_ai.system.message" => Role::System,
+            "gen_ai.user.message" => Role::User,
+            "gen_ai.assistant.message" | "gen_ai.choice" => Role::Llm,
+            "gen_ai.tool.message" => Role::Agent,
+            _ => continue,
+        };
+        let body = body(&event.attributes).map_err(|e| format!("event {}: {e}", event.name.0))?;
+        let body = match (&*event.name.0, body.get("message")) {
+            ("gen_ai.choice", Some(message)) => message.clone(),
+            _ => body,
+        };
+        let content = match body.get("content") {
+            None | Some(Value::Null) => String::new(),
+            Some(Value::String(s)) => s.clone(),
+            Some(other) => other.to_string(),
+        };
+        let mut message = Message::new(role, content);
+        if let Some(Value::Array(calls)) = body.get("tool_calls") {
+            for call in calls {
+                let function = call.get("function").unwrap_or(call);
+                let Some(name) = function
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .filter(|n| !n.is_empty())
+                else {
+                    return Err(format!("event {}: a tool call has no name", event.name.0));
+                };
+                let arguments = match function.get("arguments") {
+                    None | Some(Value::Null) => String::new(),
+                    Some(Value::String(s)) => s.clone(),
+                    Some(other) => other.to_string(),
+                };
+                let mut tool_call = ToolCall::new(name.to_owned(), arguments);
+                if let Some(id) = call.get("id").and_then(Value::as_str) {
+                    tool_call = tool_call.with_id(id.to_owned());
+                }
+                message.tool_calls.push(tool_call);
+            }
+        }
+        if role == Role::Agent {
+            if let Some(id) = body.get("id").and_then(Value::as_str) {
+                message = message.with_tool_call_id(id.to_owned());
+            }
+        }
+        if event.name.0 == "gen_ai.choice" {
+            output.push(message);
+        } else {
+            input.push(message);
+        }
+    }
+    Ok((input, output))
+}
+
+/// An event's body: the JSON of `gen_ai.event.content`, or its attributes as fields
+/// (strings holding JSON lists or objects parsed).
+fn body(attributes: &[KeyValue<'_>]) -> Result<Value, String> {
+    let mut map = serde_json::Map::new();
+    for kv in attributes {
+        let Some(value) = &kv.value else { continue };
+        if kv.key.0 == "gen_ai.event.content" {
+            let text = value.text().unwrap_or("null");
+            return serde_json::from_str(text)
+                .map_err(|e| format!("gen_ai.event.content is not JSON: {e}"));
+        }
+        let mut json = value.json();
+        if let Value::String(s) = &json {
+            if matches!(&*kv.key.0, "tool_calls" | "message") {
+                json = serde_json::from_str(s)
+                    .map_err(|e| format!("{} is not JSON: {e}", kv.key.0))?;
+            }
+        }
+        map.insert(kv.key.0.to_string(), json);
+    }
+    Ok(Value::Object(map))
+}

@@ -1,0 +1,224 @@
+//! Content parts: a message's `content` given as a list, in OpenAI's shape (Chat
+//! Completions and Responses) or as Anthropic's content blocks. The type names of the
+//! two do not collide, so one reader takes both.
+//!
+//! A part's fields other than those read here (`cache_control`, `citations`,
+//! `annotations`, `logprobs`, `signature`, media sources, ...) are the provider's
+//! metadata: they carry nothing a stop condition reads and are not checked.
+
+use std::borrow::Cow;
+
+use serde::Deserialize;
+
+use super::wire::{ArgumentsText, Str};
+use crate::{Message, Role, ToolCall};
+
+/// A message's `content`: a string, or a list of parts.
+pub(super) enum Content<'a, A> {
+    Text(Cow<'a, str>),
+    Parts(Vec<Part<'a, A>>),
+}
+
+/// One content part: the union of the fields the known part types carry.
+#[derive(Deserialize)]
+// The bound by hand: serde would ask `A: Default` for `Option<A>`'s default.
+#[serde(bound(deserialize = "A: Deserialize<'de> + ArgumentsText<'a>"))]
+pub(super) struct Part<'a, A> {
+    #[serde(rename = "type", default, borrow)]
+    kind: Option<Str<'a>>,
+    /// `text`, `input_text`, `output_text`.
+    #[serde(default, borrow)]
+    text: Option<Str<'a>>,
+    #[serde(default, borrow)]
+    refusal: Option<Str<'a>>,
+    /// A tool use's id and name (Anthropic `tool_use`, `server_tool_use`,
+    /// `mcp_tool_use`).
+    #[serde(default, borrow)]
+    id: Option<Str<'a>>,
+    #[serde(default, borrow)]
+    name: Option<Str<'a>>,
+    /// A tool use's arguments, kept as JSON text.
+    #[serde(default)]
+    input: Option<A>,
+    /// A tool result's call (`tool_result`, `mcp_tool_result`).
+    #[serde(default, borrow)]
+    tool_use_id: Option<Str<'a>>,
+    #[serde(default, borrow)]
+    content: Option<Content<'a, A>>,
+    #[serde(default)]
+    is_error: Option<bool>,
+}
+
+// By hand, not `untagged`: an untagged enum buffers the value and, on a mismatch,
+// says only "did not match any variant".
+impl<'de: 'a, 'a, A: Deserialize<'de> + ArgumentsText<'a>> Deserialize<'de> for Content<'a, A> {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Content<'a, A>, D::Error> {
+        struct ContentVisitor<'a, A>(std::marker::PhantomData<(&'a (), A)>);
+        impl<'de: 'a, 'a, A: Deserialize<'de> + ArgumentsText<'a>> serde::de::Visitor<'de>
+            for ContentVisitor<'a, A>
+        {
+            type Value = Content<'a, A>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string, null or a list of content parts")
+            }
+            fn visit_borrowed_str<E: serde::de::Error>(
+                self,
+                text: &'de str,
+            ) -> Result<Content<'a, A>, E> {
+                Ok(Content::Text(Cow::Borrowed(text)))
+            }
+            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Content<'a, A>, E> {
+                Ok(Content::Text(Cow::Owned(text.to_owned())))
+            }
+            fn visit_string<E: serde::de::Error>(self, text: String) -> Result<Content<'a, A>, E> {
+                Ok(Content::Text(Cow::Owned(text)))
+            }
+            fn visit_seq<S: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: S,
+            ) -> Result<Content<'a, A>, S::Error> {
+                let mut parts = Vec::with_capacity(seq.size_hint().unwrap_or(1).min(64));
+                while let Some(part) = seq.next_element()? {
+                    parts.push(part);
+                }
+                Ok(Content::Parts(parts))
+            }
+        }
+        deserializer.deserialize_any(ContentVisitor(std::marker::PhantomData))
+    }
+}
+
+/// What a message's content holds besides its text.
+pub(super) struct Found<'a> {
+    /// Anthropic `tool_use` blocks (and the server's and MCP's): the model's calls.
+    pub(super) calls: Vec<ToolCall<'a>>,
+    /// Anthropic `tool_result` blocks: each a tool's result, a message of its own.
+    pub(super) results: Vec<Message<'a>>,
+}
+
+/// The part types that hold no text to classify and nothing else doneseq reads:
+/// media, reasoning (the model's thoughts are not its answer), and the results of
+/// tools the provider ran itself (their calls are read).
+const SILENT: &[&str] = &[
+    // OpenAI Chat Completions and Responses.
+    "image_url",
+    "input_audio",
+    "file",
+    "input_image",
+    "input_file",
+    "reasoning_text",
+    "summary_text",
+    // Anthropic.
+    "image",
+    "document",
+    "search_result",
+    "thinking",
+    "redacted_thinking",
+    "container_upload",
+    "web_search_tool_result",
+    "web_fetch_tool_result",
+    "code_execution_tool_result",
+    "bash_code_execution_tool_result",
+    "text_editor_code_execution_tool_result",
+    "tool_search_tool_result",
+];
+
+/// The known part types, for the error on an unknown one.
+const KNOWN: &str = "text, refusal, image_url, input_audio, file (OpenAI Chat \
+    Completions); input_text, output_text, input_image, input_file (OpenAI Responses); \
+    image, document, tool_use, tool_result, thinking, redacted_thinking, \
+    server_tool_use, mcp_tool_use, mcp_tool_result and the server tools' results \
+    (Anthropic)";
+
+/// The text of `parts` (text and refusal parts joined by newlines; one part's text is
+/// borrowed), with the calls and results the parts hold added to `found`.
+pub(super) fn read<'a, A: ArgumentsText<'a>>(
+    parts: Vec<Part<'a, A>>,
+    found: &mut Found<'a>,
+) -> Result<Cow<'a, str>, String> {
+    let mut text: Option<Cow<'a, str>> = None;
+    for (i, part) in parts.into_iter().enumerate() {
+        let Some(kind) = part.kind else {
+            return Err(format!("content part {i} has no \"type\""));
+        };
+        let piece = match &*kind.0 {
+            kind @ ("text" | "input_text" | "output_text") => match part.text {
+                Some(t) => t.into_cow(),
+                None => {
+                    return Err(format!(
+                        "content part {i} of type \"{kind}\" has no \"text\""
+                    ));
+                }
+            },
+            "refusal" => match part.refusal {
+                Some(t) => t.into_cow(),
+                None => {
+                    return Err(format!(
+                        "content part {i} of type \"refusal\" has no \"refusal\""
+                    ));
+                }
+            },
+            kind @ ("tool_use" | "server_tool_use" | "mcp_tool_use") => {
+                let name = part.name.filter(|n| !n.is_empty()).ok_or_else(|| {
+                    format!("content part {i} of type \"{kind}\" has no \"name\"")
+                })?;
+                let arguments = part
+                    .input
+                    .map_or(Cow::Borrowed(""), ArgumentsText::into_text);
+                let call = ToolCall::new(name.into_cow(), arguments);
+                found.calls.push(match part.id {
+                    Some(id) => call.with_id(id.into_cow()),
+                    None => call,
+                });
+                continue;
+            }
+            kind @ ("tool_result" | "mcp_tool_result") => {
+                let mut inner = Found {
+                    calls: Vec::new(),
+                    results: Vec::new(),
+                };
+                let content = match part.content {
+                    None => Cow::Borrowed(""),
+                    Some(Content::Text(t)) => t,
+                    Some(Content::Parts(parts)) => read(parts, &mut inner)?,
+                };
+                if !inner.calls.is_empty() || !inner.results.is_empty() {
+                    return Err(format!(
+                        "content part {i} of type \"{kind}\" holds tool uses or results"
+                    ));
+                }
+                let mut result = Message::new(Role::Agent, content);
+                if part.is_error == Some(true) {
+                    let error = match result.content() {
+                        "" => Cow::Borrowed("the tool failed"),
+                        text => Cow::Owned(text.to_owned()),
+                    };
+                    result = result.with_error(error);
+                }
+                if let Some(id) = part.tool_use_id {
+                    result = result.with_tool_call_id(id.into_cow());
+                }
+                found.results.push(result);
+                continue;
+            }
+            kind if SILENT.contains(&kind) => continue,
+            other => {
+                return Err(format!(
+                    "content part {i} has an unknown type \"{other}\" (expected one of {KNOWN})"
+                ));
+            }
+        };
+        text = Some(match text {
+            None => piece,
+            Some(mut joined) => {
+                let t = joined.to_mut();
+                t.push('\n');
+                t.push_str(&piece);
+                joined
+            }
+        });
+    }
+    Ok(text.unwrap_or(Cow::Borrowed("")))
+}

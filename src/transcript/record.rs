@@ -1,0 +1,314 @@
+//! Records: what one line of a JSONL log, one element of a JSON array, or one whole
+//! JSON document holds, in each format, and the messages each kind stands for.
+
+use std::borrow::Cow;
+
+use serde::Deserialize;
+
+use super::wire::JsonLine;
+use super::{
+    Format, TranscriptErrorKind, anthropic, autogen, completion, langroid, otel, responses,
+};
+use crate::Message;
+
+/// The messages of a record: one, most of the time, kept inline (no allocation).
+pub(super) type Out<'a> = smallvec::SmallVec<[Message<'a>; 1]>;
+
+/// The kinds of record the formats are made of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Kind {
+    /// A chat message: doneseq's fields, OpenAI's or Anthropic's.
+    Message,
+    /// An OpenAI `chat.completion` response object.
+    Completion,
+    /// A request's `{"messages": [...]}` (OpenAI's).
+    ChatRequest,
+    /// An Anthropic request: `messages` and its `system`.
+    AnthropicRequest,
+    /// An Anthropic response (`"type": "message"`, with its model and stop reason).
+    AnthropicResponse,
+    /// An OpenAI Responses API item.
+    ResponsesItem,
+    /// An OpenAI Responses API response object (`"object": "response"`).
+    Response,
+    /// An OpenAI Responses API request (`{"input": ..., "instructions": ...}`).
+    ResponsesRequest,
+    /// An AutoGen AgentChat message or event (`model_dump()`).
+    AutoGen,
+    /// An AutoGen `TaskResult` (`{"messages": [...], "stop_reason": ...}`).
+    TaskResult,
+    /// An OTLP JSON export of spans (`{"resourceSpans": [...]}`).
+    Otlp,
+}
+
+impl Kind {
+    /// What the record is, for errors: "expected {this}".
+    pub(super) const fn describe(self) -> &'static str {
+        match self {
+            Kind::Message => "a chat message (doneseq's fields, OpenAI's or Anthropic's)",
+            Kind::Completion => "an OpenAI chat.completion object",
+            Kind::ChatRequest => "a request's {\"messages\": [...]}",
+            Kind::AnthropicRequest => "an Anthropic request ({\"system\", \"messages\"})",
+            Kind::AnthropicResponse => "an Anthropic response message",
+            Kind::ResponsesItem => "an OpenAI Responses item",
+            Kind::Response => "an OpenAI Responses response object",
+            Kind::ResponsesRequest => "an OpenAI Responses request ({\"input\": ...})",
+            Kind::AutoGen => "an AutoGen message (model_dump())",
+            Kind::TaskResult => "an AutoGen TaskResult",
+            Kind::Otlp => "an OTLP JSON export of spans ({\"resourceSpans\": [...]})",
+        }
+    }
+
+    /// The format this kind of record belongs to (what `auto` detected).
+    pub(super) const fn format(self) -> Format {
+        match self {
+            Kind::Message => Format::Jsonl,
+            Kind::Completion | Kind::ChatRequest => Format::OpenAi,
+            Kind::AnthropicRequest | Kind::AnthropicResponse => Format::Anthropic,
+            Kind::ResponsesItem | Kind::Response | Kind::ResponsesRequest => Format::Responses,
+            Kind::AutoGen | Kind::TaskResult => Format::AutoGen,
+            Kind::Otlp => Format::Otel,
+        }
+    }
+
+    /// The kinds of record a format reads, the first the one it expects first.
+    pub(super) const fn of(format: Format) -> &'static [Kind] {
+        match format {
+            Format::Auto => &[
+                Kind::Message,
+                Kind::Completion,
+                Kind::ChatRequest,
+                Kind::AnthropicRequest,
+                Kind::AnthropicResponse,
+                Kind::ResponsesItem,
+                Kind::Response,
+                Kind::ResponsesRequest,
+                Kind::AutoGen,
+                Kind::TaskResult,
+                Kind::Otlp,
+            ],
+            Format::Jsonl | Format::Langroid => &[Kind::Message],
+            Format::OpenAi => &[Kind::Message, Kind::Completion, Kind::ChatRequest],
+            Format::Anthropic => &[
+                Kind::Message,
+                Kind::AnthropicRequest,
+                Kind::ChatRequest,
+                Kind::AnthropicResponse,
+            ],
+            Format::Responses => &[Kind::ResponsesItem, Kind::Response, Kind::ResponsesRequest],
+            Format::AutoGen => &[Kind::AutoGen, Kind::TaskResult],
+            Format::Otel => &[Kind::Otlp],
+        }
+    }
+}
+
+/// What the reader carries from one record to the next.
+#[derive(Debug, Default)]
+pub(super) struct Context {
+    /// Search message content for Langroid's tool JSON (`--format langroid`, or a
+    /// log whose roles are Langroid's entity names).
+    pub(super) langroid: bool,
+    /// Turn `langroid` on at the first Langroid role (`auto`).
+    pub(super) detect_langroid: bool,
+    /// The model turn being assembled from OpenAI Responses items.
+    pub(super) responses: responses::Turn,
+    /// The conversation an OTLP export's spans have shown so far.
+    pub(super) otel: otel::History,
+}
+
+impl Context {
+    /// Ends the transcript: a model turn still open is a message.
+    pub(super) fn finish(&mut self, out: &mut Out<'static>) {
+        self.responses.close(out);
+    }
+}
+
+/// What went wrong in a record, and the text its position is relative to (a line,
+/// a document, or an element of one).
+pub(super) struct Failure<'a> {
+    pub(super) within: &'a str,
+    pub(super) problem: Problem,
+}
+
+pub(super) enum Problem {
+    /// JSON that does not have the record's shape (or a JSON string inside that does
+    /// not parse): serde_json's error.
+    Json(serde_json::Error),
+    /// Values that are wrong, at the start of `within`.
+    Message(TranscriptErrorKind, String),
+}
+
+impl<'a> Failure<'a> {
+    pub(super) fn json(within: &'a str, e: serde_json::Error) -> Failure<'a> {
+        Failure {
+            within,
+            problem: Problem::Json(e),
+        }
+    }
+
+    pub(super) fn message(within: &'a str, text: impl Into<String>) -> Failure<'a> {
+        Failure {
+            within,
+            problem: Problem::Message(TranscriptErrorKind::Message, text.into()),
+        }
+    }
+}
+
+/// The messages the record `text` of kind `kind` stands for, added to `out`.
+pub(super) fn read<'a>(
+    kind: Kind,
+    text: &'a str,
+    cx: &mut Context,
+    out: &mut Out<'a>,
+) -> Result<(), Failure<'a>> {
+    // A record that is not a Responses item ends a model turn assembled from them.
+    if !matches!(kind, Kind::ResponsesItem) {
+        cx.responses.close(out);
+    }
+    match kind {
+        Kind::Message => {
+            let line = parse::<JsonLine<'a>>(text)?;
+            message(line, text, cx, out)
+        }
+        Kind::Completion => completion::read(parse(text)?, text, cx, out),
+        Kind::ChatRequest | Kind::AnthropicRequest => {
+            anthropic::read_request(parse(text)?, text, cx, out)
+        }
+        Kind::AnthropicResponse => anthropic::read_response(parse(text)?, text, out),
+        Kind::ResponsesItem => responses::read_item(parse(text)?, text, cx, out),
+        Kind::Response => responses::read_response(parse(text)?, text, cx, out),
+        Kind::ResponsesRequest => responses::read_request(parse(text)?, text, cx, out),
+        Kind::AutoGen => autogen::read(parse(text)?, text, out),
+        Kind::TaskResult => autogen::read_result(parse(text)?, text, out),
+        Kind::Otlp => otel::read(parse(text)?, text, cx, out),
+    }
+}
+
+/// `text` as a `T`.
+pub(super) fn parse<'a, T: Deserialize<'a>>(text: &'a str) -> Result<T, Failure<'a>> {
+    serde_json::from_str(text).map_err(|e| Failure::json(text, e))
+}
+
+/// The messages of one chat message (several when Anthropic tool results ride in it),
+/// with Langroid's tools found in the content where the log is Langroid-shaped.
+pub(super) fn message<'a>(
+    line: JsonLine<'a>,
+    within: &'a str,
+    cx: &mut Context,
+    out: &mut Out<'a>,
+) -> Result<(), Failure<'a>> {
+    cx.langroid |= cx.detect_langroid && line.langroid_role();
+    let message = line
+        .into_message(out)
+        .map_err(|m| Failure::message(within, m))?;
+    let Some(message) = message else {
+        return Ok(());
+    };
+    if !cx.langroid || !message.tool_calls().is_empty() {
+        out.push(message);
+        return Ok(());
+    }
+    let calls = langroid::tool_calls(message.content()).map_err(|m| Failure {
+        within,
+        problem: Problem::Message(TranscriptErrorKind::ToolSearch, m),
+    })?;
+    out.push(calls.into_iter().fold(message, Message::with_tool_call));
+    Ok(())
+}
+
+/// Each element of the JSON array `elements`, read as `read_one` reads it, its
+/// errors naming the element (counted from 1) and placed at it.
+pub(super) fn each<'a, T: Deserialize<'a>>(
+    elements: Vec<&'a serde_json::value::RawValue>,
+    mut read_one: impl FnMut(T, &'a str, &mut Out<'a>) -> Result<(), Failure<'a>>,
+    out: &mut Out<'a>,
+) -> Result<(), Failure<'a>> {
+    let count = elements.len();
+    for (i, element) in elements.into_iter().enumerate() {
+        let text = element.get();
+        let value = parse::<T>(text)?;
+        read_one(value, text, out).map_err(|mut f| {
+            if let Problem::Message(_, m) = &mut f.problem {
+                *m = format!("element {} of {count}: {m}", i + 1);
+            }
+            f
+        })?;
+    }
+    Ok(())
+}
+
+/// A text given as a string or a list of text blocks (`{"type": "text", "text": ...}`,
+/// as Anthropic's `system` and OpenTelemetry's system instructions), joined by
+/// newlines.
+pub(super) enum Texts<'a> {
+    One(Cow<'a, str>),
+    Many(Vec<TextBlock<'a>>),
+}
+
+#[derive(Deserialize)]
+pub(super) struct TextBlock<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: super::wire::Str<'a>,
+    #[serde(default, borrow)]
+    text: Option<super::wire::Str<'a>>,
+    /// OpenTelemetry's name for the text.
+    #[serde(default, borrow)]
+    content: Option<super::wire::Str<'a>>,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Texts<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Texts<'a>, D::Error> {
+        struct TextsVisitor;
+        impl<'de> serde::de::Visitor<'de> for TextsVisitor {
+            type Value = Texts<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string or a list of text blocks")
+            }
+            fn visit_borrowed_str<E: serde::de::Error>(self, t: &'de str) -> Result<Texts<'de>, E> {
+                Ok(Texts::One(Cow::Borrowed(t)))
+            }
+            fn visit_str<E: serde::de::Error>(self, t: &str) -> Result<Texts<'de>, E> {
+                Ok(Texts::One(Cow::Owned(t.to_owned())))
+            }
+            fn visit_seq<S: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: S,
+            ) -> Result<Texts<'de>, S::Error> {
+                let mut blocks = Vec::new();
+                while let Some(block) = seq.next_element()? {
+                    blocks.push(block);
+                }
+                Ok(Texts::Many(blocks))
+            }
+        }
+        deserializer.deserialize_any(TextsVisitor)
+    }
+}
+
+impl<'a> Texts<'a> {
+    /// The text, or what is wrong with a block.
+    pub(super) fn into_text(self) -> Result<Cow<'a, str>, String> {
+        match self {
+            Texts::One(text) => Ok(text),
+            Texts::Many(blocks) => {
+                let mut texts = Vec::with_capacity(blocks.len());
+                for (i, block) in blocks.into_iter().enumerate() {
+                    if block.kind.0 != "text" {
+                        return Err(format!(
+                            "block {i} has type \"{}\" where a text block was expected",
+                            block.kind.0
+                        ));
+                    }
+                    match block.text.or(block.content) {
+                        Some(t) => texts.push(t.into_cow()),
+                        None => return Err(format!("text block {i} has no \"text\"")),
+                    }
+                }
+                Ok(match texts.len() {
+                    1 => texts.pop().unwrap_or_default(),
+                    _ => Cow::Owned(texts.join("\n")),
+                })
+            }
+        }
+    }
+}

@@ -1,0 +1,293 @@
+//! OpenAI Responses API: input and output items (what the OpenAI Agents SDK's
+//! `to_input_list()` gives), response objects, and requests.
+//!
+//! One model call's output is several items (reasoning, a message, function calls):
+//! consecutive model items are one model turn, one message, as a chat log has it.
+
+use std::borrow::Cow;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::parts::{self, Content, Found};
+use super::record::{Context, Failure, Out, each, parse};
+use super::wire::{ArgumentsText, ProviderUsage, RawArguments, Str};
+use crate::{Message, Role, ToolCall};
+
+/// One item: the union of the fields of the item types read. Other fields (`id` of
+/// a message, `status`, `summary`, `encrypted_content`, ...) are not read.
+#[derive(Deserialize)]
+pub(super) struct Item<'a> {
+    /// Absent on an input message given as `{"role", "content"}`.
+    #[serde(rename = "type", default, borrow)]
+    kind: Option<Str<'a>>,
+    #[serde(default, borrow)]
+    role: Option<Str<'a>>,
+    #[serde(default, borrow)]
+    content: Option<Content<'a, RawArguments<'a>>>,
+    /// A function's (or MCP tool's, or custom tool's) name.
+    #[serde(default, borrow)]
+    name: Option<Str<'a>>,
+    /// A function call's arguments (a string of JSON).
+    #[serde(default)]
+    arguments: Option<RawArguments<'a>>,
+    /// A built-in tool's action, or a custom tool's input.
+    #[serde(default)]
+    action: Option<RawArguments<'a>>,
+    #[serde(default)]
+    input: Option<RawArguments<'a>>,
+    /// The code interpreter's code, the file search's queries.
+    #[serde(default)]
+    code: Option<RawArguments<'a>>,
+    #[serde(default)]
+    queries: Option<RawArguments<'a>>,
+    #[serde(default, borrow)]
+    call_id: Option<Str<'a>>,
+    #[serde(default, borrow)]
+    id: Option<Str<'a>>,
+    /// A tool's output: a string, or a list of content parts.
+    #[serde(default, borrow)]
+    output: Option<Content<'a, RawArguments<'a>>>,
+    /// An MCP call's error.
+    #[serde(default, borrow)]
+    error: Option<Str<'a>>,
+}
+
+/// The model turn being assembled from consecutive model items.
+#[derive(Debug, Default)]
+pub(super) struct Turn {
+    open: Option<Message<'static>>,
+}
+
+impl Turn {
+    /// Ends the turn: its message, if one is open, goes to `out`.
+    pub(super) fn close<'a>(&mut self, out: &mut Out<'a>) {
+        if let Some(message) = self.open.take() {
+            out.push(message);
+        }
+    }
+
+    /// The open turn's message, opened if none is.
+    fn message(&mut self) -> &mut Message<'static> {
+        self.open.get_or_insert_with(|| Message::new(Role::Llm, ""))
+    }
+
+    fn add_text(&mut self, text: &str) {
+        if text.is_empty() {
+            return;
+        }
+        let content = &mut self.message().content;
+        if !content.is_empty() {
+            content.to_mut().push('\n');
+        }
+        content.to_mut().push_str(text);
+    }
+}
+
+/// The item types that are steps of nobody's: MCP tool listings and approvals,
+/// references to earlier items, compacted history.
+const NOT_STEPS: &[&str] = &[
+    "mcp_list_tools",
+    "mcp_approval_request",
+    "mcp_approval_response",
+    "item_reference",
+    "compaction",
+];
+
+/// The item types read, for the error on an unknown one.
+const KNOWN: &str = "message, function_call, function_call_output, reasoning, \
+    custom_tool_call(_output), computer_call(_output), local_shell_call(_output), \
+    shell_call(_output), apply_patch_call(_output), web_search_call, file_search_call, \
+    code_interpreter_call, image_generation_call, mcp_call, mcp_list_tools, \
+    mcp_approval_request, mcp_approval_response, item_reference";
+
+/// Reads one item into the turn, or into `out` (an item from outside the model ends
+/// the turn first).
+pub(super) fn read_item<'a>(
+    item: Item<'a>,
+    within: &'a str,
+    cx: &mut Context,
+    out: &mut Out<'a>,
+) -> Result<(), Failure<'a>> {
+    item_into(item, &mut cx.responses, out).map_err(|m| Failure::message(within, m))
+}
+
+fn item_into<'a>(item: Item<'a>, turn: &mut Turn, out: &mut Out<'a>) -> Result<(), String> {
+    let kind = item.kind.as_ref().map_or("message", |k| &*k.0);
+    match kind {
+        "message" => {
+            let role = item.role.as_ref().ok_or("a message item has no \"role\"")?;
+            let role: Role = role.0.parse().map_err(|e| format!("{e}"))?;
+            let mut found = Found {
+                calls: Vec::new(),
+                results: Vec::new(),
+            };
+            let text = match item.content {
+                None => Cow::Borrowed(""),
+                Some(Content::Text(t)) => t,
+                Some(Content::Parts(p)) => parts::read(p, &mut found)?,
+            };
+            if !found.calls.is_empty() || !found.results.is_empty() {
+                return Err("a message item holds tool uses or results".into());
+            }
+            if role == Role::Llm {
+                turn.add_text(&text);
+            } else {
+                turn.close(out);
+                out.push(Message::new(role, text));
+            }
+        }
+        "reasoning" => {
+            // The model's thoughts: part of its turn, not its answer.
+            turn.message();
+        }
+        "function_call_output"
+        | "custom_tool_call_output"
+        | "computer_call_output"
+        | "local_shell_call_output"
+        | "shell_call_output"
+        | "apply_patch_call_output" => {
+            turn.close(out);
+            let text = match item.output {
+                None => Cow::Borrowed(""),
+                Some(Content::Text(t)) => t,
+                Some(Content::Parts(p)) => {
+                    let mut found = Found {
+                        calls: Vec::new(),
+                        results: Vec::new(),
+                    };
+                    parts::read(p, &mut found)?
+                }
+            };
+            let mut result = Message::new(Role::Agent, text);
+            match item.call_id.or(item.id) {
+                Some(id) => result = result.with_tool_call_id(id.into_cow()),
+                None => return Err(format!("a {kind} item has no \"call_id\"")),
+            }
+            out.push(result);
+        }
+        kind if NOT_STEPS.contains(&kind) => {}
+        kind if kind.ends_with("_call") => {
+            // A function call, or a call of a built-in tool (named by its type), or of
+            // an MCP server's tool (named by `name`).
+            let name = match (kind, item.name) {
+                ("function_call" | "custom_tool_call" | "mcp_call", Some(name))
+                    if !name.is_empty() =>
+                {
+                    name.into_cow()
+                }
+                ("function_call" | "custom_tool_call" | "mcp_call", _) => {
+                    return Err(format!("a {kind} item has no \"name\""));
+                }
+                (kind, _) => Cow::Owned(kind.trim_end_matches("_call").to_owned()),
+            };
+            let arguments = [
+                item.arguments,
+                item.input,
+                item.action,
+                item.code,
+                item.queries,
+            ]
+            .into_iter()
+            .flatten()
+            .next()
+            .map_or(Cow::Borrowed(""), ArgumentsText::into_text);
+            let mut call = ToolCall::new(name, arguments);
+            if let Some(id) = item.call_id.or(item.id) {
+                call = call.with_id(id.into_cow());
+            }
+            let message = turn.message();
+            message.tool_calls.push(call.into_owned());
+            if let Some(error) = item.error.filter(|e| !e.is_empty()) {
+                let rare = message.rare.get_or_insert_with(Default::default);
+                rare.error = Some(Cow::Owned(error.0.into_owned()));
+            }
+        }
+        other => {
+            return Err(format!(
+                "an item of unknown type \"{other}\" (expected one of {KNOWN})"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A response object: its `output` items are one model turn, with its `usage`. Its
+/// other fields (`id`, `model`, `instructions`, `tools`, ...) describe the call.
+#[derive(Deserialize)]
+pub(super) struct Response<'a> {
+    #[serde(borrow)]
+    output: Vec<&'a RawValue>,
+    #[serde(default)]
+    usage: Option<ProviderUsage>,
+}
+
+/// The model turn of a response.
+pub(super) fn read_response<'a>(
+    response: Response<'a>,
+    within: &'a str,
+    cx: &mut Context,
+    out: &mut Out<'a>,
+) -> Result<(), Failure<'a>> {
+    let start = out.len();
+    each::<Item<'a>>(
+        response.output,
+        |item, text, out| {
+            item_into(item, &mut cx.responses, out).map_err(|m| Failure::message(text, m))
+        },
+        out,
+    )?;
+    if out.len() > start {
+        return Err(Failure::message(
+            within,
+            "a response's output holds input items",
+        ));
+    }
+    // An empty output is a turn that produced nothing.
+    let mut turn = cx
+        .responses
+        .open
+        .take()
+        .unwrap_or_else(|| Message::no_response(Role::Llm));
+    turn.usage = response.usage.map(ProviderUsage::into_usage);
+    out.push(turn);
+    Ok(())
+}
+
+/// A request: `instructions` (the system prompt) and `input` (a string, or items).
+/// Its other fields (`model`, `tools`, ...) are its settings.
+#[derive(Deserialize)]
+pub(super) struct Request<'a> {
+    /// A string, or a list of items: read once it is known which.
+    #[serde(borrow)]
+    input: &'a RawValue,
+    #[serde(default, borrow)]
+    instructions: Option<Str<'a>>,
+}
+
+/// The messages of a request.
+pub(super) fn read_request<'a>(
+    request: Request<'a>,
+    _within: &'a str,
+    cx: &mut Context,
+    out: &mut Out<'a>,
+) -> Result<(), Failure<'a>> {
+    if let Some(instructions) = request.instructions {
+        out.push(Message::new(Role::System, instructions.into_cow()));
+    }
+    let input = request.input.get();
+    if input.starts_with('"') {
+        let text = parse::<Str<'a>>(input)?;
+        out.push(Message::new(Role::User, text.into_cow()));
+    } else {
+        each::<Item<'a>>(
+            parse::<Vec<&'a RawValue>>(input)?,
+            |item, text, out| {
+                item_into(item, &mut cx.responses, out).map_err(|m| Failure::message(text, m))
+            },
+            out,
+        )?;
+    }
+    cx.responses.close(out);
+    Ok(())
+}

@@ -1,0 +1,363 @@
+//! Every transcript format: the samples under `examples/formats/` as `auto` detects
+//! them and as their own format reads them, what each format's records become, and
+//! errors that name the format, the line and the field.
+
+use std::fmt::Write as _;
+
+use doneseq::transcript::{Format, Reader, TranscriptErrorKind, read_transcript};
+use doneseq::{Message, Role};
+
+fn read(
+    text: &str,
+    format: Format,
+) -> Result<Vec<Message<'static>>, doneseq::transcript::TranscriptError> {
+    read_transcript(text.as_bytes(), format)
+}
+
+/// One line per message: everything a stop condition reads of it.
+fn summary(messages: &[Message<'_>]) -> String {
+    let mut out = String::new();
+    for (i, m) in messages.iter().enumerate() {
+        write!(out, "{i} {}", m.role().as_str()).unwrap();
+        if let Some(r) = m.responder() {
+            write!(out, " @{r}").unwrap();
+        }
+        if !m.content().is_empty() {
+            write!(out, " {:?}", m.content()).unwrap();
+        }
+        for c in m.tool_calls() {
+            write!(out, " call {}({}) id={:?}", c.name(), c.arguments(), c.id()).unwrap();
+        }
+        if let Some(id) = m.tool_call_id() {
+            write!(out, " answers={id}").unwrap();
+        }
+        if let Some(name) = m.tool_name() {
+            write!(out, " tool={name}").unwrap();
+        }
+        if let Some(u) = m.usage() {
+            write!(out, " tokens={}+{}", u.input_tokens, u.output_tokens).unwrap();
+        }
+        if let Some(e) = m.error() {
+            write!(out, " error={e:?}").unwrap();
+        }
+        if let Some(e) = m.elapsed() {
+            write!(out, " at={}ms", e.as_millis()).unwrap();
+        }
+        if m.is_stop() {
+            out.push_str(" stop");
+        }
+        if let Some(h) = m.handoff() {
+            write!(out, " handoff={h}").unwrap();
+        }
+        if m.is_no_response() {
+            out.push_str(" (no response)");
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// The sample `name`, read by `auto` (which must detect `format`) and by `format`
+/// itself, which must agree.
+fn sample(name: &str, format: Format) -> String {
+    let path = format!("{}/examples/formats/{name}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut reader = Reader::new(text.as_bytes(), Format::Auto);
+    let auto: Vec<Message<'static>> = reader.by_ref().collect::<Result<_, _>>().unwrap();
+    assert_eq!(reader.format(), format, "{name}: the format auto detected");
+    let given = read(&text, format).unwrap();
+    assert_eq!(auto, given, "{name}: auto and {format} disagree");
+    summary(&auto)
+}
+
+#[test]
+fn openai_chat_messages_and_completion_objects() {
+    insta::assert_snapshot!(sample("openai-chat-completions.jsonl", Format::OpenAi));
+}
+
+#[test]
+fn openai_responses_input_list_from_the_agents_sdk() {
+    insta::assert_snapshot!(sample("openai-responses.json", Format::Responses));
+}
+
+#[test]
+fn openai_responses_objects_and_items() {
+    insta::assert_snapshot!(sample("openai-responses-objects.jsonl", Format::Responses));
+}
+
+#[test]
+fn anthropic_request_with_system_tool_use_and_results() {
+    insta::assert_snapshot!(sample("anthropic-request.json", Format::Anthropic));
+}
+
+#[test]
+fn anthropic_responses_and_tool_results() {
+    insta::assert_snapshot!(sample("anthropic-responses.jsonl", Format::Anthropic));
+}
+
+#[test]
+fn autogen_task_result_from_a_real_team() {
+    insta::assert_snapshot!(sample("autogen-task-result.json", Format::AutoGen));
+}
+
+#[test]
+fn langroid_roles_turn_on_the_tool_search() {
+    let path = format!(
+        "{}/examples/formats/langroid.jsonl",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(path).unwrap();
+    let auto = read(&text, Format::Auto).unwrap();
+    assert_eq!(auto, read(&text, Format::Langroid).unwrap());
+    assert_eq!(auto[1].tool_calls()[0].name(), "calculator");
+    // Read as doneseq's JSONL, as asked, the content is not searched.
+    assert!(
+        read(&text, Format::Jsonl).unwrap()[1]
+            .tool_calls()
+            .is_empty()
+    );
+}
+
+#[test]
+fn otel_genai_spans() {
+    insta::assert_snapshot!(sample("otel-genai.json", Format::Otel));
+}
+
+#[test]
+fn otel_genai_events_one_export_per_line() {
+    insta::assert_snapshot!(sample("otel-genai-events.jsonl", Format::Otel));
+}
+
+#[test]
+fn every_format_has_a_name_that_parses_back() {
+    for format in Format::ALL {
+        assert_eq!(format.name().parse::<Format>(), Ok(format));
+    }
+    assert_eq!("responses".parse::<Format>(), Ok(Format::Responses));
+    let err = "csv".parse::<Format>().unwrap_err();
+    assert!(
+        err.contains("auto, jsonl, openai, openai-responses, anthropic, autogen, langroid, otel"),
+        "{err}"
+    );
+}
+
+#[test]
+fn responses_items_of_one_model_call_are_one_turn() {
+    // One item a line: the reasoning, text and calls of one call are one message,
+    // closed by the tool's output and, at the end, by the end of the input.
+    let log = r#"{"role": "user", "content": [{"type": "input_text", "text": "go"}]}
+{"type": "reasoning", "id": "rs_1", "summary": []}
+{"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Searching."}]}
+{"type": "function_call", "call_id": "c1", "name": "search", "arguments": "{\"q\": 1}"}
+{"type": "function_call", "call_id": "c2", "name": "fetch", "arguments": "{}"}
+{"type": "function_call_output", "call_id": "c1", "output": [{"type": "input_text", "text": "found"}]}
+{"type": "function_call_output", "call_id": "c2", "output": "fetched"}
+{"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Done."}]}
+"#;
+    let messages = read(log, Format::Auto).unwrap();
+    assert_eq!(
+        summary(&messages),
+        "0 user \"go\"\n\
+         1 llm \"Searching.\" call search({\"q\": 1}) id=Some(\"c1\") call fetch({}) id=Some(\"c2\")\n\
+         2 agent \"found\" answers=c1\n\
+         3 agent \"fetched\" answers=c2\n\
+         4 llm \"Done.\"\n"
+    );
+    // A request: its instructions, then its input.
+    let request = r#"{"model": "gpt-5", "instructions": "Be brief.", "input": "Hi"}"#;
+    assert_eq!(
+        summary(&read(request, Format::Auto).unwrap()),
+        "0 system \"Be brief.\"\n1 user \"Hi\"\n"
+    );
+    // A response whose output is empty is a step with no response.
+    let empty =
+        r#"{"object": "response", "output": [], "usage": {"input_tokens": 3, "output_tokens": 0}}"#;
+    assert!(read(empty, Format::Auto).unwrap()[0].is_no_response());
+}
+
+#[test]
+fn anthropic_tool_results_are_the_tools_steps() {
+    let log = r#"{"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "calc", "input": {"x": 1}}]}
+{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "is_error": true}, {"type": "text", "text": "try again"}]}
+"#;
+    let messages = read(log, Format::Auto).unwrap();
+    assert_eq!(
+        summary(&messages),
+        "0 llm call calc({\"x\": 1}) id=Some(\"t1\")\n\
+         1 agent answers=t1 error=\"the tool failed\"\n\
+         2 user \"try again\"\n"
+    );
+    // One message to the Python package: tool results are messages of their own.
+    let mut de = serde_json::Deserializer::from_str(
+        r#"{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "1"}]}"#,
+    );
+    let err = doneseq::transcript::deserialize_message(&mut de).unwrap_err();
+    assert!(err.to_string().contains("1 tool results"), "{err}");
+}
+
+#[test]
+fn autogen_stop_handoff_and_events() {
+    let log = r#"[{"type": "TextMessage", "source": "user", "content": "go"},
+{"type": "ThoughtEvent", "source": "a", "content": "hmm"},
+{"type": "HandoffMessage", "source": "a", "target": "b", "content": "over to b", "context": []},
+{"type": "MultiModalMessage", "source": "b", "content": ["see", {"data": "..."}]},
+{"type": "StructuredMessage[Answer]", "source": "b", "content": {"city": "Paris"}, "format_string": null},
+{"type": "ToolCallExecutionEvent", "source": "b", "content": [{"content": "boom", "name": "calc", "call_id": "c9", "is_error": true}]},
+{"type": "StopMessage", "source": "b", "content": "TERMINATE", "models_usage": {"prompt_tokens": 4, "completion_tokens": 1}}]"#;
+    assert_eq!(
+        summary(&read(log, Format::Auto).unwrap()),
+        "0 user @user \"go\"\n\
+         1 llm @a \"over to b\" handoff=b\n\
+         2 llm @b \"see [image]\"\n\
+         3 llm @b \"{\\\"city\\\": \\\"Paris\\\"}\"\n\
+         4 agent @b \"boom\" answers=c9 tool=calc error=\"boom\"\n\
+         5 llm @b \"TERMINATE\" tokens=4+1 stop\n"
+    );
+}
+
+#[test]
+fn otel_tool_results_are_read_once_and_a_new_trace_is_a_new_conversation() {
+    // The tool span records no result: the next call's input shows it. That input's
+    // tool message is the tool span's step, not a second one.
+    let span = |trace: &str, id: &str, start: u64, attrs: &str| {
+        format!(
+            r#"{{"traceId": "{trace}", "spanId": "{id}", "name": "s", "startTimeUnixNano": "{start}", "endTimeUnixNano": {end}, "attributes": [{attrs}]}}"#,
+            end = start + 1_000_000
+        )
+    };
+    let kv = |k: &str, v: &str| {
+        format!(
+            r#"{{"key": "{k}", "value": {{"stringValue": {}}}}}"#,
+            serde_json::to_string(v).unwrap()
+        )
+    };
+    let user = r#"[{"role": "user", "parts": [{"type": "text", "content": "hi"}]}]"#;
+    let call = r#"[{"role": "assistant", "parts": [{"type": "tool_call", "id": "c1", "name": "f", "arguments": "{}"}]}]"#;
+    let after = r#"[{"role": "user", "parts": [{"type": "text", "content": "hi"}]}, {"role": "assistant", "parts": [{"type": "tool_call", "id": "c1", "name": "f", "arguments": "{}"}]}, {"role": "tool", "parts": [{"type": "tool_call_response", "id": "c1", "response": {"ok": true}}]}]"#;
+    let answer = r#"[{"role": "assistant", "parts": [{"type": "text", "content": "ok"}]}]"#;
+    let spans = [
+        span(
+            "t1",
+            "1",
+            1_000_000,
+            &[
+                kv("gen_ai.operation.name", "chat"),
+                kv("gen_ai.input.messages", user),
+                kv("gen_ai.output.messages", call),
+            ]
+            .join(","),
+        ),
+        span(
+            "t1",
+            "2",
+            3_000_000,
+            &[
+                kv("gen_ai.operation.name", "execute_tool"),
+                kv("gen_ai.tool.name", "f"),
+                kv("gen_ai.tool.call.id", "c1"),
+            ]
+            .join(","),
+        ),
+        span(
+            "t1",
+            "3",
+            5_000_000,
+            &[
+                kv("gen_ai.operation.name", "chat"),
+                kv("gen_ai.input.messages", after),
+                kv("gen_ai.output.messages", answer),
+            ]
+            .join(","),
+        ),
+        span(
+            "t2",
+            "4",
+            9_000_000,
+            &[
+                kv("gen_ai.operation.name", "chat"),
+                kv("gen_ai.input.messages", user),
+                kv("gen_ai.output.messages", answer),
+            ]
+            .join(","),
+        ),
+    ];
+    let export = format!(
+        r#"{{"resourceSpans": [{{"scopeSpans": [{{"spans": [{}]}}]}}]}}"#,
+        spans.join(",")
+    );
+    assert_eq!(
+        summary(&read(&export, Format::Otel).unwrap()),
+        "0 user \"hi\" at=0ms\n\
+         1 llm call f({}) id=Some(\"c1\") at=1ms\n\
+         2 agent \"{\\\"ok\\\":true}\" answers=c1 tool=f at=3ms\n\
+         3 llm \"ok\" at=5ms\n\
+         4 user \"hi\" at=0ms\n\
+         5 llm \"ok\" at=1ms\n"
+    );
+}
+
+#[test]
+fn alternatives_are_refused_not_guessed() {
+    let two = r#"{"object": "chat.completion", "choices": [{"message": {"role": "assistant", "content": "a"}}, {"message": {"role": "assistant", "content": "b"}}]}"#;
+    let err = read(two, Format::Auto).unwrap_err();
+    assert_eq!(err.kind, TranscriptErrorKind::Message);
+    assert!(err.message.contains("2 choices"), "{err}");
+}
+
+#[test]
+fn errors_name_the_format_the_line_and_the_field() {
+    // A Responses log whose third line has an unknown item type.
+    let log = "{\"role\": \"user\", \"content\": \"go\"}\n{\"type\": \"function_call\", \"call_id\": \"c\", \"name\": \"f\", \"arguments\": \"{}\"}\n{\"type\": \"telepathy_call_result\"}\n";
+    let err = read(log, Format::Auto).unwrap_err();
+    assert_eq!(
+        (err.line, err.format),
+        (3, Some(Format::Responses)),
+        "{err}"
+    );
+    assert!(
+        err.to_string()
+            .contains("unknown type \"telepathy_call_result\""),
+        "{err}"
+    );
+    assert!(
+        err.to_string()
+            .contains("format openai-responses (detected)"),
+        "{err}"
+    );
+    // A format given that the log is not in: what was expected, and the field.
+    let err = read(
+        "{\"role\": \"user\", \"content\": \"go\"}\n",
+        Format::AutoGen,
+    )
+    .unwrap_err();
+    assert_eq!((err.line, err.kind), (1, TranscriptErrorKind::Json));
+    let text = err.to_string();
+    assert!(
+        text.starts_with("line 1, column 33: expected an AutoGen message (model_dump()), format autogen (given): missing field `type`"),
+        "{text}"
+    );
+    // An error in an element of a document: the element's own line, counted from 1.
+    let doc = "{\n  \"system\": \"s\",\n  \"messages\": [\n    {\"role\": \"user\", \"content\": \"a\"},\n    {\"role\": \"assistant\", \"content\": [{\"type\": \"tool_use\", \"input\": {}}]}\n  ]\n}\n";
+    let err = read(doc, Format::Auto).unwrap_err();
+    assert_eq!(err.line, 5, "{err}");
+    assert!(
+        err.message
+            .contains("element 2 of 2: content part 0 of type \"tool_use\" has no \"name\""),
+        "{err}"
+    );
+    // A JSON error inside an element: its line and column in the document.
+    let doc = "[\n {\"role\": \"user\"},\n {\"role\": \"user\", \"contnt\": 1}\n]\n";
+    let err = read(doc, Format::Auto).unwrap_err();
+    assert_eq!((err.line, err.column), (3, Some(26)), "{err}");
+    assert!(err.message.contains("unknown field `contnt`"), "{err}");
+}
+
+#[test]
+fn a_record_on_many_lines_is_one_document() {
+    let pretty = "{\n  \"id\": \"msg_1\",\n  \"type\": \"message\",\n  \"role\": \"assistant\",\n  \"model\": \"claude\",\n  \"content\": [{\"type\": \"text\", \"text\": \"hi\"}],\n  \"stop_reason\": \"end_turn\",\n  \"usage\": {\"input_tokens\": 1, \"output_tokens\": 2, \"cache_read_input_tokens\": 10}\n}\n";
+    let mut reader = Reader::new(pretty.as_bytes(), Format::Auto);
+    let messages: Vec<_> = reader.by_ref().collect::<Result<_, _>>().unwrap();
+    assert_eq!(summary(&messages), "0 llm \"hi\" tokens=11+2\n");
+    assert_eq!((reader.format(), reader.line()), (Format::Anthropic, 9));
+    assert_eq!(messages[0].role(), Role::Llm);
+}
