@@ -337,8 +337,10 @@ struct State<R> {
     /// Whether `kind` was detected (`auto`) rather than the format's own.
     detected: bool,
     line: usize,
-    /// Where records other than a line's doneseq message are read.
+    /// Where lines are read once `buffer` is lent to a message.
     scratch: Vec<u8>,
+    /// The kind of record each first key (of the record's object) was, lately.
+    by_first_key: Vec<(String, record::Kind)>,
     /// Messages read and not yet given: a record's after its first, and those of a
     /// whole document.
     pending: std::collections::VecDeque<Message<'static>>,
@@ -361,6 +363,7 @@ impl<R: BufRead> Reader<R> {
                 detected: false,
                 line: 0,
                 scratch: Vec::new(),
+                by_first_key: Vec::new(),
                 pending: std::collections::VecDeque::new(),
                 cx: record::Context {
                     langroid: format == Format::Langroid,
@@ -450,10 +453,11 @@ impl<R: BufRead> State<R> {
     /// The next message, its texts borrowed from `buffer` where it is a line's
     /// message (the others own theirs).
     ///
-    /// A line of doneseq's messages is read into `buffer` and its message returned
-    /// borrowing it. Other records (which may stand for no message, or several) are
-    /// read into the reader's own scratch buffer and their messages kept owned: once
-    /// `buffer` is lent to a message, the function must not write it again.
+    /// A line is read into `buffer` and its first message returned borrowing it (the
+    /// others are kept owned). Once `buffer` is lent, the function must not write it
+    /// again: when a line stands for no message (a Responses item joining a model
+    /// turn, an AutoGen event that is not a step), the next lines are read into the
+    /// reader's own scratch buffer, their messages owned.
     fn next_message<'b>(
         &mut self,
         buffer: &'b mut Vec<u8>,
@@ -464,10 +468,6 @@ impl<R: BufRead> State<R> {
             }
             if self.ended {
                 return Ok(None);
-            }
-            if matches!(self.kind, Some(kind) if kind != record::Kind::Message) {
-                self.scratch_step()?;
-                continue;
             }
             // The next line that is not blank, into `buffer`.
             if !self.read_line(buffer)? {
@@ -620,7 +620,16 @@ impl<R: BufRead> State<R> {
         base: usize,
     ) -> Result<record::Out<'t>, TranscriptError> {
         let allowed = record::Kind::of(self.format);
-        let kind = match self.kind {
+        // A log that mixes kinds (chat messages and response objects) writes each
+        // kind's keys in its own order: the first key predicts the kind, so that a
+        // record is not parsed as the wrong kind first.
+        let key = first_key(text);
+        let predicted = key.and_then(|key| {
+            (self.by_first_key.iter())
+                .find(|(k, _)| k == key)
+                .map(|&(_, kind)| kind)
+        });
+        let kind = match predicted.or(self.kind) {
             Some(kind) => kind,
             None => {
                 let kind = detect::kind(text)
@@ -633,7 +642,11 @@ impl<R: BufRead> State<R> {
         };
         let mut out = record::Out::new();
         let failure = match record::read(kind, text, &mut self.cx, &mut out) {
-            Ok(()) => return Ok(out),
+            Ok(()) => {
+                self.kind = Some(kind);
+                self.learn(key, kind);
+                return Ok(out);
+            }
             Err(failure) => failure,
         };
         // Another kind of record of the format (a log may mix messages and response
@@ -642,11 +655,24 @@ impl<R: BufRead> State<R> {
             let mut again = record::Out::new();
             if record::read(other, text, &mut self.cx, &mut again).is_ok() {
                 self.kind = Some(other);
+                self.learn(key, other);
                 return Ok(again);
             }
         }
         let (within, problem) = (failure.within, failure.problem);
         Err(self.error(within, whole, base, problem))
+    }
+
+    /// Remembers that records whose first key is `key` were of `kind`.
+    fn learn(&mut self, key: Option<&str>, kind: record::Kind) {
+        let Some(key) = key else { return };
+        let known = &mut self.by_first_key;
+        match known.iter().position(|(k, _)| k == key) {
+            Some(i) => known[i].1 = kind,
+            // A few shapes per log; a log of ever new first keys is not predicted.
+            None if known.len() < 8 => known.push((key.to_owned(), kind)),
+            None => {}
+        }
     }
 
     /// The error for `problem` in `within`, a part of `whole` (whose first line is
@@ -714,6 +740,13 @@ fn opens_line(buffer: &[u8]) -> bool {
     let text = String::from_utf8_lossy(buffer);
     let trimmed = text.trim();
     trimmed.starts_with('{') && serde_json::from_str::<serde::de::IgnoredAny>(trimmed).is_ok()
+}
+
+/// The first key of the JSON object `text`, if it has no escapes.
+fn first_key(text: &str) -> Option<&str> {
+    let rest = text.strip_prefix('{')?.trim_start().strip_prefix('"')?;
+    let end = memchr::memchr2(b'"', b'\\', rest.as_bytes())?;
+    (rest.as_bytes()[end] == b'"').then(|| &rest[..end])
 }
 
 /// Whether a line is blank (all whitespace). Most lines start with `{`: seen on the

@@ -208,17 +208,12 @@ fn observe_all(monitor: &Monitor, run: &mut RunState, messages: &[Message]) {
 
 /// Transcript bytes, in every format: messages or an error naming a line of the
 /// input, after which the reader stops; in JSONL, nothing is silently dropped (a
-/// transcript that reads has one message per non-blank line); and every message goes
-/// through a monitor.
+/// transcript that reads has at least one message per non-blank line: more where an
+/// Anthropic message carries tool results); and every message goes through a monitor.
 pub(crate) fn transcript(bytes: &[u8]) {
     let monitor = fixture();
     let lines = bytes.iter().filter(|&&b| b == b'\n').count() + 1;
-    for format in [
-        Format::Auto,
-        Format::Jsonl,
-        Format::OpenAi,
-        Format::Langroid,
-    ] {
+    for format in Format::ALL {
         let mut reader = Reader::new(bytes, format);
         let mut messages = Vec::new();
         let mut failed = false;
@@ -243,7 +238,7 @@ pub(crate) fn transcript(bytes: &[u8]) {
                 .split(|&b| b == b'\n')
                 .filter(|l| std::str::from_utf8(l).is_ok_and(|l| !l.trim().is_empty()))
                 .count();
-            assert_eq!(messages.len(), non_blank, "a line was dropped");
+            assert!(messages.len() >= non_blank, "a line was dropped");
         }
         let mut run = monitor.start();
         observe_all(monitor, &mut run, &messages);

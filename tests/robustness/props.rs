@@ -15,6 +15,19 @@ use super::checks::{self, CONTENTS, ELEMENTS, RESPONDERS, TOOLS};
 
 /// Tokens of the transcript schema and of JSON, so that generated text gets past the
 /// JSON parser often enough to reach the message rules.
+/// The samples of `examples/formats/`.
+const FORMAT_SAMPLES: &[&str] = &[
+    "anthropic-request.json",
+    "anthropic-responses.jsonl",
+    "autogen-task-result.json",
+    "langroid.jsonl",
+    "openai-chat-completions.jsonl",
+    "openai-responses-objects.jsonl",
+    "openai-responses.json",
+    "otel-genai-events.jsonl",
+    "otel-genai.json",
+];
+
 const JSON_PIECES: &[&str] = &[
     "{",
     "}",
@@ -51,6 +64,40 @@ const JSON_PIECES: &[&str] = &[
     "\"metadata\"",
     "\"request\"",
     "\"calculator\"",
+    // The other formats' keys and type names.
+    "\"choices\"",
+    "\"message\"",
+    "\"object\"",
+    "\"chat.completion\"",
+    "\"response\"",
+    "\"output\"",
+    "\"input\"",
+    "\"call_id\"",
+    "\"function_call_output\"",
+    "\"reasoning\"",
+    "\"web_search_call\"",
+    "\"tool_use\"",
+    "\"tool_result\"",
+    "\"tool_use_id\"",
+    "\"is_error\"",
+    "\"model\"",
+    "\"stop_reason\"",
+    "\"source\"",
+    "\"TextMessage\"",
+    "\"ToolCallRequestEvent\"",
+    "\"ToolCallExecutionEvent\"",
+    "\"resourceSpans\"",
+    "\"scopeSpans\"",
+    "\"spans\"",
+    "\"traceId\"",
+    "\"attributes\"",
+    "\"key\"",
+    "\"value\"",
+    "\"stringValue\"",
+    "\"gen_ai.operation.name\"",
+    "\"gen_ai.input.messages\"",
+    "\"execute_tool\"",
+    "\"parts\"",
     "\"{\\\"request\\\": \\\"x\\\"}\"",
     "null",
     "true",
@@ -346,6 +393,21 @@ proptest! {
     #[test]
     fn transcript_readers_never_panic_on_json_like_text(text in pieces(JSON_PIECES, 60)) {
         checks::transcript(text.as_bytes());
+    }
+
+    /// Every format's sample, cut short or with a byte changed anywhere: messages, or
+    /// an error on a line of the input, in every format.
+    #[test]
+    fn every_formats_sample_damaged_anywhere(sample in prop::sample::select(FORMAT_SAMPLES), at in any::<prop::sample::Index>(), byte in any::<u8>(), cut in any::<bool>()) {
+        let path = format!("{}/examples/formats/{sample}", env!("CARGO_MANIFEST_DIR"));
+        let mut bytes = std::fs::read(path).unwrap();
+        let i = at.index(bytes.len());
+        if cut {
+            bytes.truncate(i);
+        } else {
+            bytes[i] = byte;
+        }
+        checks::transcript(&bytes);
     }
 
     /// Every field of every message survives JSONL, in order, whatever the text in it.
