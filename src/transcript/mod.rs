@@ -491,6 +491,9 @@ impl<R: BufRead> State<R> {
             return Err(TranscriptError::too_deep(line, text, at));
         }
         let mut out = self.read_record_in(text.trim(), text, line)?;
+        if out.len() == 1 {
+            return Ok(out.pop());
+        }
         if !out.is_empty() {
             let message = out.remove(0);
             self.pending
@@ -623,7 +626,13 @@ impl<R: BufRead> State<R> {
         // A log that mixes kinds (chat messages and response objects) writes each
         // kind's keys in its own order: the first key predicts the kind, so that a
         // record is not parsed as the wrong kind first.
-        let key = first_key(text);
+        // (Looked at only once the log has shown two kinds: a log of one kind pays
+        // nothing.)
+        let key = if self.by_first_key.is_empty() {
+            None
+        } else {
+            first_key(text)
+        };
         let predicted = key.and_then(|key| {
             (self.by_first_key.iter())
                 .find(|(k, _)| k == key)
@@ -644,7 +653,9 @@ impl<R: BufRead> State<R> {
         let failure = match record::read(kind, text, &mut self.cx, &mut out) {
             Ok(()) => {
                 self.kind = Some(kind);
-                self.learn(key, kind);
+                if key.is_some() {
+                    self.learn(key, kind);
+                }
                 return Ok(out);
             }
             Err(failure) => failure,
@@ -655,7 +666,7 @@ impl<R: BufRead> State<R> {
             let mut again = record::Out::new();
             if record::read(other, text, &mut self.cx, &mut again).is_ok() {
                 self.kind = Some(other);
-                self.learn(key, other);
+                self.learn(key.or_else(|| first_key(text)), other);
                 return Ok(again);
             }
         }
