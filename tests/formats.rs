@@ -361,3 +361,15 @@ fn a_record_on_many_lines_is_one_document() {
     assert_eq!((reader.format(), reader.line()), (Format::Anthropic, 9));
     assert_eq!(messages[0].role(), Role::Llm);
 }
+
+#[test]
+fn a_tool_output_holding_tool_uses_is_refused_not_dropped() {
+    let log = r#"{"type": "function_call_output", "call_id": "c", "output": [{"type": "tool_use", "name": "f", "input": {}}]}"#;
+    let err = read(log, Format::Responses).unwrap_err();
+    assert_eq!(err.kind, TranscriptErrorKind::Message);
+    assert!(
+        err.message
+            .contains("the output of a function_call_output item holds tool uses or results"),
+        "{err}"
+    );
+}

@@ -71,16 +71,9 @@ pub(super) fn read_response<'a>(
             ),
         ));
     }
-    let mut found = Found {
-        calls: Vec::new(),
-        results: Vec::new(),
-    };
-    let text = match response.content {
-        Content::Text(text) => text,
-        Content::Parts(blocks) => {
-            parts::read(blocks, &mut found).map_err(|m| Failure::message(within, m))?
-        }
-    };
+    let mut found = Found::default();
+    let text =
+        parts::text(Some(response.content), &mut found).map_err(|m| Failure::message(within, m))?;
     if !found.results.is_empty() {
         return Err(Failure::message(within, "a response holds tool results"));
     }

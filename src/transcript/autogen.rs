@@ -180,7 +180,6 @@ pub(super) struct TaskResult<'a> {
 /// The messages of a task result.
 pub(super) fn read_result<'a>(
     result: TaskResult<'a>,
-    _within: &'a str,
     out: &mut Out<'a>,
 ) -> Result<(), Failure<'a>> {
     each::<AgentMessage<'a>>(result.messages, read, out)

@@ -11,7 +11,6 @@ use super::record::Kind;
 /// What the keys of a record (or of its first element, for an array) showed.
 #[derive(Default, Debug)]
 struct Keys {
-    array: bool,
     role: bool,
     messages: bool,
     /// The first element of `messages` has a `source` (AutoGen's messages do).
@@ -30,10 +29,17 @@ struct Keys {
 
 /// The kind of record `text` holds (for an array, its first element's), if its keys
 /// say; `None` for JSON that is not an object (or a list of them) or not whole.
+///
+/// ```text
+/// {"object": "chat.completion", ...}          OpenAI chat.completion
+/// {"type": "function_call", ...}              OpenAI Responses item
+/// {"type": "TextMessage", "source": ...}      AutoGen message
+/// {"system": ..., "messages": [...]}          Anthropic request
+/// ```
 pub(super) fn kind(text: &str) -> Option<Kind> {
     let mut keys = Keys::default();
     let mut de = serde_json::Deserializer::from_str(text);
-    de.deserialize_any(Top(&mut keys)).ok()?;
+    de.deserialize_any(Look(&mut keys)).ok()?;
     decide(&keys)
 }
 
@@ -77,43 +83,23 @@ fn decide(k: &Keys) -> Option<Kind> {
     })
 }
 
-/// The top-level value: an object, or an array whose first element is looked at.
-struct Top<'k>(&'k mut Keys);
+/// Looks at one value: an object's keys (and the values that tell formats apart) go
+/// to the `Keys`; of an array, only the first element is looked at; anything else is
+/// skipped. The first element of `messages` is looked at the same way, into keys of
+/// its own.
+struct Look<'k>(&'k mut Keys);
 
-impl<'de> Visitor<'de> for Top<'_> {
-    type Value = ();
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("a JSON object or array")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<(), A::Error> {
-        Object(self.0).visit_map(map)
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        self.0.array = true;
-        // The first element's keys; the rest is skipped.
-        if seq.next_element_seed(ObjectSeed(self.0))?.is_some() {
-            while seq.next_element::<IgnoredAny>()?.is_some() {}
-        }
-        Ok(())
-    }
-}
-
-struct ObjectSeed<'k>(&'k mut Keys);
-
-impl<'de> serde::de::DeserializeSeed<'de> for ObjectSeed<'_> {
+impl<'de> serde::de::DeserializeSeed<'de> for Look<'_> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        deserializer.deserialize_map(Object(self.0))
+        deserializer.deserialize_any(self)
     }
 }
 
-/// An object's keys, and the values that tell formats apart.
-struct Object<'k>(&'k mut Keys);
-
-impl<'de> Visitor<'de> for Object<'_> {
+impl<'de> Visitor<'de> for Look<'_> {
     type Value = ();
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("a JSON object")
+        f.write_str("a JSON value")
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         let k = self.0;
@@ -132,7 +118,7 @@ impl<'de> Visitor<'de> for Object<'_> {
                 "messages" => {
                     k.messages = true;
                     let mut first = Keys::default();
-                    map.next_value_seed(FirstElement(&mut first))?;
+                    map.next_value_seed(Look(&mut first))?;
                     k.first_message_source = first.source;
                 }
                 other => {
@@ -154,106 +140,35 @@ impl<'de> Visitor<'de> for Object<'_> {
         }
         Ok(())
     }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        if seq.next_element_seed(Look(self.0))?.is_some() {
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+        }
+        Ok(())
+    }
+    fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_unit<E: serde::de::Error>(self) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
 }
 
 fn string(value: serde_json::Value) -> Option<String> {
     match value {
         serde_json::Value::String(s) => Some(s),
         _ => None,
-    }
-}
-
-/// The keys of an array's first element (anything else is skipped).
-struct FirstElement<'k>(&'k mut Keys);
-
-impl<'de> serde::de::DeserializeSeed<'de> for FirstElement<'_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for FirstElement<'_> {
-    type Value = ();
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("a list")
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        if seq.next_element_seed(ObjectOrSkip(self.0))?.is_some() {
-            while seq.next_element::<IgnoredAny>()?.is_some() {}
-        }
-        Ok(())
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-        Ok(())
-    }
-    fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_unit<E: serde::de::Error>(self) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<(), E> {
-        Ok(())
-    }
-}
-
-/// An element whose keys are looked at if it is an object.
-struct ObjectOrSkip<'k>(&'k mut Keys);
-
-impl<'de> serde::de::DeserializeSeed<'de> for ObjectOrSkip<'_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        deserializer.deserialize_any(FirstKeys(self.0))
-    }
-}
-
-struct FirstKeys<'k>(&'k mut Keys);
-
-impl<'de> Visitor<'de> for FirstKeys<'_> {
-    type Value = ();
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("a message")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-            if key == "source" {
-                self.0.source = true;
-            }
-            map.next_value::<IgnoredAny>()?;
-        }
-        Ok(())
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(())
-    }
-    fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_unit<E: serde::de::Error>(self) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<(), E> {
-        Ok(())
     }
 }

@@ -334,8 +334,6 @@ struct State<R> {
     format: Format,
     /// The kind of record read last: what the next one is read as first.
     kind: Option<record::Kind>,
-    /// Whether `kind` was detected (`auto`) rather than the format's own.
-    detected: bool,
     line: usize,
     /// Where lines are read once `buffer` is lent to a message.
     scratch: Vec<u8>,
@@ -360,7 +358,6 @@ impl<R: BufRead> Reader<R> {
                 input,
                 format,
                 kind: None,
-                detected: false,
                 line: 0,
                 scratch: Vec::new(),
                 by_first_key: Vec::new(),
@@ -644,7 +641,6 @@ impl<R: BufRead> State<R> {
                 let kind = detect::kind(text)
                     .filter(|k| allowed.contains(k))
                     .unwrap_or(allowed[0]);
-                self.detected = self.format == Format::Auto;
                 self.kind = Some(kind);
                 kind
             }
@@ -703,7 +699,11 @@ impl<R: BufRead> State<R> {
             Format::Auto => kind.format(),
             format => format,
         };
-        let how = if self.detected { "detected" } else { "given" };
+        let how = if self.format == Format::Auto {
+            "detected"
+        } else {
+            "given"
+        };
         let names = format!("format {format} ({how})");
         match problem {
             record::Problem::Json(e) => {

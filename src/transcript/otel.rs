@@ -21,6 +21,7 @@ use std::collections::{HashMap, HashSet};
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::parts::Found;
 use super::record::{Context, Failure, Out};
 use super::wire::Str;
 use crate::{Message, Role, ToolCall, Usage};
@@ -231,11 +232,11 @@ pub(super) fn read<'a>(
         .flat_map(|r| r.scope_spans)
         .flat_map(|s| s.spans)
         .collect();
+    let attrs: Vec<Attributes<'_>> = spans.iter().map(|s| attributes(&s.attributes)).collect();
     // Each span's agent: its own name, or the nearest invoke_agent span's above it.
     let mut parents: HashMap<&str, (Option<&str>, Option<&str>)> = HashMap::new();
-    for span in &spans {
+    for (span, a) in spans.iter().zip(&attrs) {
         if let Some(id) = &span.span_id {
-            let a = attributes(&span.attributes);
             parents.insert(
                 &id.0,
                 (span.parent_span_id.as_ref().map(|p| &*p.0), a.agent),
@@ -276,8 +277,8 @@ pub(super) fn read<'a>(
     // it show it, for an execute_tool span that does not record its result.
     let mut chats = Vec::with_capacity(spans.len());
     let mut responses: HashMap<String, String> = HashMap::new();
-    for span in &spans {
-        let chat = chat_messages(span).map_err(|m| Failure::message(within, m))?;
+    for (span, a) in spans.iter().zip(&attrs) {
+        let chat = chat_messages(span, a).map_err(|m| Failure::message(within, m))?;
         if let Some((input, _)) = &chat {
             for m in input.iter().filter(|m| m.role() == Role::Agent) {
                 if let Some(id) = m.tool_call_id() {
@@ -301,7 +302,7 @@ pub(super) fn read<'a>(
         let elapsed = |n: Option<Nanos>| {
             n.map(|n| std::time::Duration::from_nanos(n.0.saturating_sub(origin)))
         };
-        let a = attributes(&span.attributes);
+        let a = &attrs[i];
         let agent = agent_of(span);
         let problem = |m: String| Failure::message(within, m);
         match a.operation {
@@ -312,10 +313,7 @@ pub(super) fn read<'a>(
                         .and_then(|id| responses.get(id))
                         .cloned()
                         .unwrap_or_default(),
-                    Some(v) => match v.json() {
-                        Value::String(s) => s,
-                        other => other.to_string(),
-                    },
+                    Some(v) => json_text(Some(&v.json())),
                 };
                 let mut result = Message::new(Role::Agent, content);
                 if let Some(name) = a.tool_name.filter(|n| !n.is_empty()) {
@@ -400,8 +398,7 @@ pub(super) fn read<'a>(
 /// recorded without content.
 type Chat = Option<(Vec<Message<'static>>, Vec<Message<'static>>)>;
 
-fn chat_messages(span: &Span<'_>) -> Result<Chat, String> {
-    let a = attributes(&span.attributes);
+fn chat_messages(span: &Span<'_>, a: &Attributes<'_>) -> Result<Chat, String> {
     if !matches!(
         a.operation,
         Some("chat" | "text_completion" | "generate_content") | None
@@ -487,16 +484,20 @@ fn messages(text: &str, attribute: &str) -> Result<Vec<Message<'static>>, String
     Ok(messages)
 }
 
-#[derive(Default)]
-struct Found {
-    calls: Vec<ToolCall<'static>>,
-    results: Vec<Message<'static>>,
+/// A JSON value as text: a string as it is, any other value as JSON, nothing as
+/// empty.
+fn json_text(value: Option<&Value>) -> String {
+    match value {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+    }
 }
 
 /// The text of semantic-convention parts (text parts' `content`, joined by newlines),
 /// with their tool calls and responses in `found`. Reasoning, media (`blob`, `uri`,
 /// `file`) and other parts hold no text to classify.
-fn read_parts(parts: &[Value], found: &mut Found, at: &str) -> Result<String, String> {
+fn read_parts(parts: &[Value], found: &mut Found<'static>, at: &str) -> Result<String, String> {
     let mut texts: Vec<&str> = Vec::new();
     for (i, part) in parts.iter().enumerate() {
         let kind = part
@@ -513,11 +514,7 @@ fn read_parts(parts: &[Value], found: &mut Found, at: &str) -> Result<String, St
                     .and_then(Value::as_str)
                     .filter(|n| !n.is_empty())
                     .ok_or_else(|| format!("{at} part {i} of type \"{kind}\" has no \"name\""))?;
-                let arguments = match part.get("arguments") {
-                    None | Some(Value::Null) => String::new(),
-                    Some(Value::String(s)) => s.clone(),
-                    Some(other) => other.to_string(),
-                };
+                let arguments = json_text(part.get("arguments"));
                 let mut call = ToolCall::new(name.to_owned(), arguments);
                 if let Some(id) = part.get("id").and_then(Value::as_str) {
                     call = call.with_id(id.to_owned());
@@ -525,11 +522,7 @@ fn read_parts(parts: &[Value], found: &mut Found, at: &str) -> Result<String, St
                 found.calls.push(call);
             }
             "tool_call_response" => {
-                let content = match part.get("response").or_else(|| part.get("result")) {
-                    None | Some(Value::Null) => String::new(),
-                    Some(Value::String(s)) => s.clone(),
-                    Some(other) => other.to_string(),
-                };
+                let content = json_text(part.get("response").or_else(|| part.get("result")));
                 let mut result = Message::new(Role::Agent, content);
                 if let Some(id) = part.get("id").and_then(Value::as_str) {
                     result = result.with_tool_call_id(id.to_owned());
@@ -559,11 +552,7 @@ fn events(events: &[Event<'_>]) -> Result<(Vec<Message<'static>>, Vec<Message<'s
             ("gen_ai.choice", Some(message)) => message.clone(),
             _ => body,
         };
-        let content = match body.get("content") {
-            None | Some(Value::Null) => String::new(),
-            Some(Value::String(s)) => s.clone(),
-            Some(other) => other.to_string(),
-        };
+        let content = json_text(body.get("content"));
         let mut message = Message::new(role, content);
         if let Some(Value::Array(calls)) = body.get("tool_calls") {
             for call in calls {
@@ -575,11 +564,7 @@ fn events(events: &[Event<'_>]) -> Result<(Vec<Message<'static>>, Vec<Message<'s
                 else {
                     return Err(format!("event {}: a tool call has no name", event.name.0));
                 };
-                let arguments = match function.get("arguments") {
-                    None | Some(Value::Null) => String::new(),
-                    Some(Value::String(s)) => s.clone(),
-                    Some(other) => other.to_string(),
-                };
+                let arguments = json_text(function.get("arguments"));
                 let mut tool_call = ToolCall::new(name.to_owned(), arguments);
                 if let Some(id) = call.get("id").and_then(Value::as_str) {
                     tool_call = tool_call.with_id(id.to_owned());

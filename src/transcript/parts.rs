@@ -91,6 +91,7 @@ impl<'de: 'a, 'a, A: Deserialize<'de> + ArgumentsText<'a>> Deserialize<'de> for 
 }
 
 /// What a message's content holds besides its text.
+#[derive(Default)]
 pub(super) struct Found<'a> {
     /// Anthropic `tool_use` blocks (and the server's and MCP's): the model's calls.
     pub(super) calls: Vec<ToolCall<'a>>,
@@ -131,6 +132,33 @@ const KNOWN: &str = "text, refusal, image_url, input_audio, file (OpenAI Chat \
     image, document, tool_use, tool_result, thinking, redacted_thinking, \
     server_tool_use, mcp_tool_use, mcp_tool_result and the server tools' results \
     (Anthropic)";
+
+/// The text of a `content` (empty when there is none), with the calls and results its
+/// parts hold added to `found`.
+pub(super) fn text<'a, A: ArgumentsText<'a>>(
+    content: Option<Content<'a, A>>,
+    found: &mut Found<'a>,
+) -> Result<Cow<'a, str>, String> {
+    match content {
+        None => Ok(Cow::Borrowed("")),
+        Some(Content::Text(text)) => Ok(text),
+        Some(Content::Parts(parts)) => read(parts, found),
+    }
+}
+
+/// The text of a `content` that holds no tool uses or results (`what` it is, for the
+/// error when it does).
+pub(super) fn plain_text<'a, A: ArgumentsText<'a>>(
+    content: Option<Content<'a, A>>,
+    what: &str,
+) -> Result<Cow<'a, str>, String> {
+    let mut found = Found::default();
+    let text = text(content, &mut found)?;
+    if !found.calls.is_empty() || !found.results.is_empty() {
+        return Err(format!("{what} holds tool uses or results"));
+    }
+    Ok(text)
+}
 
 /// The text of `parts` (text and refusal parts joined by newlines; one part's text is
 /// borrowed), with the calls and results the parts hold added to `found`.
@@ -175,20 +203,8 @@ pub(super) fn read<'a, A: ArgumentsText<'a>>(
                 continue;
             }
             kind @ ("tool_result" | "mcp_tool_result") => {
-                let mut inner = Found {
-                    calls: Vec::new(),
-                    results: Vec::new(),
-                };
-                let content = match part.content {
-                    None => Cow::Borrowed(""),
-                    Some(Content::Text(t)) => t,
-                    Some(Content::Parts(parts)) => read(parts, &mut inner)?,
-                };
-                if !inner.calls.is_empty() || !inner.results.is_empty() {
-                    return Err(format!(
-                        "content part {i} of type \"{kind}\" holds tool uses or results"
-                    ));
-                }
+                let what = format!("content part {i} of type \"{kind}\"");
+                let content = plain_text(part.content, &what)?;
                 let mut result = Message::new(Role::Agent, content);
                 if part.is_error == Some(true) {
                     let error = match result.content() {

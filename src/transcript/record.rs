@@ -177,9 +177,9 @@ pub(super) fn read<'a>(
         Kind::AnthropicResponse => anthropic::read_response(parse(text)?, text, out),
         Kind::ResponsesItem => responses::read_item(parse(text)?, text, cx, out),
         Kind::Response => responses::read_response(parse(text)?, text, cx, out),
-        Kind::ResponsesRequest => responses::read_request(parse(text)?, text, cx, out),
+        Kind::ResponsesRequest => responses::read_request(parse(text)?, cx, out),
         Kind::AutoGen => autogen::read(parse(text)?, text, out),
-        Kind::TaskResult => autogen::read_result(parse(text)?, text, out),
+        Kind::TaskResult => autogen::read_result(parse(text)?, out),
         Kind::Otlp => otel::read(parse(text)?, text, cx, out),
     }
 }
@@ -238,8 +238,7 @@ pub(super) fn each<'a, T: Deserialize<'a>>(
 }
 
 /// A text given as a string or a list of text blocks (`{"type": "text", "text": ...}`,
-/// as Anthropic's `system` and OpenTelemetry's system instructions), joined by
-/// newlines.
+/// as Anthropic's `system`), joined by newlines.
 pub(super) enum Texts<'a> {
     One(Cow<'a, str>),
     Many(Vec<TextBlock<'a>>),
@@ -251,9 +250,6 @@ pub(super) struct TextBlock<'a> {
     kind: super::wire::Str<'a>,
     #[serde(default, borrow)]
     text: Option<super::wire::Str<'a>>,
-    /// OpenTelemetry's name for the text.
-    #[serde(default, borrow)]
-    content: Option<super::wire::Str<'a>>,
 }
 
 impl<'de: 'a, 'a> Deserialize<'de> for Texts<'a> {
@@ -299,7 +295,7 @@ impl<'a> Texts<'a> {
                             block.kind.0
                         ));
                     }
-                    match block.text.or(block.content) {
+                    match block.text {
                         Some(t) => texts.push(t.into_cow()),
                         None => return Err(format!("text block {i} has no \"text\"")),
                     }

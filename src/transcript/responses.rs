@@ -9,7 +9,7 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::parts::{self, Content, Found};
+use super::parts::{self, Content};
 use super::record::{Context, Failure, Out, each, parse};
 use super::wire::{ArgumentsText, ProviderUsage, RawArguments, Str};
 use crate::{Message, Role, ToolCall};
@@ -118,18 +118,7 @@ fn item_into<'a>(item: Item<'a>, turn: &mut Turn, out: &mut Out<'a>) -> Result<(
         "message" => {
             let role = item.role.as_ref().ok_or("a message item has no \"role\"")?;
             let role: Role = role.0.parse().map_err(|e| format!("{e}"))?;
-            let mut found = Found {
-                calls: Vec::new(),
-                results: Vec::new(),
-            };
-            let text = match item.content {
-                None => Cow::Borrowed(""),
-                Some(Content::Text(t)) => t,
-                Some(Content::Parts(p)) => parts::read(p, &mut found)?,
-            };
-            if !found.calls.is_empty() || !found.results.is_empty() {
-                return Err("a message item holds tool uses or results".into());
-            }
+            let text = parts::plain_text(item.content, "a message item")?;
             if role == Role::Llm {
                 turn.add_text(&text);
             } else {
@@ -148,17 +137,7 @@ fn item_into<'a>(item: Item<'a>, turn: &mut Turn, out: &mut Out<'a>) -> Result<(
         | "shell_call_output"
         | "apply_patch_call_output" => {
             turn.close(out);
-            let text = match item.output {
-                None => Cow::Borrowed(""),
-                Some(Content::Text(t)) => t,
-                Some(Content::Parts(p)) => {
-                    let mut found = Found {
-                        calls: Vec::new(),
-                        results: Vec::new(),
-                    };
-                    parts::read(p, &mut found)?
-                }
-            };
+            let text = parts::plain_text(item.output, &format!("the output of a {kind} item"))?;
             let mut result = Message::new(Role::Agent, text);
             match item.call_id.or(item.id) {
                 Some(id) => result = result.with_tool_call_id(id.into_cow()),
@@ -268,7 +247,6 @@ pub(super) struct Request<'a> {
 /// The messages of a request.
 pub(super) fn read_request<'a>(
     request: Request<'a>,
-    _within: &'a str,
     cx: &mut Context,
     out: &mut Out<'a>,
 ) -> Result<(), Failure<'a>> {

@@ -315,15 +315,8 @@ impl<'de, A: ArgumentsText<'de>> Line<'de, A> {
         results: &mut Out<'de>,
     ) -> Result<Option<Message<'de>>, String> {
         let role: Role = self.role.0.parse().map_err(|e| format!("{e}"))?;
-        let mut found = Found {
-            calls: Vec::new(),
-            results: Vec::new(),
-        };
-        let mut content = match self.content {
-            None => Cow::Borrowed(""),
-            Some(Content::Text(text)) => text,
-            Some(Content::Parts(parts)) => parts::read(parts, &mut found)?,
-        };
+        let mut found = Found::default();
+        let mut content = parts::text(self.content, &mut found)?;
         // A refusal is what the model said instead of an answer: text to classify,
         // after any content (as refusal parts are), never dropped.
         if let Some(refusal) = self.refusal.filter(|r| !r.is_empty()) {
