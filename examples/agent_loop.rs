@@ -135,5 +135,6 @@ fn the_loop_stops_with_the_final_answer() {
         .iter()
         .map(|c| c.evidence.to_string())
         .collect();
-    assert_eq!(fired, ["matched steps 3..=5", "a FINAL answer"]);
+    // The question is the task's input, not a step: the search is step 0.
+    assert_eq!(fired, ["matched steps 2..=4", "a FINAL answer"]);
 }

@@ -216,6 +216,7 @@ pub(crate) struct Rare<'a> {
     pub(crate) stop: bool,
     pub(crate) handoff: Option<Cow<'a, str>>,
     pub(crate) tool_name: Option<Cow<'a, str>>,
+    pub(crate) input: Option<bool>,
 }
 
 impl Rare<'_> {
@@ -383,6 +384,29 @@ impl<'a> Message<'a> {
         self
     }
 
+    /// The same message, marked as part of the task's input (`true`: not a step,
+    /// whatever its role or place) or as a step (`false`: even a leading user
+    /// message). Unmarked messages are decided by the task's
+    /// [`crate::stop::TaskInput`]; [`crate::stop::TaskInput::Steps`] makes every
+    /// message a step, marked or not.
+    ///
+    /// ```
+    /// use doneseq::{Message, Monitor, TaskConfig};
+    ///
+    /// let monitor = Monitor::new(TaskConfig::default())?;
+    /// let mut run = monitor.start();
+    /// // A handed-over history given to the task: input, though the model said it.
+    /// monitor.observe(&mut run, &Message::llm("Earlier answer").with_input(true));
+    /// assert_eq!(run.steps(), 0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    #[inline]
+    pub fn with_input(mut self, input: bool) -> Message<'a> {
+        self.rare().input = Some(input);
+        self
+    }
+
     /// The same message, recorded this long after the run started. When a message
     /// carries it, `timeout(...)` reads it instead of the monitor's clock, so a
     /// replayed log times out where the live run did.
@@ -422,6 +446,7 @@ impl<'a> Message<'a> {
                     stop: rare.stop,
                     handoff: rare.handoff.map(own),
                     tool_name: rare.tool_name.map(own),
+                    input: rare.input,
                 })
             }),
         }
@@ -505,6 +530,14 @@ impl<'a> Message<'a> {
     #[must_use]
     pub fn tool_name(&self) -> Option<&str> {
         self.rare.as_ref().and_then(|r| r.tool_name.as_deref())
+    }
+
+    /// How the message is marked: part of the task's input (`Some(true)`), a step
+    /// (`Some(false)`), or left to the task's [`crate::stop::TaskInput`] (`None`). See
+    /// [`Message::with_input`].
+    #[must_use]
+    pub fn input(&self) -> Option<bool> {
+        self.rare.as_ref().and_then(|r| r.input)
     }
 
     /// Whether it is a stop message (see [`Message::as_stop`]).

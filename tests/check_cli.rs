@@ -151,7 +151,8 @@ fn stop_conditions_from_toml_and_yaml_agree() {
 fn stop_expression_reports_every_condition_and_the_kind() {
     let out = check(&[
         "--stop",
-        r#"seq("T[calculator], A") & !consecutive_errors(1) | max_turns(3)"#,
+        // Two turns: the user's question is the task's input, not a turn.
+        r#"seq("T[calculator], A") & !consecutive_errors(1) | max_turns(2)"#,
         "--json",
         "examples/calculator.jsonl",
     ]);
@@ -167,8 +168,8 @@ fn stop_expression_reports_every_condition_and_the_kind() {
         .collect();
     // The negation fired too, with no kind of its own (the lowest): `seq` decides.
     assert_eq!(kinds, ["done", "exhausted", "exhausted"]);
-    assert_eq!(report["conditions"][2]["detail"], "turns 3/3");
-    assert_eq!(report["stop"]["children"][1]["progress"], "turns 3/3");
+    assert_eq!(report["conditions"][2]["detail"], "turns 2/2");
+    assert_eq!(report["stop"]["children"][1]["progress"], "turns 2/2");
 }
 
 #[test]
@@ -425,7 +426,8 @@ fn a_corpus_gives_a_line_per_run_and_the_totals() {
             lines[0]["steps"].as_u64(),
             lines[0]["recorded_steps"].as_u64()
         ),
-        (Some(5), Some(6))
+        // The question is the task's input: four steps to the stop, five recorded.
+        (Some(4), Some(5))
     );
     assert!(lines[1]["path"].as_str().unwrap().ends_with("c.jsonl"));
     assert_eq!(lines[1]["kind"], serde_json::Value::Null);

@@ -34,6 +34,8 @@ mod stop_compat;
 mod stop_lint;
 #[cfg(feature = "cli")]
 mod table;
+#[cfg(feature = "cli")]
+mod task_input;
 #[cfg(feature = "json")]
 mod tool_classes;
 #[cfg(feature = "json")]

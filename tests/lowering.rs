@@ -5,7 +5,7 @@
 //! options became.
 
 use doneseq::naive::NaiveMatcher;
-use doneseq::stop::{Condition, ConditionId};
+use doneseq::stop::{Condition, ConditionId, TaskInput};
 use doneseq::{
     AnswerSource, DoneSequence, Message, Monitor, Role, StopReason, TaskConfig, VerdictKind,
 };
@@ -21,6 +21,19 @@ fn says_done(content: &str) -> bool {
         !content[..i].chars().next_back().is_some_and(word)
             && !content[i + 4..].chars().next().is_some_and(word)
     })
+}
+
+/// Whether `message`, after `steps` steps, is the task's input (written out apart from
+/// the crate's rule): the user messages before the first step under `leading`, and
+/// every message marked as input except under `steps`.
+fn is_input(mode: TaskInput, message: &Message, steps: u64) -> bool {
+    let leading = steps == 0 && message.role() == Role::User && !message.is_no_response();
+    match (mode, message.input()) {
+        (TaskInput::Steps, _) => false,
+        (_, Some(mark)) => mark,
+        (TaskInput::Marked, None) => false,
+        (TaskInput::Leading, None) => leading,
+    }
 }
 
 /// The first rule that ends the task at step `steps` (1-based), in Langroid's order.
@@ -51,7 +64,9 @@ fn langroid_reason(
     if empty && config.done_if_no_response.contains(&role) {
         return Some(StopReason::DoneIfNoResponse(role));
     }
-    if config.single_round {
+    // Langroid's `turns`: 1, or 2 with `llm_delegate`; the loop ends once that many
+    // steps are taken.
+    if config.single_round && steps > u64::from(config.llm_delegate) {
         return Some(StopReason::SingleRound);
     }
     match config.max_turns {
@@ -88,25 +103,36 @@ proptest! {
         sequences in prop::collection::vec(sequence(), 0..4),
         (done_if_tool, done_if_response, done_if_no_response, single_round, max_turns, signals) in options(),
         messages in prop::collection::vec(message(), 0..30),
+        input in prop::sample::select(TaskInput::ALL.to_vec()),
+        llm_delegate in any::<bool>(),
+        marks in prop::collection::vec(prop::option::weighted(0.1, any::<bool>()), 30),
     ) {
         let mut config = TaskConfig::from_dsl(sequences.iter().map(ToString::to_string))?;
         config.done_if_tool = done_if_tool;
         config.done_if_response = done_if_response;
         config.done_if_no_response = done_if_no_response;
         config.single_round = single_round;
+        config.llm_delegate = llm_delegate;
         config.max_turns = max_turns;
         config.recognize_string_signals = signals;
+        config.input = input;
         let monitor = Monitor::new(config.clone())?;
         let mut run = monitor.start();
         let mut naive = NaiveMatcher::new(&sequences);
         let mut steps = 0;
-        for (i, m) in messages.iter().enumerate() {
-            let matched = naive.observe(m);
-            let verdict = monitor.observe(&mut run, m);
-            if m.role() == Role::System {
-                prop_assert!(!verdict.is_stop());
+        for (i, (m, mark)) in messages.iter().zip(&marks).enumerate() {
+            let m = &match mark {
+                Some(mark) => m.clone().with_input(*mark),
+                None => m.clone(),
+            };
+            if m.role() == Role::System || is_input(input, m, steps) {
+                // Langroid's `response_sequence` never holds the task's input.
+                prop_assert!(!monitor.is_step(&run, m));
+                prop_assert!(!monitor.observe(&mut run, m).is_stop());
                 continue;
             }
+            let matched = naive.observe(m);
+            let verdict = monitor.observe(&mut run, m);
             steps += 1;
             let expected = langroid_reason(&config, m, steps, matched.first().copied());
             let outcome = verdict.outcome();
@@ -140,8 +166,10 @@ proptest! {
         sequences in prop::collection::vec(sequence(), 0..4),
         (done_if_tool, done_if_response, done_if_no_response, single_round, max_turns, signals) in options(),
         messages in prop::collection::vec(message(), 0..30),
+        llm_delegate in any::<bool>(),
     ) {
         let mut options = TaskConfig::from_dsl(sequences.iter().map(ToString::to_string))?;
+        options.llm_delegate = llm_delegate;
         options.done_if_tool = done_if_tool;
         options.done_if_response = done_if_response;
         options.done_if_no_response = done_if_no_response;
@@ -225,18 +253,30 @@ fn no_response_fires_on_a_step_without_a_valid_response() {
 fn single_round_ends_at_the_first_step_as_done() {
     let monitor = stop_with("single_round");
     let mut run = monitor.start();
-    // A system message is not a step.
-    assert!(
-        !monitor
-            .observe(&mut run, &Message::system("be brief"))
-            .is_stop()
-    );
+    // Neither a system message nor the task's input is a step.
+    for m in [Message::system("be brief"), Message::user("hi")] {
+        assert!(!monitor.observe(&mut run, &m).is_stop());
+    }
     let outcome = monitor
-        .observe(&mut run, &Message::user("hi"))
+        .observe(&mut run, &Message::llm("hello"))
         .outcome()
         .cloned()
         .unwrap();
     assert_eq!((outcome.at, outcome.kind), (0, VerdictKind::Done));
+    assert_eq!(outcome.answer.unwrap().text, "hello");
+    // With the LLM as controller, a round is its question and the reply.
+    let monitor = stop_with("single_round(llm_delegate=true)");
+    let mut run = monitor.start();
+    let log = [
+        Message::user("task"),
+        Message::llm("which city?"),
+        Message::user("Paris"),
+    ];
+    let stops: Vec<bool> = log
+        .iter()
+        .map(|m| monitor.observe(&mut run, m).is_stop())
+        .collect();
+    assert_eq!(stops, [false, false, true]);
 }
 
 #[test]
@@ -246,9 +286,10 @@ fn an_exhausted_option_gives_the_partial_answer() {
     let monitor = Monitor::new(config).unwrap();
     let mut run = monitor.start();
     let messages = [
-        Message::user("plan a trip"),
+        Message::user("plan a trip"), // the task's input, not a step
         Message::llm("first, the budget"),
         Message::user("go on"),
+        Message::agent("a tool's result"),
     ];
     let outcome = messages
         .iter()

@@ -82,20 +82,27 @@ fn specific_tool_holds_for_any_of_parallel_calls() {
 fn content_is_a_case_insensitive_search_on_any_entity() {
     let m = monitor(&["C[quit|bye]"]);
     for role in [Role::User, Role::Llm, Role::Agent] {
-        assert!(
-            first_stop(&m, &[Message::new(role, "OK, BYE now")]).is_some(),
+        // After a first step, so that a user message is the user's step, not the
+        // task's input.
+        let run = [Message::llm("hello"), Message::new(role, "OK, BYE now")];
+        assert_eq!(
+            first_stop(&m, &run),
+            Some((1, StopReason::Sequence(0))),
             "{role}"
         );
     }
-    assert!(first_stop(&m, &[Message::user("see you")]).is_none());
+    assert!(first_stop(&m, &[Message::llm("hi"), Message::user("see you")]).is_none());
+    // The task's input matches nothing.
+    assert!(first_stop(&m, &[Message::user("OK, bye now")]).is_none());
 }
 
 #[test]
 fn matching_is_strict_consecutive_and_decided_at_the_last_message() {
     let m = monitor(&["T, A"]);
-    // USER -> LLM(tool) -> AGENT matches at the agent's message.
+    // (input) USER -> LLM(tool) -> AGENT matches at the agent's message, step 1: the
+    // question is the task's input, not a step.
     let hit = [Message::user("q"), llm_tool(&["x"]), Message::agent("r")];
-    assert_eq!(first_stop(&m, &hit), Some((2, StopReason::Sequence(0))));
+    assert_eq!(first_stop(&m, &hit), Some((1, StopReason::Sequence(0))));
     // Does NOT match: LLM(tool) -> USER -> AGENT.
     let gap = [llm_tool(&["x"]), Message::user("wait"), Message::agent("r")];
     assert_eq!(first_stop(&m, &gap), None);
@@ -185,6 +192,11 @@ fn done_if_response_and_no_response() {
     );
     assert_eq!(
         first_stop(&m, &[Message::user("hi"), Message::no_response(Role::User)]),
+        Some((0, StopReason::DoneIfNoResponse(Role::User))),
+        "the input is not a step; the user's silence after it is step 0"
+    );
+    assert_eq!(
+        first_stop(&m, &[Message::agent("hi"), Message::no_response(Role::User)]),
         Some((1, StopReason::DoneIfNoResponse(Role::User)))
     );
 }

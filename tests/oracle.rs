@@ -2,6 +2,7 @@
 //! message streams: same matches, same progress, at every step.
 
 use doneseq::naive::NaiveMatcher;
+use doneseq::stop::TaskInput;
 use doneseq::{DoneSequence, Monitor, TaskConfig, Verdict};
 use proptest::prelude::*;
 
@@ -10,10 +11,12 @@ use proptest::prelude::*;
 use crate::robustness::checks::fired;
 use crate::robustness::props::{pool_message as message, pool_sequence as sequence};
 
-/// The sequences alone: no `DONE` string signal.
+/// The sequences alone: no `DONE` string signal, and every message a step (the oracle
+/// is Langroid's matcher over a `response_sequence`, which holds no task input).
 fn quiet(sequences: &[DoneSequence]) -> Result<TaskConfig, doneseq::ListError> {
     let mut config = TaskConfig::from_dsl(sequences.iter().map(ToString::to_string))?;
     config.recognize_string_signals = false;
+    config.input = TaskInput::Marked;
     Ok(config)
 }
 

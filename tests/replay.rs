@@ -64,7 +64,7 @@ fn an_outcome_serializes_in_its_documented_shape() {
     );
     assert_eq!(
         json["fired"][0]["matched"],
-        serde_json::json!({"start": 3, "end": 4})
+        serde_json::json!({"start": 2, "end": 3})
     );
     assert_eq!(
         json["answer"],
@@ -77,7 +77,7 @@ fn an_outcome_serializes_in_its_documented_shape() {
         serde_json::json!({"type": "sequence", "value": 0})
     );
     assert_eq!(condition["evidence"]["type"], "sequence");
-    assert_eq!(condition["detail"], "matched steps 3..=4");
+    assert_eq!(condition["detail"], "matched steps 2..=3");
     // The node is the condition's place in the lowered tree.
     let node = doneseq::NodeId(u32::try_from(condition["node"].as_u64().unwrap()).unwrap());
     assert_eq!(

@@ -232,3 +232,19 @@ def test_stop_and_handoff_messages_keep_their_kinds():
     first, second = asyncio.run(feed())
     assert first is None and second is not None
     assert done.outcome is not None and done.outcome.condition == "handoff([user])"
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5])
+def test_max_messages_counts_as_autogen_counts(n):
+    # The adapter counts as AutoGen does (the task message is a message), so
+    # doneseq's max_messages(n) ends the team where MaxMessageTermination(n) does.
+    theirs = run(team(MaxMessageTermination(n)))
+    done = DoneseqTermination(stop=f"max_messages({n})")
+    ours = run(team(done | MaxMessageTermination(50)))
+    assert done.outcome is not None and done.outcome.kind == "exhausted"
+    assert [type(m).__name__ for m in ours.messages] == [type(m).__name__ for m in theirs.messages]
+    # Counted as a chat log (the task message is the task's input), it ends one
+    # message later.
+    later = DoneseqTermination(stop=f"max_messages({n})", input="leading")
+    longer = run(team(later | MaxMessageTermination(50)))
+    assert len(longer.messages) > len(ours.messages)

@@ -89,12 +89,17 @@ def test_a_done_sequence_stops_the_run_with_its_answer():
     assert stop is not None
     at, outcome = stop
     assert at == 2
-    assert (outcome.kind, outcome.reason, outcome.at) == ("done", "sequence", 2)
+    # The question is the task's input, not a step: the request is step 0.
+    assert (outcome.kind, outcome.reason, outcome.at) == ("done", "sequence", 1)
     assert (outcome.sequence, outcome.sequence_name) == (0, "calc")
-    assert outcome.matched == (1, 2)
+    assert outcome.matched == (0, 1)
+    # Every message a step (AutoGen's counting): one later.
+    monitor = doneseq.Monitor(done_sequences=["calc: T[calculator], A"], input="steps")
+    stop = first_stop(monitor.start(), CALC)
+    assert stop is not None and (stop[1].at, stop[1].matched) == (2, (1, 2))
     assert (outcome.answer, outcome.answer_source) == ("42", "message")
     assert outcome.condition is None
-    assert outcome.fired == [{"sequence": 0, "matched": {"start": 1, "end": 2}}]
+    assert outcome.fired == [{"sequence": 0, "matched": {"start": 0, "end": 1}}]
     assert "kind='done'" in repr(outcome) or 'kind="done"' in repr(outcome)
 
 
@@ -235,7 +240,7 @@ def test_checkpoints_resume_where_the_run_was():
     checkpoint = run.to_json()
     resumed = monitor.resume(checkpoint)
     outcome = resumed.observe(CALC[2])
-    assert outcome is not None and outcome.at == 2
+    assert outcome is not None and outcome.at == 1
     other = doneseq.Monitor(done_sequences=["L"])
     with pytest.raises(doneseq.StateError):
         other.resume(checkpoint)
@@ -366,3 +371,21 @@ def test_the_answer_as_a_value():
     # Not a FINAL answer: the text.
     plain = answer_of("just text")
     assert (plain.answer, plain.answer_value) == ("just text", "just text")
+
+
+def test_the_tasks_input_is_not_a_step_unless_marked_or_counted():
+    question = {"role": "user", "content": "quit"}
+    monitor = doneseq.Monitor(done_sequences=["C[quit]"])
+    run = monitor.start()
+    assert run.observe(question) is None and run.steps == 0
+    # Marked as a step, the same message is one.
+    run = monitor.start()
+    outcome = run.observe({**question, "input": False})
+    assert outcome is not None and outcome.at == 0 and run.steps == 1
+    # AutoGen's counting: every message a step.
+    run = doneseq.Monitor(done_sequences=["C[quit]"], input="steps").start()
+    assert run.observe(question) is not None
+    with pytest.raises(doneseq.ConfigError, match="unknown variant `first`"):
+        doneseq.Monitor(done_sequences=["C[quit]"], input="first")
+    with pytest.raises(doneseq.MessageError, match="expected a boolean"):
+        monitor.start().observe({**question, "input": "yes"})

@@ -317,3 +317,58 @@ def test_a_sub_tasks_result_is_the_sub_tasks_response():
     # Another sub-task's name does not match.
     _, other = sub_task_run(DoneseqTask, DoneseqTaskConfig(done_sequences=[sequence("other")]))
     assert other.outcome is None
+
+
+ROLES = {"LLM": "assistant", "Agent": "agent", "User": "user"}
+
+
+@pytest.mark.parametrize(
+    "options, turns",
+    [
+        ({"single_round": True}, -1),
+        ({"single_round": True, "llm_delegate": True}, -1),
+        ({}, 1),
+        ({}, 2),
+        ({}, 3),
+    ],
+)
+def test_a_recorded_chat_log_stops_where_langroid_stopped(options, turns):
+    # Langroid itself runs the task; its run is then written as a chat log (system
+    # prompt, the task's input, one message per step) and replayed through doneseq
+    # with the same options: the task's input is not a step, so the replay stops
+    # at the log's last message, where Langroid stopped.
+    a = agent([tool_json("6*7"), "The answer is 42.", "Anything else?", "Bye."])
+    task = lr.Task(a, interactive=False, **options)
+    result = task.run("What is 6*7?", turns=turns)
+    assert result is not None and result.metadata.status == StatusCode.FIXED_TURNS
+    steps = [
+        {"role": ROLES[str(d.metadata.sender.value)], "content": d.content}
+        for d in task.response_sequence
+    ]
+    log = [
+        {"role": "system", "content": a.config.system_message},
+        {"role": "user", "content": "What is 6*7?"},
+        *steps,
+    ]
+    monitor = doneseq.Monitor(
+        **options, max_turns=turns if turns > 0 else None, recognize_string_signals=False
+    )
+    run = monitor.start()
+    outcomes = [run.observe(m) for m in log]
+    first = next(i for i, o in enumerate(outcomes) if o is not None)
+    assert first == len(log) - 1
+    outcome = outcomes[first]
+    assert outcome is not None and outcome.at == len(steps) - 1
+    if options.get("single_round"):
+        assert (outcome.kind, outcome.answer) == ("done", result.content)
+    else:
+        assert outcome.kind == "exhausted"
+    # The response_sequence alone holds no input: replayed as it is ("marked").
+    run = doneseq.Monitor(
+        **options,
+        max_turns=turns if turns > 0 else None,
+        recognize_string_signals=False,
+        input="marked",
+    ).start()
+    outcomes = [run.observe(m) for m in steps]
+    assert next(i for i, o in enumerate(outcomes) if o is not None) == len(steps) - 1

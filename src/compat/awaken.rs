@@ -303,7 +303,7 @@ pub fn policies_from_specs(specs: &[StopConditionSpec]) -> Result<Condition, Com
 /// config.max_turns = Some(1);
 /// let monitor = Monitor::new(config)?;
 /// let mut run = monitor.start();
-/// let verdict = monitor.observe(&mut run, &Message::user("hi"));
+/// let verdict = monitor.observe(&mut run, &Message::llm("hi"));
 /// let StopDecision::Stop { code, detail } = StopDecision::from(&verdict) else { panic!() };
 /// assert_eq!(code, "max_turns");
 /// assert_eq!(detail, "step 0: max_turns(1) reached");
@@ -372,7 +372,7 @@ fn stop_decision(outcome: &Outcome) -> StopDecision {
         ),
         StopReason::SingleRound => (
             "single_round".to_owned(),
-            format!("step {at}: the first step ends the task (single_round)"),
+            format!("step {at}: the round after the task's input ends the task (single_round)"),
         ),
         StopReason::MaxTurns(n) => (
             "max_turns".to_owned(),

@@ -227,7 +227,7 @@ fn leaf(op: &Op, state: &mut PlanState, ctx: &Ctx<'_>) -> Option<VerdictKind> {
             (!responded && !from.is_empty() && speaks(from, message.role(), message.responder()))
                 .then_some(VerdictKind::Done)
         }
-        Op::SingleRound => Some(VerdictKind::Done),
+        Op::SingleRound(steps) => (ctx.at + 1 >= *steps).then_some(VerdictKind::Done),
         // Combinators and custom policies are decided by `eval_node`.
         Op::Custom(_) | Op::All | Op::Any | Op::Not => None,
     }

@@ -68,7 +68,8 @@ pub(crate) enum Op {
     Cancelled,
     Response(Vec<Speaker>),
     NoResponse(Vec<Speaker>),
-    SingleRound,
+    /// The number of steps of the round (1, or 2 with `llm_delegate`).
+    SingleRound(u64),
     /// The custom policy's index (also its state's slot).
     Custom(usize),
 }
@@ -429,7 +430,9 @@ impl Plan {
             Condition::Cancelled => Op::Cancelled,
             Condition::Response(from) => Op::Response(from.clone()),
             Condition::NoResponse(from) => Op::NoResponse(from.clone()),
-            Condition::SingleRound => Op::SingleRound,
+            Condition::SingleRound { llm_delegate } => {
+                Op::SingleRound(1 + u64::from(*llm_delegate))
+            }
             Condition::Custom(custom) => {
                 let policy = registry
                     .build(&custom.name, &custom.config)

@@ -145,7 +145,8 @@ pub enum Evidence {
         /// The message's role.
         role: Role,
     },
-    /// `single_round`: the first step.
+    /// `single_round`: the round after the task's input is over (its first step, or
+    /// its second with `llm_delegate`).
     SingleRound,
     /// `!x`: its condition did not fire.
     NotFired,
@@ -267,7 +268,7 @@ impl fmt::Display for Evidence {
             Evidence::Cancelled => f.write_str("the run's cancel handle was set"),
             Evidence::Response { role } => write!(f, "a valid {role} response"),
             Evidence::NoResponse { role } => write!(f, "no valid response from {role}"),
-            Evidence::SingleRound => f.write_str("the first step of a single round"),
+            Evidence::SingleRound => f.write_str("the round after the task's input is over"),
             Evidence::NotFired => f.write_str("its condition did not fire"),
             Evidence::Combined => Ok(()),
             Evidence::Custom { detail, .. } => f.write_str(detail),

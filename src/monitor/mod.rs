@@ -55,7 +55,8 @@ use report::{Seqs, Stop};
 /// assert!(!verdicts[1].is_stop());
 /// let outcome = verdicts[2].outcome().unwrap();
 /// assert_eq!(outcome.reason, StopReason::Sequence(0));
-/// assert_eq!(outcome.fired[0].matched, 1..=2);
+/// // Steps count from the first response: the question is the task's input.
+/// assert_eq!(outcome.fired[0].matched, 0..=1);
 /// assert_eq!(outcome.answer.as_ref().unwrap().text, "42");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -302,8 +303,10 @@ impl Monitor {
 
     /// Observes the next message of a run and says whether the task ends here.
     ///
-    /// A system message is not a step: it changes nothing and gives
-    /// [`Verdict::Continue`]. Every other message is one step, classified once. The
+    /// A system message and the task's input ([`TaskConfig::input`]: by default the
+    /// user messages before the first response) are not steps: they change nothing
+    /// and give [`Verdict::Continue`] ([`Monitor::is_step`] says which a message is).
+    /// Every other message is one step, classified once. The
     /// rules apply in Langroid's order: `done_if_tool`, the done sequences (the
     /// first in list order wins), the `DONE` string signal, `done_if_response`,
     /// `done_if_no_response`, `single_round`, then `max_turns` (so a sequence that
@@ -323,7 +326,7 @@ impl Monitor {
             state.fingerprint == self.fingerprint && state.bits.len() == self.automaton.words,
             "RunState from another Monitor (use Monitor::resume to check a checkpoint)"
         );
-        if message.role() == Role::System {
+        if !self.is_step(state, message) {
             return Verdict::Continue;
         }
         let at = state.steps;
@@ -378,6 +381,31 @@ impl Monitor {
         }
         state.stopped_at.get_or_insert(at);
         Verdict::Stop(self.outcome(state, message, at, root_fired))
+    }
+
+    /// Whether `message`, observed next in the run `state`, would be a step: not a
+    /// system message and not the task's input ([`TaskConfig::input`]). A tool that
+    /// shows a run numbers its steps with this.
+    ///
+    /// ```
+    /// use doneseq::{Message, Monitor, TaskConfig};
+    ///
+    /// let monitor = Monitor::new(TaskConfig::default())?;
+    /// let mut run = monitor.start();
+    /// let question = Message::user("What is 6 x 7?");
+    /// assert!(!monitor.is_step(&run, &question)); // the task's input
+    /// monitor.observe(&mut run, &question);
+    /// let answer = Message::llm("42");
+    /// assert!(monitor.is_step(&run, &answer));
+    /// monitor.observe(&mut run, &answer);
+    /// // After the first step, a user message is the user's step.
+    /// assert!(monitor.is_step(&run, &Message::user("Thanks")));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    #[inline]
+    pub fn is_step(&self, state: &RunState, message: &Message) -> bool {
+        message.role() != Role::System && !self.config.input.is_input(message, state.steps)
     }
 
     /// The outcome of a stop: every condition that fired, the kind of highest
@@ -556,6 +584,15 @@ fn fingerprint(config: &TaskConfig) -> u64 {
         config.recognize_string_signals
     );
     eat(options.as_bytes());
+    // Absent from the hash when they are the defaults, so that checkpoints of
+    // configurations without them stay valid.
+    if config.llm_delegate {
+        eat(b"llm_delegate");
+    }
+    if config.input != crate::stop::TaskInput::default() {
+        eat(b"input");
+        eat(config.input.name().as_bytes());
+    }
     // Class names change which tools the sequences name. (Absent from the hash when
     // empty, so that checkpoints of configurations without them stay valid.)
     for (class, request) in &config.tool_classes {

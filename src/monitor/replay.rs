@@ -11,9 +11,12 @@ use crate::Message;
 pub struct ReplayStep {
     /// The message's index in the input (system messages included).
     pub index: usize,
-    /// Its step index; `None` for a system message, which is not a step.
+    /// Whether it is the task's input ([`crate::TaskConfig::input`]).
+    pub input: bool,
+    /// Its step index; `None` for a system message or the task's input, which are
+    /// not steps.
     pub step: Option<u64>,
-    /// How it was classified: the events it satisfies; `None` for a system message.
+    /// How it was classified: the events it satisfies; `None` when it is not a step.
     pub classification: Option<Classification>,
     /// What the monitor said after it.
     pub verdict: Verdict,
@@ -64,7 +67,8 @@ impl Monitor {
             .into_iter()
             .enumerate()
             .map(|(index, message)| {
-                let is_step = message.role() != crate::Role::System;
+                let is_step = self.is_step(&run, message);
+                let input = !is_step && message.role() != crate::Role::System;
                 let step = is_step.then_some(run.steps());
                 let classification = is_step.then(|| self.classify(message));
                 let verdict = self.observe(&mut run, message);
@@ -73,6 +77,7 @@ impl Monitor {
                 }
                 ReplayStep {
                     index,
+                    input,
                     step,
                     classification,
                     verdict,

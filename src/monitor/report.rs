@@ -278,7 +278,7 @@ impl Stop<'_> {
             Op::NoResponse(_) => Evidence::NoResponse {
                 role: message.role(),
             },
-            Op::SingleRound => Evidence::SingleRound,
+            Op::SingleRound(_) => Evidence::SingleRound,
         }
     }
 }
@@ -359,7 +359,7 @@ pub(crate) fn progress(plan: &Plan, i: usize, state: &PlanState, seqs: Seqs<'_>)
         Op::Cancelled => since("cancelled"),
         Op::Response(_) => since("responded"),
         Op::NoResponse(_) => since("without a response"),
-        Op::SingleRound => format!("steps {}/1", stats.steps),
+        Op::SingleRound(steps) => format!("steps {}/{steps}", stats.steps),
         Op::StopMessage => since("stop message"),
         Op::Handoff(_) => since("handoff"),
         Op::Custom(c) => plan.customs[*c].progress(&state.customs[*c]),

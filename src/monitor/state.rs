@@ -38,7 +38,8 @@ pub(crate) struct Scratch {
 }
 
 impl RunState {
-    /// The number of steps observed (system messages are not steps).
+    /// The number of steps observed (system messages and the task's input are not
+    /// steps).
     #[must_use]
     pub const fn steps(&self) -> u64 {
         self.steps

@@ -140,7 +140,9 @@ pub(crate) fn bind(b: &'static Builtin, args: &Args<'_>) -> Result<Condition, Bi
         ConditionId::DoneSignal => Condition::DoneSignal,
         ConditionId::NoToolCalls => Condition::NoToolCalls,
         ConditionId::Cancelled => Condition::Cancelled,
-        ConditionId::SingleRound => Condition::SingleRound,
+        ConditionId::SingleRound => Condition::SingleRound {
+            llm_delegate: args.flag(0).unwrap_or(false),
+        },
         ConditionId::Response => {
             Condition::Response(args.speakers(0).ok_or_else(|| missing("from"))?)
         }
@@ -273,8 +275,12 @@ pub(crate) fn unbind(c: &Condition) -> Option<Args<'_>> {
         | Condition::DoneSignal
         | Condition::NoToolCalls
         | Condition::Cancelled
-        | Condition::SingleRound
         | Condition::StopMessage => {}
+        Condition::SingleRound { llm_delegate } => {
+            if *llm_delegate {
+                args.set(0, Arg::Bool(true));
+            }
+        }
         Condition::MaxMessages(m) => {
             args.set(0, Arg::Count(m.limit));
             if m.events {

@@ -94,9 +94,13 @@ pub enum Condition {
     /// One of these speakers was asked and gave no valid response (the DSL's `N`;
     /// Langroid's `done_if_no_response`). Kind: `Done`.
     NoResponse(Vec<Speaker>),
-    /// Every step: the task ends after its first step (Langroid's `single_round`).
-    /// Kind: `Done`.
-    SingleRound,
+    /// The task ends after its first step, or its first two with `llm_delegate`
+    /// (Langroid's `single_round`: one round after the task's input, the LLM's
+    /// question and its reply when the LLM is the controller). Kind: `Done`.
+    SingleRound {
+        /// The LLM is the controller (Langroid's `llm_delegate`): two steps.
+        llm_delegate: bool,
+    },
     /// A condition registered by name (see [`crate::stop::Registry`]), with its JSON
     /// configuration.
     Custom(CustomCondition),

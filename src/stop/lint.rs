@@ -563,7 +563,7 @@ impl Linter<'_> {
             | Condition::Final
             | Condition::DoneSignal
             | Condition::NoToolCalls
-            | Condition::SingleRound
+            | Condition::SingleRound { .. }
             | Condition::Cancelled => {}
             Condition::Response(from) | Condition::NoResponse(from) if from.is_empty() => {
                 self.report(

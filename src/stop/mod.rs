@@ -24,6 +24,7 @@ mod clock;
 mod condition;
 pub(crate) mod custom;
 mod expr;
+mod input;
 mod kind;
 mod lint;
 pub(crate) mod loops;
@@ -42,6 +43,7 @@ pub use condition::{
 };
 pub use custom::{Convergence, CustomFire, CustomPolicy, Factory, Registry, RunStats, StepView};
 pub use expr::{ExprError, ExprErrorKind};
+pub use input::{TaskInput, TaskInputError};
 pub use kind::VerdictKind;
 pub use lint::{Lint, LintKind, LintOptions, Severity, lint};
 #[cfg(feature = "schema")]

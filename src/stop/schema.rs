@@ -8,7 +8,7 @@ use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde_json::{Map, Value, json};
 
 use super::table::{BUILTINS, Builtin, Compat, ParamKind};
-use super::{Condition, TaskConfig};
+use super::{Condition, TaskConfig, TaskInput};
 
 /// The schema of one option's value.
 fn param_schema(kind: ParamKind) -> Value {
@@ -126,6 +126,7 @@ impl JsonSchema for TaskConfig {
     fn json_schema(generator: &mut SchemaGenerator) -> Schema {
         let roles = json!({"type": "array", "items": {"enum": ["user", "llm", "assistant", "agent", "tool", "function"]}});
         let stop = Value::from(generator.subschema_for::<Condition>());
+        let input_modes: Vec<&str> = TaskInput::ALL.iter().map(|m| m.name()).collect();
         let schema = json!({
             "title": "doneseq task configuration",
             "description": "Langroid's termination options and a stop condition (doneseq's TaskConfig)",
@@ -140,9 +141,14 @@ impl JsonSchema for TaskConfig {
                 "done_if_response": roles,
                 "done_if_no_response": roles,
                 "single_round": {"type": "boolean"},
+                "llm_delegate": {"description": "the LLM is the controller: a single round is two steps", "type": "boolean"},
                 "max_turns": {"description": "steps; null or negative: no limit", "type": ["integer", "null"]},
                 "recognize_string_signals": {"type": "boolean"},
                 "stop": {"anyOf": [stop, {"type": "null"}]},
+                "input": {
+                    "description": "which messages are the task's input, not steps: leading (the user messages before the first response), marked (only messages marked \"input\": true), steps (none)",
+                    "enum": input_modes
+                },
                 "tool_classes": {
                     "description": "tool class names and the request names they stand for",
                     "type": "object",

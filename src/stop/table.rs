@@ -578,11 +578,12 @@ pub(crate) const BUILTINS: &[Builtin] = &[
         id: ConditionId::SingleRound,
         name: "single_round",
         aliases: &[],
-        params: &[],
+        params: &[opt("llm_delegate", ParamKind::Bool)],
         kind: Some(VerdictKind::Done),
-        doc: "the first step (Langroid's single_round)",
-        usage: "single_round",
-        examples: &[r#"single_round"#],
+        doc: "one round after the task's input: its first step, or its first two when \
+              the LLM is the controller (Langroid's single_round and llm_delegate)",
+        usage: "single_round or single_round(llm_delegate=true)",
+        examples: &[r#"single_round"#, r#"single_round(llm_delegate=true)"#],
         compat: &[],
     },
     Builtin {

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{Condition, Speaker, ToolCalled};
+use super::{Condition, Speaker, TaskInput, ToolCalled};
 use crate::{DoneSequences, ListError, Role, ToolName};
 
 /// A task's termination options, named and defaulted as Langroid's `TaskConfig` and
@@ -48,8 +48,13 @@ pub struct TaskConfig {
     pub done_if_response: Vec<Role>,
     /// Done when one of these roles is asked and gives no valid response.
     pub done_if_no_response: Vec<Role>,
-    /// Done after the first step.
+    /// Done after the first step (after the first two with
+    /// [`TaskConfig::llm_delegate`]), as Langroid's `single_round` ends the task one
+    /// round after its input.
     pub single_round: bool,
+    /// The LLM is the task's controller (Langroid's `llm_delegate`): a single round
+    /// is its question and the reply to it, two steps.
+    pub llm_delegate: bool,
     /// The task is exhausted after this many steps, unless something else ended it
     /// on that step (Langroid checks turns after `done()`). `None` (or a negative
     /// number in serde, Langroid's `-1`) is no limit.
@@ -72,6 +77,10 @@ pub struct TaskConfig {
     /// written.
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "BTreeMap::is_empty"))]
     pub tool_classes: BTreeMap<String, String>,
+    /// Which messages are the task's input, not steps: by default the user messages
+    /// before the first response, as Langroid never counts or matches the message
+    /// given to `run()`. See [`TaskInput`].
+    pub input: TaskInput,
 }
 
 /// The request name `T[name]` stands for under `classes` (class name to request
@@ -132,10 +141,12 @@ impl Default for TaskConfig {
             done_if_response: Vec::new(),
             done_if_no_response: Vec::new(),
             single_round: false,
+            llm_delegate: false,
             max_turns: None,
             recognize_string_signals: true,
             stop: None,
             tool_classes: BTreeMap::new(),
+            input: TaskInput::Leading,
         }
     }
 }
@@ -212,7 +223,8 @@ impl TaskConfig {
             rules.push((Rule::DoneIfNoResponse, Condition::NoResponse(from)));
         }
         if self.single_round {
-            rules.push((Rule::SingleRound, Condition::SingleRound));
+            let llm_delegate = self.llm_delegate;
+            rules.push((Rule::SingleRound, Condition::SingleRound { llm_delegate }));
         }
         if let Some(max) = self.max_turns {
             rules.push((Rule::MaxTurns(max), Condition::MaxTurns(max)));

@@ -71,6 +71,10 @@ pub(super) struct Line<'a, A = Arguments<'a>> {
     /// request is not in view).
     #[serde(default, borrow)]
     tool_name: Option<Str<'a>>,
+    /// Part of the task's input (`true`) or a step (`false`), whatever the task's
+    /// `input` mode would decide.
+    #[serde(default)]
+    input: Option<bool>,
     /// Free-form data for the log's own use; doneseq does not read it.
     #[serde(default)]
     #[allow(dead_code)]
@@ -374,6 +378,7 @@ impl<'de, A: ArgumentsText<'de>> Line<'de, A> {
             stop: self.stop,
             handoff: self.handoff.map(Str::into_cow),
             tool_name: self.tool_name.map(Str::into_cow),
+            input: self.input,
         };
         // A user turn that only carries tool results (Anthropic's) is those results.
         if only_results && rare.is_empty() && self.usage.is_none() && !self.no_response {

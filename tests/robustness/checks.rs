@@ -489,8 +489,10 @@ pub(crate) fn fired(verdict: &Verdict) -> Vec<usize> {
 pub(crate) fn differential(sequences: &[DoneSequence], messages: &[Message], cut: usize) {
     let texts = sequences.iter().map(ToString::to_string);
     let mut config = TaskConfig::from_dsl(texts).expect("canonical texts parse");
-    // The oracle knows sequences only: no `DONE` signal.
+    // The oracle knows sequences only: no `DONE` signal; and it matches a Langroid
+    // `response_sequence`, which holds no task input.
     config.recognize_string_signals = false;
+    config.input = doneseq::stop::TaskInput::Marked;
     let Ok(monitor) = Monitor::new(config) else {
         return; // a task limit: nothing to compare
     };

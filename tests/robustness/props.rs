@@ -178,6 +178,11 @@ struct Extras {
     answers: Option<String>,
     elapsed_ms: Option<u64>,
     call_ids: Vec<Option<String>>,
+    /// The input mark, a stop message, a handoff's target, a result's tool name.
+    input: Option<bool>,
+    stop: bool,
+    handoff: Option<String>,
+    tool_name: Option<String>,
 }
 
 /// A number that JSON writes and reads exactly (eighths).
@@ -193,15 +198,33 @@ fn extras() -> impl Strategy<Value = Extras> {
         prop::option::of("[a-z0-9_]{1,6}"),
         prop::option::of(0..1_000_000_000u64),
         prop::collection::vec(prop::option::of("[a-z0-9_]{1,6}"), 3),
+        (
+            prop::option::of(any::<bool>()),
+            prop::bool::weighted(0.1),
+            prop::option::of("[a-z]{1,6}"),
+            prop::option::of("[a-z_]{1,6}"),
+        ),
     )
         .prop_map(
-            |(confidence, reward, metrics, answers, elapsed_ms, call_ids)| Extras {
+            |(
                 confidence,
                 reward,
                 metrics,
                 answers,
                 elapsed_ms,
                 call_ids,
+                (input, stop, handoff, tool_name),
+            )| Extras {
+                confidence,
+                reward,
+                metrics,
+                answers,
+                elapsed_ms,
+                call_ids,
+                input,
+                stop,
+                handoff,
+                tool_name,
             },
         )
 }
@@ -271,6 +294,18 @@ fn any_message() -> impl Strategy<Value = (Message<'static>, bool, u8)> {
                 if let Some(ms) = extras.elapsed_ms {
                     m = m.with_elapsed(std::time::Duration::from_millis(ms));
                 }
+                if let Some(input) = extras.input {
+                    m = m.with_input(input);
+                }
+                if extras.stop {
+                    m = m.as_stop();
+                }
+                if let Some(target) = extras.handoff {
+                    m = m.with_handoff(target);
+                }
+                if let Some(name) = extras.tool_name {
+                    m = m.with_tool_name(name);
+                }
                 (m, none, encoding)
             },
         )
@@ -339,6 +374,18 @@ fn to_line((m, none, encoding): &(Message, bool, u8)) -> Value {
     if let Some(elapsed) = m.elapsed() {
         line["elapsed_ms"] = u64::try_from(elapsed.as_millis()).unwrap().into();
     }
+    if let Some(input) = m.input() {
+        line["input"] = input.into();
+    }
+    if m.is_stop() {
+        line["stop"] = true.into();
+    }
+    if let Some(target) = m.handoff() {
+        line["handoff"] = target.into();
+    }
+    if let Some(name) = m.tool_name() {
+        line["tool_name"] = name.into();
+    }
     line
 }
 
@@ -377,6 +424,7 @@ fn single_element_monitors() -> &'static (Monitor, Monitor) {
             .filter(|e| DoneSequence::parse(e).unwrap().len() == 1);
         let mut config = TaskConfig::from_dsl(singles).unwrap();
         config.recognize_string_signals = false;
+        config.input = doneseq::stop::TaskInput::Marked;
         let monitor = Monitor::new(config.clone()).unwrap();
         (monitor, Monitor::new(config).unwrap())
     })

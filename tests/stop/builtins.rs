@@ -4,13 +4,13 @@
 use std::time::Duration;
 
 use doneseq::stop::{
-    Condition, ConfidenceMet, LoopDetection, LoopOver, RewardThreshold, Speaker, TextMention,
-    TextPattern, TokenBudget, ToolCalled, ToolPhase,
+    Condition, ConfidenceMet, LoopDetection, LoopOver, RewardThreshold, Speaker, TaskInput,
+    TextMention, TextPattern, TokenBudget, ToolCalled, ToolPhase,
 };
 use doneseq::{AnswerSource, Message, Role, ToolCall, Usage, VerdictKind};
 use serde_json::json;
 
-use super::support::{chatter, first_stop, first_stop_in, monitor, stops_at, timed};
+use super::support::{chatter, first_stop, first_stop_in, monitor, monitor_in, stops_at, timed};
 
 fn usage(input: u64, output: u64) -> Usage {
     Usage {
@@ -587,10 +587,10 @@ fn max_model_calls_counts_model_responses() {
         outcome.conditions[0].evidence.to_string(),
         "model calls 3/3"
     );
-    // max_turns counts every step.
+    // max_turns counts every step (the question is the task's input, not a step).
     assert_eq!(
         stops_at(&monitor(Condition::max_turns(3)), &messages),
-        Some(2)
+        Some(3)
     );
 }
 
@@ -605,12 +605,20 @@ fn autogens_message_kinds_and_count() {
         Message::llm("Here it is."),
         Message::llm("TERMINATE").as_stop(),
     ];
-    // Chat messages: the task's and the replies, not the call and its result.
-    let (at, outcome) = first_stop(&monitor(Condition::max_messages(2)), &messages).unwrap();
+    // AutoGen's counting (the task message is a message like any other): chat
+    // messages, the task's and the replies, not the call and its result.
+    let autogen = |c: Condition| monitor_in(c, TaskInput::Steps);
+    let (at, outcome) = first_stop(&autogen(Condition::max_messages(2)), &messages).unwrap();
     assert_eq!((at, outcome.kind), (3, VerdictKind::Exhausted));
     assert_eq!(outcome.conditions[0].evidence.to_string(), "messages 2/2");
     let all = Condition::parse("max_messages(2, events=true)").unwrap();
-    assert_eq!(stops_at(&monitor(all), &messages), Some(1));
+    assert_eq!(stops_at(&autogen(all.clone()), &messages), Some(1));
+    // By default the task's input is not counted: one message later.
+    assert_eq!(
+        stops_at(&monitor(Condition::max_messages(2)), &messages),
+        Some(4)
+    );
+    assert_eq!(stops_at(&monitor(all), &messages), Some(2));
     // A stop message.
     let (at, outcome) = first_stop(&monitor(Condition::StopMessage), &messages).unwrap();
     assert_eq!((at, outcome.kind), (4, VerdictKind::Done));

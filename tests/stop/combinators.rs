@@ -1,9 +1,9 @@
 //! `&` (latched), `|`, `!`, precedence of kinds, and what is reported.
 
-use doneseq::stop::Condition;
+use doneseq::stop::{Condition, TaskInput};
 use doneseq::{Message, StopReason, ToolCall, VerdictKind};
 
-use super::support::{chatter, first_stop, monitor, stops_at};
+use super::support::{chatter, first_stop, monitor, monitor_in, stops_at};
 
 fn call(name: &str) -> Message<'_> {
     Message::llm("").with_tool_call(ToolCall::new(name, "{}"))
@@ -150,15 +150,21 @@ fn a_negation_lends_no_kind() {
         Message::llm("Let me look it up."),
         Message::llm("Still looking."),
     ];
+    // The question is the task's input: the two model messages are the two turns.
     let m = monitor(Condition::parse("max_turns(2) & !final").unwrap());
     let (at, outcome) = first_stop(&m, &messages).unwrap();
+    assert_eq!((at, outcome.kind), (2, VerdictKind::Exhausted));
+    assert_eq!(outcome.answer.unwrap().text, "Still looking.");
+
+    let never_final = Condition::parse("!final").unwrap();
+    let (at, outcome) = first_stop(&monitor(never_final.clone()), &messages).unwrap();
     assert_eq!((at, outcome.kind), (1, VerdictKind::Exhausted));
     assert_eq!(outcome.answer.unwrap().text, "Let me look it up.");
-
-    let m = monitor(Condition::parse("!final").unwrap());
+    // With the question a step, it stops there: no model text yet, so no answer, and
+    // never the user's question.
+    let m = monitor_in(never_final, TaskInput::Steps);
     let (at, outcome) = first_stop(&m, &messages).unwrap();
     assert_eq!((at, outcome.kind), (0, VerdictKind::Exhausted));
-    // No model text yet: no answer, and never the user's question.
     assert_eq!(outcome.answer, None);
 
     // With a condition of a kind, that kind decides.

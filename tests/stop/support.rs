@@ -2,15 +2,22 @@
 
 use std::sync::Arc;
 
-use doneseq::stop::{Condition, ManualClock};
+use doneseq::stop::{Condition, ManualClock, TaskInput};
 use doneseq::{Message, Monitor, Outcome, RunState, TaskConfig};
 
 /// A monitor whose only stop rule is `condition`.
 #[track_caller]
 pub(crate) fn monitor(condition: Condition) -> Monitor {
+    monitor_in(condition, TaskInput::default())
+}
+
+/// A monitor whose only stop rule is `condition`, with this task input mode.
+#[track_caller]
+pub(crate) fn monitor_in(condition: Condition, input: TaskInput) -> Monitor {
     let mut config = TaskConfig::default();
     config.recognize_string_signals = false;
     config.stop = Some(condition);
+    config.input = input;
     Monitor::new(config).unwrap()
 }
 

@@ -412,13 +412,14 @@ fn stop_decisions_for_each_task_option() {
     let call = Message::llm("").with_tool_call(ToolCall::new("calc", "{}"));
     let cases = [
         (
+            // The user's message is the task's input, not a turn.
             langroid(|c| c.max_turns = Some(2)),
-            vec![Message::user("a"), Message::llm("b")],
+            vec![Message::user("a"), Message::llm("b"), Message::agent("c")],
             stop("max_turns", "step 1: max_turns(2) reached"),
         ),
         (
             langroid(|c| c.done_if_tool = true),
-            vec![Message::user("a"), call.clone()],
+            vec![Message::llm("a"), call.clone()],
             stop(
                 "done_if_tool",
                 "step 1: the model called a tool (done_if_tool)",
@@ -447,7 +448,7 @@ fn stop_decisions_for_each_task_option() {
         ),
         (
             langroid(|c| c.done_if_no_response = vec![Role::Llm]),
-            vec![Message::user("a"), Message::no_response(Role::Llm)],
+            vec![Message::llm("a"), Message::no_response(Role::Llm)],
             stop(
                 "done_if_no_response",
                 "step 1: llm gave no valid response (done_if_no_response)",
@@ -455,10 +456,10 @@ fn stop_decisions_for_each_task_option() {
         ),
         (
             langroid(|c| c.single_round = true),
-            vec![Message::user("a")],
+            vec![Message::user("a"), Message::llm("b")],
             stop(
                 "single_round",
-                "step 0: the first step ends the task (single_round)",
+                "step 0: the round after the task's input ends the task (single_round)",
             ),
         ),
         (

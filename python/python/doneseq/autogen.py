@@ -25,6 +25,10 @@ How AutoGen's messages become doneseq's steps:
 - other agent events (thoughts, streaming chunks, memory queries, speaker
   selections, code generation and execution) are not steps of the run.
 
+The task message is a step like any other (``input="steps"``, AutoGen's counting:
+its conditions see the task message and ``MaxMessageTermination`` counts it), unless
+the caller passes another ``input``.
+
 The team resets its termination condition after every stop; the condition keeps the
 last outcome (``outcome``) across that reset, so a caller can read why the run ended.
 """
@@ -142,7 +146,11 @@ class DoneseqTermination(TerminationCondition, Component[DoneseqTerminationConfi
         stop: Optional[Union[str, Mapping[str, Any]]] = None,
         **options: Any,
     ) -> None:
-        self._monitor = Monitor(done_sequences=done_sequences, stop=stop, **options)
+        # AutoGen's counting unless the caller says otherwise: the task message is a
+        # message its termination conditions see.
+        self._monitor = Monitor(
+            done_sequences=done_sequences, stop=stop, **{"input": "steps", **options}
+        )
         self._config = DoneseqTerminationConfig(
             done_sequences=self._monitor.done_sequences,
             stop=dict(stop) if isinstance(stop, Mapping) else stop,

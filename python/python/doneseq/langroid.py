@@ -204,6 +204,9 @@ class DoneseqTask(Task):
             stop=stop,
             # Langroid's own done() decides the DONE string and done_if_tool.
             recognize_string_signals=False,
+            # What is observed is Langroid's response_sequence: every message a step
+            # (the task's input is never observed, see init()), even a user's first.
+            input="marked",
         )
         self._doneseq_run: Run = self._doneseq_monitor.start()
         self._doneseq_seen: Optional[str] = None
@@ -223,9 +226,13 @@ class DoneseqTask(Task):
     def init(self, msg: Union[str, ChatDocument, None] = None) -> Optional[ChatDocument]:
         """Starts a run: a clean doneseq run, then Langroid's own start."""
         self._doneseq_run = self._doneseq_monitor.start()
-        self._doneseq_seen = None
         self._doneseq_outcome = None
-        return super().init(msg)
+        pending = super().init(msg)
+        # The task's input is not a step: when the first step gives nothing, Langroid
+        # appends the input to its response_sequence, where a "U" then matches the
+        # caller's own message; doneseq never observes it.
+        self._doneseq_seen = None if pending is None else pending.id()
+        return pending
 
     def done(self, result: Optional[ChatDocument] = None, r: Any = None) -> tuple[bool, StatusCode]:
         outcome = self._doneseq_decide(result, r)

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use doneseq::ConditionReport;
-use doneseq::stop::{Condition, LintOptions};
+use doneseq::stop::{Condition, LintOptions, TaskInput};
 use doneseq::transcript::{Format, Reader};
 use doneseq::{
     DoneSequence, Message, Monitor, Outcome, Role, StopReason, TaskConfig, Verdict, VerdictKind,
@@ -22,8 +22,8 @@ pub(crate) struct Args {
     sequences: Vec<String>,
     /// A task configuration (JSON, TOML or YAML, by the file's extension; JSON when
     /// it has none of .json, .toml, .yaml, .yml): done_sequences, done_if_tool,
-    /// done_if_response, done_if_no_response, single_round, max_turns,
-    /// recognize_string_signals, stop, tool_classes.
+    /// done_if_response, done_if_no_response, single_round, llm_delegate, max_turns,
+    /// recognize_string_signals, stop, tool_classes, input.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
     /// A stop condition in the expression language, e.g.
@@ -45,6 +45,13 @@ pub(crate) struct Args {
     /// langroid also read a JSON document (an array, or one record on many lines).
     #[arg(long, default_value = "auto", value_parser = parse_format)]
     format: Format,
+    /// Which messages are the task's input, not steps (replaces the config's
+    /// `input`): leading (the default: the user messages before the first response,
+    /// as Langroid never counts or matches the message given to run()); marked (only
+    /// messages with "input": true, e.g. a recorded Langroid response_sequence);
+    /// steps (every message is a step: AutoGen's counting).
+    #[arg(long, value_name = "MODE", value_parser = parse_input)]
+    input: Option<TaskInput>,
     /// Keep going after the first stop and list every step where a sequence fired.
     #[arg(long)]
     all: bool,
@@ -69,6 +76,11 @@ pub(crate) struct Args {
 
 fn parse_format(s: &str) -> Result<Format, String> {
     s.parse()
+}
+
+pub(crate) fn parse_input(s: &str) -> Result<TaskInput, String> {
+    s.parse()
+        .map_err(|e: doneseq::stop::TaskInputError| e.to_string())
 }
 
 pub(crate) fn run(args: &Args) -> ExitCode {
@@ -106,8 +118,10 @@ struct Row {
     index: usize,
     role: Role,
     responder: Option<u32>,
-    /// `None` for a system message (not a step).
+    /// `None` for a system message or the task's input (not steps).
     events: Option<u32>,
+    /// The task's input.
+    input: bool,
 }
 
 /// The id of `key` in `table`, adding it if new.
@@ -126,7 +140,7 @@ fn intern<K: Clone + Eq + std::hash::Hash>(
 }
 
 impl Steps {
-    fn push(&mut self, index: usize, message: &Message, events: Option<Vec<String>>) {
+    fn push(&mut self, index: usize, message: &Message, events: Option<Vec<String>>, input: bool) {
         let events = events.map(|e| intern(&mut self.event_ids, &mut self.events, e));
         let responder = message
             .responder()
@@ -136,6 +150,7 @@ impl Steps {
             role: message.role(),
             responder,
             events,
+            input,
         });
     }
 
@@ -149,25 +164,25 @@ impl Steps {
     }
 }
 
-/// Step index -> transcript index: system messages are not steps, and are usually
-/// few, so their indices (ascending) are all that is kept.
+/// Step index -> transcript index: system messages and the task's input are not
+/// steps, and are usually few, so their indices (ascending) are all that is kept.
 #[derive(Default)]
 struct Lines {
-    system: Vec<usize>,
+    skipped: Vec<usize>,
 }
 
 impl Lines {
     /// The step plus the system messages before it: the first `k` of them such that
-    /// `system[k] <= step + k`, a prefix (as `system[k] - k` never decreases), found
+    /// `skipped[k] <= step + k`, a prefix (as `skipped[k] - k` never decreases), found
     /// by binary search. (A walk through them was quadratic with `--all` on a
-    /// transcript where every other message is a system message.)
+    /// transcript where every other message is not a step.)
     fn line_of(&self, step: u64) -> usize {
         let step = usize::try_from(step).unwrap_or(usize::MAX);
-        let (mut lo, mut hi) = (0, self.system.len());
+        let (mut lo, mut hi) = (0, self.skipped.len());
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
-            // Ascending and distinct: `system[mid] >= mid`.
-            if self.system[mid] - mid <= step {
+            // Ascending and distinct: `skipped[mid] >= mid`.
+            if self.skipped[mid] - mid <= step {
                 lo = mid + 1;
             } else {
                 hi = mid;
@@ -247,19 +262,27 @@ fn check(args: &Args, transcript: &str) -> Result<(), String> {
         let index = next_index;
         next_index += 1;
         let message = message.map_err(|e| format!("{transcript}: {e}"))?;
+        let step = monitor.is_step(&run, &message);
+        let input = !step && message.role() != Role::System;
         let verdict = monitor.observe(&mut run, &message);
-        let step = message.role() != Role::System;
         if !step {
-            lines.system.push(index);
+            lines.skipped.push(index);
         }
         if args.follow {
             let events = step.then(|| monitor.classify(&message).labels());
-            crate::follow::row(&mut live, args.json, index, &message, events.as_deref())
-                .map_err(|e| format!("cannot write: {e}"))?;
+            crate::follow::row(
+                &mut live,
+                args.json,
+                index,
+                &message,
+                events.as_deref(),
+                input,
+            )
+            .map_err(|e| format!("cannot write: {e}"))?;
         }
         if !summary {
             let events = step.then(|| monitor.classify(&message).labels());
-            steps.push(index, &message, events);
+            steps.push(index, &message, events, input);
             steps.progress.extend((0..count).map(|s| {
                 // A sequence has at most MAX_ELEMENTS (256) elements.
                 u16::try_from(monitor.progress(&run, s)).unwrap_or(u16::MAX)
@@ -364,6 +387,9 @@ fn load(args: &Args) -> Result<Monitor, String> {
         return Err("nothing to check: give --seq DSL, --stop EXPR or --config FILE".to_owned());
     }
     config.done_sequences = sequences.into();
+    if let Some(input) = args.input {
+        config.input = input;
+    }
     if let Some(stop) = &config.stop {
         let registry = doneseq::stop::Registry::default();
         let mut options = LintOptions::default()
@@ -614,6 +640,9 @@ impl Report<'_> {
                 Some(id) => out.write_all(events[id as usize].as_bytes())?,
                 None => out.write_all(b"null")?,
             }
+            if row.input {
+                out.write_all(b",\"input\":true")?;
+            }
             out.write_all(b",\"progress\":")?;
             serde_json::to_writer(&mut *out, steps.progress_of(i, count))?;
             out.write_all(b"}")?;
@@ -687,6 +716,7 @@ impl Report<'_> {
         let no_responder = pad("-", responder_width);
         let event_cells: Vec<String> = events.iter().map(|e| pad(e, events_width)).collect();
         let no_events = pad("-", events_width);
+        let input_cell = pad("input", events_width);
         // Per sequence, per progress p: "  p/len" (and " fired" at len), padded.
         let progress_cells: Vec<Vec<String>> = sequences
             .iter()
@@ -709,7 +739,11 @@ impl Report<'_> {
                     .map_or(&no_responder, |r| &responders[r as usize]),
             );
             line.push_str("  ");
-            line.push_str(row.events.map_or(&no_events, |e| &event_cells[e as usize]));
+            line.push_str(match row.events {
+                Some(e) => &event_cells[e as usize],
+                None if row.input => &input_cell,
+                None => &no_events,
+            });
             if row.events.is_some() {
                 for (cells, &p) in progress_cells.iter().zip(steps.progress_of(i, count)) {
                     line.push_str(cells.get(usize::from(p)).map_or("", String::as_str));
@@ -866,7 +900,7 @@ mod tests {
         for mask in 0u32..(1 << 12) {
             let system: Vec<usize> = (0..12).filter(|i| mask & (1 << i) != 0).collect();
             let lines = Lines {
-                system: system.clone(),
+                skipped: system.clone(),
             };
             for step in 0..(12 - system.len()) {
                 assert_eq!(

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use doneseq::Monitor;
+use doneseq::stop::TaskInput;
 use doneseq::transcript::Format;
 
 use crate::check_cmd::{parse_config, read_config};
@@ -21,6 +22,10 @@ pub(crate) struct Args {
     /// anthropic, autogen, langroid or otel.
     #[arg(long, default_value = "auto", value_parser = |s: &str| s.parse::<Format>())]
     format: Format,
+    /// Which messages are the task's input, not steps, as for check (replaces both
+    /// configs' `input`): leading, marked or steps.
+    #[arg(long, value_name = "MODE", value_parser = crate::check_cmd::parse_input)]
+    input: Option<TaskInput>,
     /// Print JSON Lines: one object per differing run, then the totals.
     #[arg(long)]
     json: bool,
@@ -29,9 +34,12 @@ pub(crate) struct Args {
     transcripts: Vec<String>,
 }
 
-fn monitor(path: &std::path::Path) -> Result<Monitor, String> {
+fn monitor(path: &std::path::Path, input: Option<TaskInput>) -> Result<Monitor, String> {
     let text = read_config(path)?;
-    let config = parse_config(path, &text).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut config = parse_config(path, &text).map_err(|e| format!("{}: {e}", path.display()))?;
+    if let Some(input) = input {
+        config.input = input;
+    }
     Monitor::new(config).map_err(|e| format!("{}: {e}", path.display()))
 }
 
@@ -56,7 +64,7 @@ pub(crate) fn run(args: &Args) -> ExitCode {
         eprintln!("error: compare takes two configurations: --config A --config B");
         return ExitCode::from(2);
     };
-    let (a, b) = match (monitor(a), monitor(b)) {
+    let (a, b) = match (monitor(a, args.input), monitor(b, args.input)) {
         (Ok(a), Ok(b)) => (a, b),
         (Err(e), _) | (_, Err(e)) => {
             eprintln!("error: {e}");

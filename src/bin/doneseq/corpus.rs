@@ -226,7 +226,9 @@ fn check_one(monitor: &Monitor, path: &Path, format: Format) -> RunSummary {
                 return summary;
             }
         };
-        if message.role() == Role::System {
+        // System messages and the task's input are not steps (decided before the
+        // message is observed, as the monitor decides).
+        if !monitor.is_step(&run, &message) {
             continue;
         }
         steps += 1;

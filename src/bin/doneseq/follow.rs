@@ -43,16 +43,20 @@ struct RowJson<'a> {
     role: &'static str,
     responder: Option<&'a str>,
     events: Option<&'a [String]>,
+    /// Present (`true`) on the task's input only.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    input: bool,
 }
 
 /// Prints one message's row and flushes it: its index, role, responder and the events
-/// it satisfies (none for a system message, which is not a step).
+/// it satisfies (none for a system message or the task's input, which are not steps).
 pub(crate) fn row(
     out: &mut impl Write,
     json: bool,
     index: usize,
     message: &Message,
     events: Option<&[String]>,
+    input: bool,
 ) -> io::Result<()> {
     if json {
         let row = RowJson {
@@ -60,11 +64,16 @@ pub(crate) fn row(
             role: message.role().as_str(),
             responder: message.responder(),
             events,
+            input,
         };
         serde_json::to_writer(&mut *out, &row)?;
         out.write_all(b"\n")?;
     } else {
-        let events = events.map_or_else(|| "-".to_owned(), |e| e.join(" "));
+        let events = match events {
+            Some(e) => e.join(" "),
+            None if input => "input".to_owned(),
+            None => "-".to_owned(),
+        };
         writeln!(
             out,
             "{index}  {}  {}  {events}",

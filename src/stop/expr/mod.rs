@@ -226,7 +226,7 @@ impl Condition {
             Condition::Cancelled => ConditionId::Cancelled,
             Condition::Response(_) => ConditionId::Response,
             Condition::NoResponse(_) => ConditionId::NoResponse,
-            Condition::SingleRound => ConditionId::SingleRound,
+            Condition::SingleRound { .. } => ConditionId::SingleRound,
             Condition::Custom(_) => ConditionId::Custom,
             Condition::All(_) => ConditionId::All,
             Condition::Any(_) => ConditionId::Any,
