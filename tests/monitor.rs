@@ -196,7 +196,10 @@ fn done_if_response_and_no_response() {
         "the input is not a step; the user's silence after it is step 0"
     );
     assert_eq!(
-        first_stop(&m, &[Message::agent("hi"), Message::no_response(Role::User)]),
+        first_stop(
+            &m,
+            &[Message::agent("hi"), Message::no_response(Role::User)]
+        ),
         Some((1, StopReason::DoneIfNoResponse(Role::User)))
     );
 }
