@@ -405,7 +405,26 @@ impl Monitor {
     #[must_use]
     #[inline]
     pub fn is_step(&self, state: &RunState, message: &Message) -> bool {
-        message.role() != Role::System && !self.config.input.is_input(message, state.steps)
+        message.role() != Role::System && !self.is_input(state, message)
+    }
+
+    /// Whether `message`, observed next in the run `state`, would be the task's input
+    /// ([`TaskConfig::input`]); a system message never is (it is set-up, neither input
+    /// nor step).
+    ///
+    /// ```
+    /// use doneseq::{Message, Monitor, TaskConfig};
+    ///
+    /// let monitor = Monitor::new(TaskConfig::default())?;
+    /// let run = monitor.start();
+    /// assert!(monitor.is_input(&run, &Message::user("What is 6 x 7?")));
+    /// assert!(!monitor.is_input(&run, &Message::system("Be brief.")));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    #[inline]
+    pub fn is_input(&self, state: &RunState, message: &Message) -> bool {
+        message.role() != Role::System && self.config.input.is_input(message, state.steps)
     }
 
     /// The outcome of a stop: every condition that fired, the kind of highest

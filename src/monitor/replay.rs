@@ -68,7 +68,7 @@ impl Monitor {
             .enumerate()
             .map(|(index, message)| {
                 let is_step = self.is_step(&run, message);
-                let input = !is_step && message.role() != crate::Role::System;
+                let input = self.is_input(&run, message);
                 let step = is_step.then_some(run.steps());
                 let classification = is_step.then(|| self.classify(message));
                 let verdict = self.observe(&mut run, message);

@@ -172,9 +172,9 @@ struct Lines {
 }
 
 impl Lines {
-    /// The step plus the system messages before it: the first `k` of them such that
-    /// `skipped[k] <= step + k`, a prefix (as `skipped[k] - k` never decreases), found
-    /// by binary search. (A walk through them was quadratic with `--all` on a
+    /// The step plus the messages before it that are not steps: the first `k` of them
+    /// such that `skipped[k] <= step + k`, a prefix (as `skipped[k] - k` never
+    /// decreases), found by binary search. (A walk through them was quadratic with `--all` on a
     /// transcript where every other message is not a step.)
     fn line_of(&self, step: u64) -> usize {
         let step = usize::try_from(step).unwrap_or(usize::MAX);
@@ -263,7 +263,7 @@ fn check(args: &Args, transcript: &str) -> Result<(), String> {
         next_index += 1;
         let message = message.map_err(|e| format!("{transcript}: {e}"))?;
         let step = monitor.is_step(&run, &message);
-        let input = !step && message.role() != Role::System;
+        let input = monitor.is_input(&run, &message);
         let verdict = monitor.observe(&mut run, &message);
         if !step {
             lines.skipped.push(index);
