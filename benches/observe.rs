@@ -16,6 +16,12 @@
 //! - `observe, content patterns`: 100 sequences without patterns plus P `C[...]`
 //!   sequences, on the short cycle and on 10 KB messages (ASCII, and with some
 //!   non-ASCII text): one pass of the regex set, whatever P.
+//! - `observe, look-around`: 100 sequences without patterns plus one `C[...]` that
+//!   needs backtracking: a look-behind (`(?<!not )\bapproved\b`, whose relaxed form
+//!   rarely matches) and a backreference (`\b(\w+) \1\b`, whose relaxed form
+//!   matches almost every message), on the short cycle, on 10 KB messages, and on 10
+//!   KB messages holding "not approved" twenty times (each a place to try the exact
+//!   form).
 //! - `observe, 10 KB messages`: the no-pattern templates with Langroid's default
 //!   options (the `DONE` string signal scans the content), on 10 KB messages.
 //! - `compile`: `Monitor::new` for K sequences (a one-time cost per task).
@@ -226,6 +232,42 @@ fn content_patterns(c: &mut Criterion) {
     group.finish();
 }
 
+fn look_around(c: &mut Criterion) {
+    let short = cycle(None);
+    let ascii = cycle(Some(&|k| prose(10_000, k, false)));
+    let near_misses = cycle(Some(&|k| {
+        let mut text = prose(10_000, k, false);
+        for at in (1..=20).map(|i| i * 480) {
+            let at = (0..=at)
+                .rev()
+                .find(|&a| text.is_char_boundary(a))
+                .unwrap_or(0);
+            text.insert_str(at, " not approved ");
+        }
+        text
+    }));
+    let mut group = c.benchmark_group("observe, look-around");
+    for (input, messages) in [
+        ("short", &short),
+        ("10 KB", &ascii),
+        ("10 KB, 20 near misses", &near_misses),
+    ] {
+        let bytes: usize = messages.iter().map(|m| m.content().len()).sum();
+        group.throughput(Throughput::Bytes((bytes / messages.len()) as u64));
+        for (name, pattern) in [
+            ("look-behind", r"C[(?<!not )\bapproved\b]"),
+            ("backreference", r"C[\b(\w+) \1\b]"),
+        ] {
+            let mut texts = plain_templates(100);
+            texts.push(pattern.to_owned());
+            let monitor = monitor(texts, false);
+            let id = BenchmarkId::new(format!("K=100, {input}"), name);
+            bench_compiled(&mut group, id, &monitor, messages);
+        }
+    }
+    group.finish();
+}
+
 fn long_messages(c: &mut Criterion) {
     let messages = cycle(Some(&|k| prose(10_000, k, false)));
     let mut group = c.benchmark_group("observe, 10 KB messages");
@@ -268,6 +310,7 @@ fn benches() {
     no_patterns(&mut c);
     langroid_workload(&mut c);
     content_patterns(&mut c);
+    look_around(&mut c);
     long_messages(&mut c);
     compile(&mut c);
 }

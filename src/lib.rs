@@ -107,7 +107,10 @@ pub use crate::monitor::{
 pub use crate::object::{EventType, ObjectError, SequenceObject};
 pub use crate::stop::{TaskConfig, VerdictKind};
 pub use crate::text::SyntaxError;
-pub use crate::text::{MAX_PATTERN_LEN, MAX_REGEX_FOLD_WORK, MAX_REGEX_MEMORY, MAX_REGEX_SIZE};
+pub use crate::text::{
+    BacktrackLimit, MAX_BACKTRACK, MAX_PATTERN_LEN, MAX_REGEX_FOLD_WORK, MAX_REGEX_MEMORY,
+    MAX_REGEX_SIZE,
+};
 
 /// Any error doneseq reports, by phase: every error type of the crate converts into
 /// it with `?`, so an application can hold one error type.

@@ -25,8 +25,9 @@ static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
 fn config(k: usize) -> TaskConfig {
     let mut texts: Vec<String> = [
         "calc: T[calculator], A@Calculator & !E",
-        "L & C[\\bquit\\b]",
-        "F & !E",
+        // Backtracking patterns (look-behind, backreference) run per message too.
+        "L & C[(?<!not )\\bquit\\b]",
+        "F & !E & !C[(stop)\\1]",
         "T[search]{2}",
         "!T[search] & T, A",
         "C[paris|london] & C[capital]",
@@ -71,7 +72,7 @@ fn stream() -> Vec<Message<'static>> {
         Message::llm("").with_tool_call(ToolCall::new("unknown_tool", "{}")),
         Message::no_response(Role::Llm),
         Message::agent(long_text()),
-        Message::user("I will quit now; stopword_1 finished."),
+        Message::user("I will quit now; stopstopword_1 finished."),
         Message::llm("Summing up.").with_responder("SubTask"),
         Message::llm("FINAL_VAR(result)").with_responder("agent_2"),
         Message::agent("PASS"),
@@ -102,7 +103,8 @@ fn steady_state_observe_allocates_nothing() {
         for expected in [
             "T[calculator]",
             "T[search]",
-            "C[\\bquit\\b]",
+            "C[(?<!not )\\bquit\\b]",
+            "C[(stop)\\1]",
             "C[paris|london]",
             "C[capital]",
             "F",

@@ -47,9 +47,16 @@ fn err_parse_brackets() {
 fn err_parse_regex() {
     assert_snapshot!(p("C[(]"), @r#"error parsing done sequence "C[(]" at 2..3: invalid content regex: unclosed group"#);
     assert_snapshot!(p("C[*]"), @r#"error parsing done sequence "C[*]" at 2..2: invalid content regex: repetition operator missing expression"#);
-    assert_snapshot!(p("C[(?<=a)b]"), @r#"error parsing done sequence "C[(?<=a)b]" at 2..6: invalid content regex: look-around, including look-ahead and look-behind, is not supported"#);
+    assert_snapshot!(p("C[(?<=a|bc)b]"), @r#"error parsing done sequence "C[(?<=a|bc)b]" at 2..11: invalid content regex: a look-behind whose alternatives or repetitions match different numbers of characters (Python: "look-behind requires fixed-width pattern")"#);
+    assert_snapshot!(p("C[(a)\\2]"), @r#"error parsing done sequence "C[(a)\\2]" at 5..7: invalid content regex: a backreference to group 2, which is not defined before it (Python: "invalid group reference 2")"#);
+    assert_snapshot!(caret("C[x(a\\1)]"), @r#"
+    error: invalid content regex: a backreference to a group that is still open (Python: "cannot refer to an open group")
+      |
+    1 | C[x(a\1)]
+      |      ^^
+    "#);
     assert_snapshot!(p("C[\\p{Nope}]"), @r#"error parsing done sequence "C[\\p{Nope}]" at 2..10: invalid content regex: Unicode property not found"#);
-    assert_snapshot!(p("C[\\w{1000}{1000}]"), @r#"error parsing done sequence "C[\\w{1000}{1000}]" at 2..16: content regex compiles to more than 1048576 bytes (simplify it)"#);
+    assert_snapshot!(p("C[(?:\\w{1000}){1000}]"), @r#"error parsing done sequence "C[(?:\\w{1000}){1000}]" at 2..20: content regex compiles to more than 1048576 bytes (simplify it)"#);
 }
 
 #[test]

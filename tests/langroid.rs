@@ -111,10 +111,15 @@ const LANGROID_PARSER: &[(&str, Expect)] = &[
     ("C[(]", Error("invalid_regex")),
     ("C[*]", Error("invalid_regex")),
     ("C[a\\]", Error("unclosed_bracket")),
-    // Documented: look-around and backreferences are an error here, with their
-    // position.
-    ("C[(?<=a)b]", Error("invalid_regex")),
-    ("C[(a)\\1]", Error("invalid_regex")),
+    // Look-around and backreferences as in Python; what Python refuses (a look-behind
+    // without a fixed width, a reference to a group not yet closed) is a parse error
+    // here, with its position, not `re.error` at run time.
+    ("C[(?<=a)b]", Canonical("C[(?<=a)b]")),
+    ("C[(a)\\1]", Canonical("C[(a)\\1]")),
+    ("C[(?<!NOT )APPROVED]", Canonical("C[(?<!NOT )APPROVED]")),
+    ("C[(?<=a|bc)x]", Error("invalid_regex")),
+    ("C[(a\\1)]", Error("invalid_regex")),
+    ("C[\\1(a)]", Error("invalid_regex")),
     // Python's meaning where the regex crate reads the text otherwise: a `{` that is
     // not a repetition is literal, `{,n}` is `{0,n}`, `\Z` is the end, comments skip.
     ("C[{done}]", Canonical("C[{done}]")),

@@ -4,6 +4,7 @@ mod util;
 
 mod answer;
 mod autotraits;
+mod backtracking;
 #[cfg(feature = "cli")]
 mod check_cli;
 mod cli;

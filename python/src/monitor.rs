@@ -244,6 +244,21 @@ impl PyRun {
         self.state.steps()
     }
 
+    /// How many messages a `C[...]` pattern with look-around or backreferences could
+    /// not be decided on (past its backtracking limit; taken as no match there).
+    #[getter]
+    fn pattern_overruns(&self) -> u64 {
+        self.state.pattern_overruns()
+    }
+
+    /// The first such message's step and the pattern as written, or `None`.
+    #[getter]
+    fn pattern_overrun(&self) -> Option<(u64, String)> {
+        self.monitor
+            .pattern_overrun(&self.state)
+            .map(|(at, pattern)| (at, pattern.to_owned()))
+    }
+
     /// How far each done sequence has come, as dicts.
     fn explain(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         serialized(py, &self.monitor.explain(&self.state))

@@ -19,9 +19,13 @@ use crate::text;
 /// it otherwise: `$` also matches before a final newline, `\Z` is the end, `\<` and
 /// `\>` are literals, `[` and `&&`, `--`, `~~` inside a class are literals, a `{`
 /// that is not a repetition is literal, `{,n}` is `{0,n}`, `(?#...)` is a comment,
-/// and `i`, `I`, `ı`, `İ` are one letter. Look-around and backreferences (which
-/// Python has) and possessive quantifiers are parse errors with their position, not
-/// a surprise at run time.
+/// and `i`, `I`, `ı`, `İ` are one letter, octal escapes are characters.
+/// Look-around, backreferences, atomic groups and possessive quantifiers work as in
+/// Python (they run on a backtracking engine, behind a prefilter: see
+/// [`Self::needs_backtracking`] and [`MAX_BACKTRACK`](crate::MAX_BACKTRACK)); what
+/// Python refuses (a look-behind without a fixed width, a backreference to a group
+/// not closed before it) is a parse error with its position, not a surprise at run
+/// time.
 ///
 /// Two patterns are equal when their source text is equal.
 ///
@@ -43,9 +47,13 @@ pub struct ContentPattern {
     /// and the classifier's regex set compile).
     engine: Box<str>,
     // `Regex` is a cheap-to-clone handle (its program is shared), `Send + Sync`, and
-    // kept private so that the regex crate stays out of our public API.
+    // kept private so that the regex crate stays out of our public API. For a pattern
+    // that needs backtracking, the relaxed form (the exact form's prefilter).
     regex: Regex,
     heap: usize,
+    /// The exact form, for a pattern with look-around, backreferences, atomic groups
+    /// or possessive quantifiers.
+    backtracking: Option<text::Backtracking>,
 }
 
 impl ContentPattern {
@@ -53,6 +61,28 @@ impl ContentPattern {
     /// crate's syntax.
     pub(crate) fn engine_source(&self) -> &str {
         &self.engine
+    }
+
+    /// The exact form, when the pattern needs a backtracking engine (the regex set
+    /// runs [`Self::engine_source`] as its prefilter).
+    pub(crate) fn backtracking(&self) -> Option<&text::Backtracking> {
+        self.backtracking.as_ref()
+    }
+
+    /// Whether the pattern needs a backtracking engine: it has look-around,
+    /// backreferences, atomic groups or possessive quantifiers. Only such a pattern
+    /// can pass [`MAX_BACKTRACK`](crate::MAX_BACKTRACK) ([`Self::try_match`]).
+    ///
+    /// ```
+    /// use doneseq::ContentPattern;
+    ///
+    /// assert!(ContentPattern::new(r"(?<!NOT )\bAPPROVED\b")?.needs_backtracking());
+    /// assert!(!ContentPattern::new(r"\bAPPROVED\b")?.needs_backtracking());
+    /// # Ok::<(), doneseq::ParseError>(())
+    /// ```
+    #[must_use]
+    pub fn needs_backtracking(&self) -> bool {
+        self.backtracking.is_some()
     }
 
     /// Compiles `pattern` as a content regex.
@@ -63,14 +93,15 @@ impl ContentPattern {
     /// - [`ParseErrorKind::EmptyBracket`]: the pattern is empty (it would match
     ///   every message, which is what `_` is for);
     /// - [`ParseErrorKind::InvalidRegex`]: the regex does not parse, e.g. `(` or
-    ///   `(?<=a)b` (look-behind is not supported);
+    ///   `(a)\\2` (no group 2, as Python says) or `(?<=a|bc)` (a look-behind without
+    ///   a fixed width);
     /// - [`ParseErrorKind::StrayBracket`]: an unescaped `]` outside a class, e.g.
     ///   `a]b`, which would end `C[...]` early (write `a\]b`);
     /// - [`ParseErrorKind::UnclosedBracket`]: an unbalanced `[` or a trailing `\\`
     ///   that would swallow the closing `]` of `C[...]`, e.g. `(?x)a #[`;
     /// - [`ParseErrorKind::PatternTooLong`]: longer than [`MAX_PATTERN_LEN`](crate::MAX_PATTERN_LEN) bytes;
     /// - [`ParseErrorKind::RegexTooBig`]: it compiles to more than
-    ///   [`MAX_REGEX_SIZE`](crate::MAX_REGEX_SIZE) bytes, e.g. `\w{1000}{1000}`;
+    ///   [`MAX_REGEX_SIZE`](crate::MAX_REGEX_SIZE) bytes, e.g. `(?:\w{1000}){1000}`;
     /// - [`ParseErrorKind::RegexCost`]: its classes take more than
     ///   [`MAX_REGEX_FOLD_WORK`](crate::MAX_REGEX_FOLD_WORK) to fold, e.g. 61 times `[\s\S]` (or, called while a
     ///   list of sequences is read, with the regexes before it);
@@ -92,10 +123,38 @@ impl ContentPattern {
         &self.source
     }
 
-    /// Whether the pattern occurs anywhere in `content` (case-insensitive).
+    /// Whether the pattern occurs anywhere in `content` (case-insensitive); `false`
+    /// when a pattern that needs backtracking passes
+    /// [`MAX_BACKTRACK`](crate::MAX_BACKTRACK) (which [`Self::try_match`] tells
+    /// apart, and a [`Monitor`](crate::Monitor) counts in its run state).
     #[must_use]
     pub fn is_match(&self, content: &str) -> bool {
-        self.regex.is_match(content)
+        self.try_match(content).unwrap_or(false)
+    }
+
+    /// Whether the pattern occurs anywhere in `content` (case-insensitive).
+    ///
+    /// # Errors
+    ///
+    /// [`BacktrackLimit`](crate::BacktrackLimit) when the pattern needs backtracking
+    /// and its search passed [`MAX_BACKTRACK`](crate::MAX_BACKTRACK) steps: then
+    /// whether it matches is unknown.
+    ///
+    /// ```
+    /// use doneseq::ContentPattern;
+    ///
+    /// let approved = ContentPattern::new(r"(?<!NOT )\bAPPROVED\b")?;
+    /// assert_eq!(approved.try_match("Approved."), Ok(true));
+    /// assert_eq!(approved.try_match("Not approved."), Ok(false));
+    /// let pathological = ContentPattern::new(r"^(a|a)*\1$")?;
+    /// assert!(pathological.try_match(&format!("{}b", "a".repeat(40))).is_err());
+    /// # Ok::<(), doneseq::ParseError>(())
+    /// ```
+    pub fn try_match(&self, content: &str) -> Result<bool, crate::BacktrackLimit> {
+        match &self.backtracking {
+            None => Ok(self.regex.is_match(content)),
+            Some(exact) => exact.is_match(content),
+        }
     }
 
     /// The heap the compiled regex takes, in bytes (shared by every clone, and by the
@@ -111,12 +170,13 @@ impl ContentPattern {
 pub(crate) fn compile(
     pattern: &str,
 ) -> Result<ContentPattern, (ParseErrorKind, std::ops::Range<usize>)> {
-    let (regex, heap, engine) = text::build_python(pattern).map_err(|(e, s)| (e.into(), s))?;
+    let built = text::build_python(pattern).map_err(|(e, s)| (e.into(), s))?;
     Ok(ContentPattern {
         source: pattern.into(),
-        engine,
-        regex,
-        heap,
+        engine: built.engine,
+        regex: built.regex,
+        heap: built.heap,
+        backtracking: built.backtracking,
     })
 }
 

@@ -130,7 +130,7 @@ pub enum ParseErrorKind {
         message: String,
     },
     /// A content pattern that compiles to more than
-    /// [`MAX_REGEX_SIZE`](crate::MAX_REGEX_SIZE) bytes: `"C[\w{1000}{1000}]"`.
+    /// [`MAX_REGEX_SIZE`](crate::MAX_REGEX_SIZE) bytes: `"C[(?:\w{1000}){1000}]"`.
     RegexTooBig {
         /// The limit in bytes.
         limit: usize,

@@ -3,10 +3,11 @@
 
 use std::collections::HashMap;
 
-use regex_automata::{Input, PatternSet, meta};
+use regex_automata::{Input, PatternID, PatternSet, meta};
 use smallvec::SmallVec;
 
 use crate::answer::FinalDetector;
+use crate::text::Backtracking;
 use crate::{BaseKind, Message, Role};
 
 /// The base kind of a message, as Langroid's `Task` decides it, with the
@@ -43,6 +44,9 @@ pub(crate) struct Classified<'s> {
     pub(crate) atoms: &'s [u32],
     /// Which regexes of the set matched (the sequences' and the stop tree's).
     pub(crate) matched: Option<&'s PatternSet>,
+    /// The first content regex whose backtracking search passed its limit on this
+    /// message (taken as not matching, and counted by the run).
+    pub(crate) overrun: Option<u32>,
 }
 
 /// A conjunction the rows cannot express alone: a negated event with several parts
@@ -80,16 +84,36 @@ pub(crate) struct Patterns {
     pub(crate) any: meta::Regex,
     /// Overlapping: which regexes match.
     pub(crate) all: meta::Regex,
+    /// The regexes of the set that are the relaxed forms of patterns needing
+    /// backtracking, with their exact forms: confirmed where the set matches them.
+    pub(crate) exact: Vec<(PatternID, Backtracking)>,
 }
 
 impl Patterns {
-    /// Puts into `set` the regexes that match `content`.
-    fn matches(&self, content: &str, set: &mut PatternSet) {
+    /// Puts into `set` the regexes that match `content`, and into `rejected` those
+    /// of them whose exact forms do not (a `PatternSet` has no removal); returns the
+    /// first whose backtracking search passed its limit (rejected too).
+    fn matches(&self, content: &str, set: &mut PatternSet, rejected: &mut Vec<u32>) -> Option<u32> {
         set.clear();
+        rejected.clear();
         let input = Input::new(content);
-        if self.any.is_match(input.clone()) {
-            self.all.which_overlapping_matches(&input, set);
+        if !self.any.is_match(input.clone()) {
+            return None;
         }
+        self.all.which_overlapping_matches(&input, set);
+        let mut overrun = None;
+        for (id, exact) in &self.exact {
+            if set.contains(*id) {
+                let confirmed = exact.is_match(content);
+                if confirmed != Ok(true) {
+                    rejected.push(id.as_u32());
+                }
+                if confirmed.is_err() {
+                    overrun.get_or_insert(id.as_u32());
+                }
+            }
+        }
+        overrun
     }
 
     fn len(&self) -> usize {
@@ -102,12 +126,15 @@ impl Patterns {
 pub(crate) struct ClassifyScratch {
     atoms: Vec<u32>,
     patset: Option<PatternSet>,
+    /// The regexes of `patset` whose exact forms did not match.
+    rejected: Vec<u32>,
 }
 
 impl ClassifyScratch {
     /// Heap bytes held.
     pub(crate) fn heap_bytes(&self) -> usize {
-        self.atoms.capacity() * 4 + self.patset.as_ref().map_or(0, PatternSet::capacity)
+        (self.atoms.capacity() + self.rejected.capacity()) * 4
+            + self.patset.as_ref().map_or(0, PatternSet::capacity)
     }
 }
 
@@ -118,6 +145,7 @@ impl Classifier {
         ClassifyScratch {
             atoms: Vec::with_capacity(self.compound_base as usize + self.compounds.len()),
             patset: self.patterns.as_ref().map(|set| PatternSet::new(set.len())),
+            rejected: Vec::with_capacity(self.patterns.as_ref().map_or(0, |set| set.exact.len())),
         }
     }
 
@@ -136,6 +164,7 @@ impl Classifier {
             .and_then(|r| self.responders.get(r).copied());
         let atoms = &mut scratch.atoms;
         atoms.clear();
+        let mut overrun = None;
         if base == BaseKind::Tool {
             for call in message.tool_calls() {
                 if let Some(&id) = self.tools.get(call.name()) {
@@ -149,12 +178,13 @@ impl Classifier {
             let patset = scratch
                 .patset
                 .get_or_insert_with(|| PatternSet::new(set.len()));
-            set.matches(message.content(), patset);
+            let rejected = &mut scratch.rejected;
+            overrun = set.matches(message.content(), patset, rejected);
             let contents = self.content_patterns;
             atoms.extend(
                 patset
                     .iter()
-                    .filter(|p| p.as_usize() < contents)
+                    .filter(|p| p.as_usize() < contents && !rejected.contains(&p.as_u32()))
                     .map(|p| self.pattern_base + p.as_u32()),
             );
         }
@@ -183,6 +213,7 @@ impl Classifier {
             responder,
             atoms: &scratch.atoms,
             matched: scratch.patset.as_ref(),
+            overrun,
         }
     }
 
@@ -192,11 +223,12 @@ impl Classifier {
             return Vec::new();
         };
         let mut patset = PatternSet::new(set.len());
-        set.matches(content, &mut patset);
+        let mut rejected = Vec::new();
+        set.matches(content, &mut patset, &mut rejected);
         patset
             .iter()
+            .filter(|p| p.as_usize() < self.content_patterns && !rejected.contains(&p.as_u32()))
             .map(|p| p.as_usize())
-            .filter(|&p| p < self.content_patterns)
             .collect()
     }
 }

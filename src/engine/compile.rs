@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use regex_automata::{MatchKind, meta};
+use regex_automata::{MatchKind, PatternID, meta};
 use smallvec::SmallVec;
 
 use super::automaton::{Automaton, BASES, base_index};
@@ -11,6 +11,7 @@ use super::classify::{Classifier, Compound, Patterns};
 use super::limits::{
     CompileError, MAX_POSITIONS, MAX_REGEX_SET_SIZE, MAX_SEQUENCES, MAX_TASK_PATTERNS,
 };
+use crate::text::Backtracking;
 use crate::{BaseKind, DoneSequence, EventKind, Literal};
 
 /// A literal, broken into the parts the rows know.
@@ -56,6 +57,8 @@ pub(crate) fn compile(
     let mut pattern_sources: Vec<Box<str>> = Vec::new();
     // The same regexes as the engine compiles them (Python's meaning).
     let mut engine_sources: Vec<Box<str>> = Vec::new();
+    // The exact forms of the regexes that need backtracking, by their index.
+    let mut exact = Vec::new();
     let (mut uses_final, mut uses_error) = (false, false);
     for literal in literals() {
         let event = literal.event();
@@ -70,6 +73,9 @@ pub(crate) fn compile(
             }
             EventKind::Content(p) if !pattern_ids.contains_key(p.as_str()) => {
                 pattern_ids.insert(p.as_str(), id(pattern_sources.len()));
+                if let Some(b) = p.backtracking() {
+                    exact.push((PatternID::must(pattern_sources.len()), b.clone()));
+                }
                 pattern_sources.push(p.as_str().into());
                 engine_sources.push(p.engine_source().into());
             }
@@ -248,7 +254,7 @@ pub(crate) fn compile(
     let patterns = if pattern_sources.is_empty() && texts.is_empty() {
         None
     } else {
-        Some(build_set(&engine_sources, texts)?)
+        Some(build_set(&engine_sources, texts, exact)?)
     };
     let classifier = Classifier {
         tools,
@@ -290,7 +296,11 @@ pub(crate) fn compile(
 /// Case-insensitive and unanchored, as each `C[...]`. Each regex is translated once,
 /// for both sets: the translation is where case folding costs (see
 /// [`crate::MAX_REGEX_FOLD_WORK`]).
-fn build_set(contents: &[Box<str>], texts: &[Box<str>]) -> Result<Patterns, CompileError> {
+fn build_set(
+    contents: &[Box<str>],
+    texts: &[Box<str>],
+    exact: Vec<(PatternID, Backtracking)>,
+) -> Result<Patterns, CompileError> {
     let too_big = |detail: String| CompileError::RegexSetTooBig { detail };
     let sources = contents
         .iter()
@@ -320,6 +330,7 @@ fn build_set(contents: &[Box<str>], texts: &[Box<str>]) -> Result<Patterns, Comp
     Ok(Patterns {
         any: build(MatchKind::LeftmostFirst)?,
         all: build(MatchKind::All)?,
+        exact,
     })
 }
 

@@ -241,6 +241,7 @@ impl Monitor {
             tree: self
                 .plan
                 .start(self.plan.needs_clock.then(|| self.clock.now())),
+            overruns: state::Overruns::default(),
             cancel: std::sync::OnceLock::new(),
             scratch: self.scratch(),
         }
@@ -293,6 +294,15 @@ impl Monitor {
         if !self.plan.fits(&state.tree) {
             return Err(StateError::Corrupt(
                 "the stop conditions' state does not fit this monitor",
+            ));
+        }
+        let overruns = state.overruns;
+        let first_fits = overruns.first.is_none_or(|(at, p)| {
+            at < state.steps && (p as usize) < self.classifier.content_patterns
+        });
+        if !first_fits || (overruns.count == 0) != overruns.first.is_none() {
+            return Err(StateError::Corrupt(
+                "the pattern overruns do not fit this run",
             ));
         }
         // Time spent suspended is not counted: the clock restarts here.
@@ -351,6 +361,11 @@ impl Monitor {
             .classify(message, final_answer, &mut scratch.classify);
         let base = classified.base;
         let matched = classified.matched;
+        if let Some(pattern) = classified.overrun {
+            let overruns = &mut state.overruns;
+            overruns.count = overruns.count.saturating_add(1);
+            overruns.first.get_or_insert((at, pattern));
+        }
         let hit = self
             .automaton
             .step(&mut state.bits, &state.prev, &classified, &mut scratch.step);
@@ -425,6 +440,31 @@ impl Monitor {
     #[inline]
     pub fn is_input(&self, state: &RunState, message: &Message) -> bool {
         message.role() != Role::System && self.config.input.is_input(message, state.steps)
+    }
+
+    /// The first message of the run `state` on which a content pattern could not be
+    /// decided, having passed [`MAX_BACKTRACK`](crate::MAX_BACKTRACK) (only a pattern
+    /// with look-around or backreferences can): its step and the pattern as written.
+    /// The pattern was taken as not matching there, and on every such message
+    /// ([`RunState::pattern_overruns`] counts them): a search that cannot finish must
+    /// neither stop the task nor go unnoticed.
+    ///
+    /// ```
+    /// use doneseq::{Message, Monitor, TaskConfig};
+    ///
+    /// let monitor = Monitor::new(TaskConfig::from_dsl(&[r"C[^(a|a)*\1$]"])?)?;
+    /// let mut run = monitor.start();
+    /// monitor.observe(&mut run, &Message::llm("ok"));
+    /// monitor.observe(&mut run, &Message::llm(format!("{}b", "a".repeat(40))));
+    /// assert_eq!(run.pattern_overruns(), 1);
+    /// assert_eq!(monitor.pattern_overrun(&run), Some((1, r"^(a|a)*\1$")));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn pattern_overrun(&self, state: &RunState) -> Option<(u64, &str)> {
+        let (at, pattern) = state.overruns.first?;
+        let source = self.classifier.pattern_sources.get(pattern as usize)?;
+        Some((at, source))
     }
 
     /// The outcome of a stop: every condition that fired, the kind of highest

@@ -23,10 +23,26 @@ pub struct RunState {
     pub(crate) stopped_at: Option<u64>,
     /// The stop conditions' state (statistics, latches, counters).
     pub(crate) tree: crate::engine::plan::PlanState,
+    /// Searches of content patterns that passed their backtracking limit, and the
+    /// first: its step and the pattern's index in the classifier.
+    pub(crate) overruns: Overruns,
     /// Shared with every handle given out; made at the first request, so that a
     /// run nobody cancels allocates nothing for it; not part of a checkpoint.
     pub(crate) cancel: std::sync::OnceLock<crate::stop::CancelHandle>,
     pub(crate) scratch: Scratch,
+}
+
+/// The searches of content patterns that passed
+/// [`MAX_BACKTRACK`](crate::MAX_BACKTRACK) in a run (each taken as no match).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
+pub(crate) struct Overruns {
+    /// How many messages had one.
+    pub(crate) count: u64,
+    /// The first: its step, and the pattern's index among the task's content
+    /// patterns.
+    pub(crate) first: Option<(u64, u32)>,
 }
 
 /// Buffers reused by every step, so that a step does not allocate. Not part of the
@@ -81,6 +97,16 @@ impl RunState {
             .is_some_and(crate::stop::CancelHandle::is_cancelled)
     }
 
+    /// How many messages of this run a content pattern with look-around or
+    /// backreferences could not be decided on, having passed
+    /// [`MAX_BACKTRACK`](crate::MAX_BACKTRACK) (the pattern was taken as not matching
+    /// there). [`Monitor::pattern_overrun`](crate::Monitor::pattern_overrun) tells
+    /// which pattern and where first.
+    #[must_use]
+    pub const fn pattern_overruns(&self) -> u64 {
+        self.overruns.count
+    }
+
     /// The run's statistics as the stop conditions count them (steps, tokens,
     /// elapsed time, errors in a row, reward).
     #[must_use]
@@ -113,5 +139,6 @@ impl PartialEq for RunState {
             && self.prev == other.prev
             && self.stopped_at == other.stopped_at
             && self.tree == other.tree
+            && self.overruns == other.overruns
     }
 }

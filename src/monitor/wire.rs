@@ -17,6 +17,9 @@ struct RunStateWire {
     /// The stop conditions' state; absent in checkpoints of tasks without one.
     #[serde(default, skip_serializing_if = "is_default")]
     conditions: crate::engine::plan::PlanState,
+    /// Searches that passed the backtracking limit; absent when none did.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pattern_overruns: crate::monitor::state::Overruns,
 }
 
 fn is_default<T: Default + PartialEq>(value: &T) -> bool {
@@ -32,6 +35,7 @@ impl Serialize for RunState {
             prev: self.prev.to_vec(),
             stopped_at: self.stopped_at,
             conditions: self.tree.clone(),
+            pattern_overruns: self.overruns,
         }
         .serialize(serializer)
     }
@@ -49,6 +53,7 @@ impl<'de> Deserialize<'de> for RunState {
             prev: wire.prev.into(),
             stopped_at: wire.stopped_at,
             tree: wire.conditions,
+            overruns: wire.pattern_overruns,
             cancel: std::sync::OnceLock::new(),
             scratch: crate::monitor::state::Scratch::default(),
         })

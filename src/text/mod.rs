@@ -3,12 +3,15 @@
 //! regexes with their limits and the budget one parse may spend on them. Nothing here
 //! knows done sequences or conditions.
 
+mod backtrack;
 mod cost;
 mod error;
 mod lex;
 mod python_re;
 mod regex;
 
+pub(crate) use self::backtrack::Backtracking;
+pub use self::backtrack::{BacktrackLimit, MAX_BACKTRACK};
 pub(crate) use self::cost::fold_work;
 pub use self::error::SyntaxError;
 pub(crate) use self::error::{Lead, Visible, floor_boundary};

@@ -11,7 +11,7 @@ use regex_automata::util::syntax;
 
 /// The largest compiled size, in bytes, that one content regex may take.
 ///
-/// A regex such as `\w{1000}{1000}` is tiny to write and enormous to compile; this
+/// A regex such as `(?:\w{1000}){1000}` is tiny to write and enormous to compile; this
 /// bound (passed to the regex crate's size limit) turns it into a
 /// [`ParseErrorKind::RegexTooBig`](crate::ParseErrorKind::RegexTooBig) instead of a memory spike. 1 MiB leaves room for
 /// any realistic stop-word pattern, including large Unicode classes.
@@ -102,11 +102,23 @@ pub(crate) fn scoped<T>(parse: impl FnOnce() -> T) -> T {
 /// A regex error and the span of the pattern it concerns.
 pub(crate) type Located = (RegexError, std::ops::Range<usize>);
 
+/// A `C[...]` pattern built with Python's `re` meaning.
+pub(crate) struct PythonRegex {
+    /// The regex crate's form: exact, or, when `backtracking` is there, its relaxed
+    /// form (the prefilter).
+    pub(crate) regex: Regex,
+    pub(crate) heap: usize,
+    /// The source of `regex` (what the classifier's regex set compiles).
+    pub(crate) engine: Box<str>,
+    /// The exact form, when it needs a backtracking engine.
+    pub(crate) backtracking: Option<super::Backtracking>,
+}
+
 /// Builds a `C[...]` pattern with Python's `re` meaning (see [`super::translate`]):
 /// the limits and the bracket check on the pattern as written, the regex crate on its
-/// translation, errors pointing into the pattern as written. Returns the
-/// translation's text with the regex.
-pub(crate) fn build_python(pattern: &str) -> Result<(Regex, usize, Box<str>), Located> {
+/// translation (and fancy-regex on its exact form where it needs backtracking),
+/// errors pointing into the pattern as written.
+pub(crate) fn build_python(pattern: &str) -> Result<PythonRegex, Located> {
     check_len(pattern)?;
     let whole = 0..pattern.len();
     let closed = format!("{pattern}]");
@@ -115,10 +127,90 @@ pub(crate) fn build_python(pattern: &str) -> Result<(Regex, usize, Box<str>), Lo
         Some(at) => return Err((RegexError::StrayBracket, at..at + 1)),
         None => return Err((RegexError::UnclosedBracket, whole)),
     }
-    let translated = super::translate(pattern, true)?;
-    let (regex, heap) = scoped(|| build_in_scope(&translated.text, true))
-        .map_err(|(e, span)| (e, translated.original(&span)))?;
-    Ok((regex, heap, translated.text.into()))
+    let t = super::translate(pattern, true)?;
+    scoped(|| {
+        // The relaxed form first: the regex crate's errors have positions.
+        let (regex, heap) = build_in_scope(&t.relaxed.text, true)
+            .map_err(|(e, span)| (e, t.relaxed.original(&span)))?;
+        let backtracking = if t.backtracking {
+            // fancy-regex compiles the same classes again (its parts run on the
+            // regex crate) and does not report its heap: it is charged as much as
+            // the relaxed form once more.
+            let fold_work = super::cost::fold_work(&t.relaxed.text) + t.look_behind_fold_work;
+            charge(fold_work, heap, &whole)?;
+            let exact = fancy_regex::RegexBuilder::new(&t.exact.text)
+                .case_insensitive(true)
+                .backtrack_limit(super::MAX_BACKTRACK)
+                .delegate_size_limit(MAX_REGEX_SIZE)
+                .build()
+                .map_err(|e| fancy_error(&e, &t.exact))?;
+            Some(super::Backtracking {
+                exact,
+                prefilter: regex.clone(),
+            })
+        } else {
+            None
+        };
+        Ok(PythonRegex {
+            regex,
+            heap,
+            engine: t.relaxed.text.as_str().into(),
+            backtracking,
+        })
+    })
+}
+
+/// The error of an exact form fancy-regex refused, in the pattern as written.
+fn fancy_error(e: &fancy_regex::Error, exact: &super::python_re::Text) -> Located {
+    let whole = exact.original(&(0..exact.text.len()));
+    match e {
+        fancy_regex::Error::ParseError(at, kind) => (
+            RegexError::Invalid {
+                message: kind.to_string(),
+            },
+            exact.original(&(*at..*at + 1)),
+        ),
+        fancy_regex::Error::CompileError(kind) => match &**kind {
+            fancy_regex::CompileError::InnerError(inner) if inner.size_limit().is_some() => (
+                RegexError::TooBig {
+                    limit: MAX_REGEX_SIZE,
+                },
+                whole,
+            ),
+            kind => (
+                RegexError::Invalid {
+                    message: kind.to_string(),
+                },
+                whole,
+            ),
+        },
+        other => (
+            RegexError::Invalid {
+                message: other.to_string(),
+            },
+            whole,
+        ),
+    }
+}
+
+/// Charges the current scope `fold_work` and `heap`, or refuses (on `span`) the
+/// regex that would pass [`MAX_REGEX_FOLD_WORK`] or [`MAX_REGEX_MEMORY`].
+fn charge(fold_work: u64, heap: usize, span: &std::ops::Range<usize>) -> Result<(), Located> {
+    SCOPE.with(|scope| {
+        let mut scope = scope.borrow_mut();
+        let scope = scope.as_mut().expect("built in a scope");
+        if scope.fold_work.saturating_add(fold_work) > MAX_REGEX_FOLD_WORK {
+            let max = MAX_REGEX_FOLD_WORK;
+            return Err((RegexError::Cost { max }, span.clone()));
+        }
+        if scope.heap + heap > MAX_REGEX_MEMORY {
+            let max = MAX_REGEX_MEMORY;
+            return Err((RegexError::Memory { max }, span.clone()));
+        }
+        scope.fold_work += fold_work;
+        scope.heap += heap;
+        Ok(())
+    })
 }
 
 /// A pattern that is empty or longer than [`MAX_PATTERN_LEN`], as an error on the

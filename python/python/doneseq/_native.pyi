@@ -60,6 +60,13 @@ class Run:
         """What ``observe`` would say, without changing the run."""
     @property
     def steps(self) -> int: ...
+    @property
+    def pattern_overruns(self) -> int:
+        """How many messages a ``C[...]`` pattern with look-around or backreferences
+        could not be decided on (past its backtracking limit; taken as no match)."""
+    @property
+    def pattern_overrun(self) -> tuple[int, str] | None:
+        """The first such message's step and the pattern as written."""
     def explain(self) -> list[dict[str, Any]]: ...
     def explain_stop(self) -> dict[str, Any] | None: ...
     def to_json(self) -> str: ...
