@@ -548,3 +548,41 @@ fn help_lists_every_format_and_a_corpus_of_every_format_is_read() {
         assert!(text.contains(name), "{name} missing from:\n{text}");
     }
 }
+
+#[test]
+fn a_pattern_past_its_backtracking_limit_is_a_warning_with_where() {
+    let dir = std::env::temp_dir().join(format!("doneseq-overrun-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("run.jsonl");
+    let slow = format!("{}b", "a".repeat(40));
+    let log = format!(
+        "{{\"role\":\"user\",\"content\":\"go\"}}\n{{\"role\":\"assistant\",\"content\":\"ok\"}}\n\
+         {{\"role\":\"assistant\",\"content\":\"{slow}\"}}\n{{\"role\":\"assistant\",\"content\":\"bye\"}}\n"
+    );
+    std::fs::write(&path, log).unwrap();
+    let path = path.to_str().unwrap();
+    let expected = "warning: C[^(a|a)*\\1$] passed its backtracking limit (1000000 steps) on 1 \
+                    message, first at message 2: taken as no match there";
+    for extra in [&[][..], &["--json"], &["--summary"]] {
+        let mut args = vec!["--seq", r"C[^(a|a)*\1$]", "--seq", "C[bye]"];
+        args.extend_from_slice(extra);
+        args.push(path);
+        let out = check(&args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(expected), "{extra:?}: {stderr}");
+        // The other pattern still stops the run, at its message.
+        assert!(stdout(&out).contains('3'), "{extra:?}");
+    }
+    // A corpus names the transcript.
+    let copy = dir.join("copy.jsonl");
+    std::fs::copy(path, &copy).unwrap();
+    let out = check(&["--seq", r"C[^(a|a)*\1$]", path, copy.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        stderr.matches("passed its backtracking limit").count(),
+        2,
+        "{stderr}"
+    );
+    assert!(stderr.contains(&format!("warning: {path}: C[")), "{stderr}");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -221,6 +221,11 @@ fn corpus(args: &Args) -> ExitCode {
         }
     };
     let runs = crate::corpus::check_all(&monitor, &paths, args.format);
+    for run in &runs {
+        if let Some(warning) = run.warning() {
+            eprintln!("warning: {}: {warning}", run.path());
+        }
+    }
     let total = crate::corpus::aggregate(&runs);
     let mut out = BufWriter::new(io::stdout().lock());
     let written =
@@ -258,6 +263,7 @@ fn check(args: &Args, transcript: &str) -> Result<(), String> {
     // Borrowed messages: a line's texts are not copied.
     let mut reader = Reader::new(input, args.format);
     let mut next_index = 0;
+    let mut overrun_at = None;
     while let Some(message) = reader.next_borrowed() {
         let index = next_index;
         next_index += 1;
@@ -265,6 +271,9 @@ fn check(args: &Args, transcript: &str) -> Result<(), String> {
         let step = monitor.is_step(&run, &message);
         let input = monitor.is_input(&run, &message);
         let verdict = monitor.observe(&mut run, &message);
+        if overrun_at.is_none() && run.pattern_overruns() > 0 {
+            overrun_at = Some(index);
+        }
         if !step {
             lines.skipped.push(index);
         }
@@ -314,6 +323,9 @@ fn check(args: &Args, transcript: &str) -> Result<(), String> {
         }
     }
     drop(live);
+    if let Some(warning) = overrun_warning(&monitor, &run, overrun_at) {
+        eprintln!("warning: {warning}");
+    }
     let report = Report {
         monitor: &monitor,
         steps: (!summary).then_some(&steps),
@@ -332,6 +344,25 @@ fn check(args: &Args, transcript: &str) -> Result<(), String> {
     written
         .and_then(|()| out.flush())
         .map_err(|e| format!("cannot write: {e}"))
+}
+
+/// What a run's searches past the backtracking limit of a `C[...]` pattern with
+/// look-around or backreferences say (`first` the message index of the first), if
+/// it had any: each was taken as no match, which must not go unnoticed.
+pub(crate) fn overrun_warning(
+    monitor: &Monitor,
+    run: &doneseq::RunState,
+    first: Option<usize>,
+) -> Option<String> {
+    let (_, pattern) = monitor.pattern_overrun(run)?;
+    let count = run.pattern_overruns();
+    Some(format!(
+        "C[{pattern}] passed its backtracking limit ({} steps) on {count} message{}, first \
+         at message {}: taken as no match there",
+        doneseq::MAX_BACKTRACK,
+        if count == 1 { "" } else { "s" },
+        first.map_or_else(|| "?".to_owned(), |i| i.to_string()),
+    ))
 }
 
 /// The largest configuration file read, in bytes (a task's configuration is a few

@@ -34,6 +34,9 @@ pub(crate) struct RunSummary {
     early: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<String>,
+    /// What the run's searches past a pattern's backtracking limit say, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    warning: Option<String>,
 }
 
 impl RunSummary {
@@ -64,6 +67,11 @@ impl RunSummary {
             ),
             _ => "not stopped".to_owned(),
         }
+    }
+
+    /// A warning about the run (a pattern that could not be decided on a message).
+    pub(crate) fn warning(&self) -> Option<&str> {
+        self.warning.as_deref()
     }
 
     /// The transcript's path.
@@ -216,6 +224,7 @@ fn check_one(monitor: &Monitor, path: &Path, format: Format) -> RunSummary {
     // Borrowed messages: a line's texts are not copied.
     let mut reader = Reader::new(BufReader::new(file), format);
     let mut next_index = 0;
+    let mut overrun_at = None;
     while let Some(message) = reader.next_borrowed() {
         let index = next_index;
         next_index += 1;
@@ -247,7 +256,11 @@ fn check_one(monitor: &Monitor, path: &Path, format: Format) -> RunSummary {
         if stopped_at_step.is_some() {
             continue;
         }
-        if let Some(outcome) = monitor.observe(&mut run, &message).outcome() {
+        let verdict = monitor.observe(&mut run, &message);
+        if overrun_at.is_none() && run.pattern_overruns() > 0 {
+            overrun_at = Some(index);
+        }
+        if let Some(outcome) = verdict.outcome() {
             stopped_at_step = Some(steps);
             summary.kind = Some(outcome.kind.as_str());
             summary.at = Some(index);
@@ -264,6 +277,7 @@ fn check_one(monitor: &Monitor, path: &Path, format: Format) -> RunSummary {
     }
     summary.recorded_steps = steps;
     summary.recorded_tokens = tokens;
+    summary.warning = crate::check_cmd::overrun_warning(monitor, &run, overrun_at);
     match stopped_at_step {
         Some(at) => summary.early = last_final.or(last_answer).is_some_and(|end| end > at),
         None => {
