@@ -42,7 +42,10 @@ pub(crate) struct Classified<'s> {
     /// The non-exclusive atoms the message has (tool names, regexes, `F`, `E`,
     /// compounds), each once.
     pub(crate) atoms: &'s [u32],
-    /// Which regexes of the set matched (the sequences' and the stop tree's).
+    /// Which regexes of the set matched (the sequences' and the stop tree's). A
+    /// content regex that needs backtracking is there when its relaxed form matched:
+    /// `atoms` says whether the regex itself did (the stop tree reads only its
+    /// `text(...)` regexes here, which never need backtracking).
     pub(crate) matched: Option<&'s PatternSet>,
     /// The first content regex whose backtracking search passed its limit on this
     /// message (taken as not matching, and counted by the run).
