@@ -187,3 +187,17 @@ fn overruns_survive_a_checkpoint_and_a_forged_one_is_refused() {
         );
     }
 }
+
+#[test]
+fn a_repeated_backtracking_pattern_is_compiled_and_charged_once() {
+    // Each costs tens of kilobytes; 1,500 charged one by one would pass the 64 MiB
+    // that one parse may spend on regexes.
+    let pattern = r"C[(?<!not )\w+done]";
+    let heap = ContentPattern::new(&pattern[2..pattern.len() - 1])
+        .unwrap()
+        .heap_bytes();
+    let count = 1500;
+    assert!(count * 2 * heap > doneseq::MAX_REGEX_MEMORY, "{heap}");
+    let config = TaskConfig::from_dsl(vec![pattern; count]).unwrap();
+    assert_eq!(config.done_sequences.len(), count);
+}

@@ -57,17 +57,7 @@ pub(crate) struct Backtracking {
 impl Backtracking {
     /// Whether the pattern matches anywhere in `content`.
     pub(crate) fn is_match(&self, content: &str) -> Result<bool, BacktrackLimit> {
-        self.is_match_from(content, 0)
-    }
-
-    /// Whether the pattern matches `content` starting at `from` or later, when the
-    /// relaxed form is already known to match (the classifier's regex set said so):
-    /// the first place is searched for all the same, to anchor the first try.
-    pub(crate) fn is_match_from(
-        &self,
-        content: &str,
-        mut from: usize,
-    ) -> Result<bool, BacktrackLimit> {
+        let mut from = 0;
         for _ in 0..max_tries(content.len()) {
             // Every match of the exact form starts where the relaxed form has one,
             // and the relaxed form's leftmost match starts at the first such place.

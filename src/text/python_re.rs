@@ -252,7 +252,11 @@ pub(crate) fn translate(pattern: &str, case_insensitive: bool) -> Result<Transla
             match (class_depth, next) {
                 // Python leaves an escaped character other than an ASCII letter or
                 // digit alone; the regex crate refuses a non-ASCII one.
-                (_, c) if !c.is_ascii() => out.both(&pattern[i + 1..i + 1 + c.len_utf8()], i),
+                (0, '\u{131}' | '\u{130}') if fold => out.both(I_LETTERS, i),
+                (_, c) if !c.is_ascii() => {
+                    class_has_i |= class_depth > 0 && is_i(c);
+                    out.both(&pattern[i + 1..i + 1 + c.len_utf8()], i);
+                }
                 (0, 'Z') => out.both("\\z", i),
                 // In a class, Python's `\b` is a backspace.
                 (1, 'b') => out.both("\\x08", i),
@@ -270,7 +274,7 @@ pub(crate) fn translate(pattern: &str, case_insensitive: bool) -> Result<Transla
                     class_depth = 0;
                     // Python folds i, I, ı and İ together: so does the class.
                     if fold && class_has_i {
-                        out.both("\u{131}\u{130}", i);
+                        out.both(&I_LETTERS[1..I_LETTERS.len() - 1], i);
                     }
                     out.both("]", i);
                 }
@@ -289,12 +293,14 @@ pub(crate) fn translate(pattern: &str, case_insensitive: bool) -> Result<Transla
                 '-' if class_prev.is_some() => {
                     let low = class_prev.take().unwrap_or('-');
                     if let Some(high) = pattern[i + 1..].chars().next().filter(|&h| h != ']') {
-                        class_has_i |= (low..=high).contains(&'i') || (low..=high).contains(&'I');
+                        class_has_i |= ['i', 'I', '\u{131}', '\u{130}']
+                            .iter()
+                            .any(|c| (low..=high).contains(c));
                     }
                     out.both("-", i);
                 }
                 _ => {
-                    class_has_i |= matches!(c, 'i' | 'I');
+                    class_has_i |= is_i(c);
                     class_prev = Some(c);
                     out.both(&pattern[i..i + len], i);
                 }
@@ -512,7 +518,7 @@ pub(crate) fn translate(pattern: &str, case_insensitive: bool) -> Result<Transla
                 }
                 continue;
             }
-            'i' | 'I' | '\u{131}' | '\u{130}' if fold => out.both("[iI\u{131}\u{130}]", i),
+            c if fold && is_i(c) => out.both(I_LETTERS, i),
             _ => out.both(&pattern[i..i + len], i),
         }
         i += len;
@@ -525,6 +531,14 @@ pub(crate) fn translate(pattern: &str, case_insensitive: bool) -> Result<Transla
         backtracking,
         look_behind_fold_work,
     })
+}
+
+/// The four letters Python's case-insensitive matching takes as one: i, I, ı (U+0131)
+/// and İ (U+0130), as a class.
+const I_LETTERS: &str = "[iI\u{131}\u{130}]";
+
+fn is_i(c: char) -> bool {
+    matches!(c, 'i' | 'I' | '\u{131}' | '\u{130}')
 }
 
 /// Refuses a repetition Python refuses where the regex crate would take it: of an
@@ -583,19 +597,7 @@ fn check_repeats(pattern: &str) -> Result<(), Fault> {
                 i += 1;
             }
             b'^' | b'$' => prev = Prev::Anchor,
-            b'[' => {
-                // Skip the class: `]` right after `[` or `[^` is a member.
-                i += 1;
-                if bytes.get(i) == Some(&b'^') {
-                    i += 1;
-                }
-                if bytes.get(i) == Some(&b']') {
-                    i += 1;
-                }
-                while i < bytes.len() && bytes[i] != b']' {
-                    i += usize::from(bytes[i] == b'\\') + 1;
-                }
-            }
+            b'[' => i = class_end(bytes, i),
             b'(' if pattern[i..].starts_with("(?#") => {
                 i += pattern[i..].find(')').unwrap_or(pattern.len() - i);
             }
@@ -688,19 +690,7 @@ fn group_end(pattern: &str, mut at: usize) -> Option<usize> {
     while at < bytes.len() {
         match bytes[at] {
             b'\\' => at += 1,
-            b'[' => {
-                // A class: `]` right after `[` or `[^` is a member.
-                at += 1;
-                if bytes.get(at) == Some(&b'^') {
-                    at += 1;
-                }
-                if bytes.get(at) == Some(&b']') {
-                    at += 1;
-                }
-                while at < bytes.len() && bytes[at] != b']' {
-                    at += usize::from(bytes[at] == b'\\') + 1;
-                }
-            }
+            b'[' => at = class_end(bytes, at),
             b'(' => depth += 1,
             b')' if depth == 0 => return Some(at),
             b')' => depth -= 1,
@@ -709,6 +699,22 @@ fn group_end(pattern: &str, mut at: usize) -> Option<usize> {
         at += 1;
     }
     None
+}
+
+/// Where the Python class opening at `open` ends: its `]` (one right after `[` or
+/// `[^` is a member; `[` inside is a literal), or the pattern's end.
+fn class_end(bytes: &[u8], open: usize) -> usize {
+    let mut at = open + 1;
+    if bytes.get(at) == Some(&b'^') {
+        at += 1;
+    }
+    if bytes.get(at) == Some(&b']') {
+        at += 1;
+    }
+    while at < bytes.len() && bytes[at] != b']' {
+        at += usize::from(bytes[at] == b'\\') + 1;
+    }
+    at
 }
 
 /// The width in characters of every match of `body` (in the regex crate's syntax),
@@ -802,11 +808,13 @@ mod tests {
             ("(?#note)a", false, "a"),
             ("x{}", false, "x\\{}"),
             ("bitti", true, "b[iI\u{131}\u{130}]tt[iI\u{131}\u{130}]"),
-            ("[hi]", true, "[hi\u{131}\u{130}]"),
-            ("[i-z]", true, "[i-z\u{131}\u{130}]"),
-            ("[a-z]", true, "[a-z\u{131}\u{130}]"),
+            ("[hi]", true, "[hiiI\u{131}\u{130}]"),
+            ("[i-z]", true, "[i-ziI\u{131}\u{130}]"),
+            ("[a-z]", true, "[a-ziI\u{131}\u{130}]"),
             ("[0-9]", true, "[0-9]"),
-            ("[^i]", true, "[^i\u{131}\u{130}]"),
+            ("[^i]", true, "[^iiI\u{131}\u{130}]"),
+            ("[\u{131}]", true, "[\u{131}iI\u{131}\u{130}]"),
+            ("\\\u{130}x", true, "[iI\u{131}\u{130}]x"),
             ("(?-i)bitti", true, "(?-i)bitti"),
             ("[]a]", false, "[\\]a]"),
             ("a*?b+?", false, "a*?b+?"),

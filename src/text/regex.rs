@@ -65,6 +65,8 @@ pub const MAX_REGEX_FOLD_WORK: u64 = 1 << 26;
 #[derive(Default)]
 struct Scope {
     compiled: HashMap<(Box<str>, bool), (Regex, usize)>,
+    /// The exact forms compiled on fancy-regex, by their text.
+    backtracking: HashMap<Box<str>, super::Backtracking>,
     heap: usize,
     fold_work: u64,
 }
@@ -133,21 +135,7 @@ pub(crate) fn build_python(pattern: &str) -> Result<PythonRegex, Located> {
         let (regex, heap) = build_in_scope(&t.relaxed.text, true)
             .map_err(|(e, span)| (e, t.relaxed.original(&span)))?;
         let backtracking = if t.backtracking {
-            // fancy-regex compiles the same classes again (its parts run on the
-            // regex crate) and does not report its heap: it is charged as much as
-            // the relaxed form once more.
-            let fold_work = super::cost::fold_work(&t.relaxed.text) + t.look_behind_fold_work;
-            charge(fold_work, heap, &whole)?;
-            let exact = fancy_regex::RegexBuilder::new(&t.exact.text)
-                .case_insensitive(true)
-                .backtrack_limit(super::MAX_BACKTRACK)
-                .delegate_size_limit(MAX_REGEX_SIZE)
-                .build()
-                .map_err(|e| fancy_error(&e, &t.exact))?;
-            Some(super::Backtracking {
-                exact,
-                prefilter: regex.clone(),
-            })
+            Some(build_backtracking(&t, &regex, heap, &whole)?)
         } else {
             None
         };
@@ -158,6 +146,47 @@ pub(crate) fn build_python(pattern: &str) -> Result<PythonRegex, Located> {
             backtracking,
         })
     })
+}
+
+/// Builds the exact form of `t` on fancy-regex, with `prefilter` (its relaxed form,
+/// which takes `heap`); equal exact forms in one parse are compiled once.
+fn build_backtracking(
+    t: &super::python_re::Translated,
+    prefilter: &Regex,
+    heap: usize,
+    whole: &std::ops::Range<usize>,
+) -> Result<super::Backtracking, Located> {
+    let key: &str = &t.exact.text;
+    let shared = SCOPE.with(|scope| {
+        let scope = scope.borrow();
+        scope
+            .as_ref()
+            .and_then(|s| s.backtracking.get(key).cloned())
+    });
+    if let Some(shared) = shared {
+        return Ok(shared);
+    }
+    // fancy-regex compiles the same classes again (its parts run on the regex crate)
+    // and does not report its heap: it is charged as much as the relaxed form once
+    // more, and the look-behinds' bodies that only it compiles.
+    let fold_work = super::cost::fold_work(&t.relaxed.text) + t.look_behind_fold_work;
+    charge(fold_work, heap, whole)?;
+    let exact = fancy_regex::RegexBuilder::new(key)
+        .case_insensitive(true)
+        .backtrack_limit(super::MAX_BACKTRACK)
+        .delegate_size_limit(MAX_REGEX_SIZE)
+        .build()
+        .map_err(|e| fancy_error(&e, &t.exact))?;
+    let built = super::Backtracking {
+        exact,
+        prefilter: prefilter.clone(),
+    };
+    SCOPE.with(|scope| {
+        let mut scope = scope.borrow_mut();
+        let scope = scope.as_mut().expect("built in a scope");
+        scope.backtracking.insert(key.into(), built.clone());
+    });
+    Ok(built)
 }
 
 /// The error of an exact form fancy-regex refused, in the pattern as written.
@@ -256,19 +285,7 @@ fn build_in_scope(
         return Ok(shared);
     }
     // Counted whether or not the pattern is case-insensitive: `(?i)` may turn it on.
-    let fold_work = super::cost::fold_work(pattern);
-    SCOPE.with(|scope| {
-        let mut scope = scope.borrow_mut();
-        let scope = scope.as_mut().expect("built in a scope");
-        if scope.fold_work.saturating_add(fold_work) > MAX_REGEX_FOLD_WORK {
-            let kind = RegexError::Cost {
-                max: MAX_REGEX_FOLD_WORK,
-            };
-            return Err((kind, whole.clone()));
-        }
-        scope.fold_work += fold_work;
-        Ok(())
-    })?;
+    charge(super::cost::fold_work(pattern), 0, &whole)?;
     let regex = Regex::builder()
         .syntax(syntax::Config::new().case_insensitive(case_insensitive))
         .configure(meta::Config::new().nfa_size_limit(Some(MAX_REGEX_SIZE)))
@@ -277,19 +294,13 @@ fn build_in_scope(
     let heap = regex.memory_usage();
     // Charged after the compile (its size is known only then), so the budget is
     // passed by at most one regex, which is refused.
+    charge(0, heap, &whole)?;
     SCOPE.with(|scope| {
         let mut scope = scope.borrow_mut();
         let scope = scope.as_mut().expect("built in a scope");
-        if scope.heap + heap > MAX_REGEX_MEMORY {
-            let kind = RegexError::Memory {
-                max: MAX_REGEX_MEMORY,
-            };
-            return Err((kind, whole));
-        }
-        scope.heap += heap;
         scope.compiled.insert(key, (regex.clone(), heap));
-        Ok((regex, heap))
-    })
+    });
+    Ok((regex, heap))
 }
 
 /// The error of a regex that did not build, with the span of its fault.
