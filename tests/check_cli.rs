@@ -584,5 +584,21 @@ fn a_pattern_past_its_backtracking_limit_is_a_warning_with_where() {
         "{stderr}"
     );
     assert!(stderr.contains(&format!("warning: {path}: C[")), "{stderr}");
+    // So does compare, with the configuration's letter.
+    let config = dir.join("slow.json");
+    std::fs::write(&config, r#"{"done_sequences": ["C[^(a|a)*\\1$]"]}"#).unwrap();
+    let plain = dir.join("plain.json");
+    std::fs::write(&plain, r#"{"done_sequences": ["C[bye]"]}"#).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_doneseq"))
+        .args(["compare", "--config", plain.to_str().unwrap()])
+        .args(["--config", config.to_str().unwrap(), path])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("warning: B: {path}: C[")),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("warning: A:"), "{stderr}");
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -93,7 +93,7 @@ impl ContentPattern {
     /// - [`ParseErrorKind::EmptyBracket`]: the pattern is empty (it would match
     ///   every message, which is what `_` is for);
     /// - [`ParseErrorKind::InvalidRegex`]: the regex does not parse, e.g. `(` or
-    ///   `(a)\\2` (no group 2, as Python says) or `(?<=a|bc)` (a look-behind without
+    ///   `(a)\2` (no group 2, as Python says) or `(?<=a|bc)` (a look-behind without
     ///   a fixed width);
     /// - [`ParseErrorKind::StrayBracket`]: an unescaped `]` outside a class, e.g.
     ///   `a]b`, which would end `C[...]` early (write `a\]b`);

@@ -221,11 +221,7 @@ fn corpus(args: &Args) -> ExitCode {
         }
     };
     let runs = crate::corpus::check_all(&monitor, &paths, args.format);
-    for run in &runs {
-        if let Some(warning) = run.warning() {
-            eprintln!("warning: {}: {warning}", run.path());
-        }
-    }
+    crate::corpus::print_warnings(&runs, "");
     let total = crate::corpus::aggregate(&runs);
     let mut out = BufWriter::new(io::stdout().lock());
     let written =

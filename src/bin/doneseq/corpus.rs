@@ -69,11 +69,6 @@ impl RunSummary {
         }
     }
 
-    /// A warning about the run (a pattern that could not be decided on a message).
-    pub(crate) fn warning(&self) -> Option<&str> {
-        self.warning.as_deref()
-    }
-
     /// The transcript's path.
     pub(crate) fn path(&self) -> &str {
         &self.path
@@ -286,6 +281,16 @@ fn check_one(monitor: &Monitor, path: &Path, format: Format) -> RunSummary {
         }
     }
     summary
+}
+
+/// Prints each run's warning on standard error, with its path (and `prefix`, which
+/// names the configuration when there are several).
+pub(crate) fn print_warnings(runs: &[RunSummary], prefix: &str) {
+    for run in runs {
+        if let Some(warning) = &run.warning {
+            eprintln!("warning: {prefix}{}: {warning}", run.path);
+        }
+    }
 }
 
 /// Checks every path, in parallel, and returns the summaries in the paths' order.
