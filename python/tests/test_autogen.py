@@ -4,17 +4,33 @@ RoundRobinGroupChat, driven offline by autogen-ext's ReplayChatCompletionClient.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Callable, Optional
 
 import pytest
-from autogen_agentchat.agents import AssistantAgent
-from autogen_agentchat.base import TaskResult, TerminationCondition
-from autogen_agentchat.conditions import MaxMessageTermination, TextMentionTermination
-from autogen_agentchat.messages import ToolCallSummaryMessage
+from autogen_agentchat.agents import AssistantAgent, BaseChatAgent
+from autogen_agentchat.base import Response, TaskResult, TerminationCondition
+from autogen_agentchat.conditions import (
+    FunctionCallTermination,
+    HandoffTermination,
+    MaxMessageTermination,
+    SourceMatchTermination,
+    StopMessageTermination,
+    TextMentionTermination,
+    TextMessageTermination,
+    TokenUsageTermination,
+)
+from autogen_agentchat.messages import (
+    BaseChatMessage,
+    StopMessage,
+    TextMessage,
+    ToolCallSummaryMessage,
+)
 from autogen_agentchat.teams import RoundRobinGroupChat
-from autogen_core import FunctionCall
+from autogen_core import CancellationToken, FunctionCall
 from autogen_core.models import CreateResult, ModelFamily, RequestUsage
 from autogen_ext.models.replay import ReplayChatCompletionClient
+from framework_table import assert_listed
 
 import doneseq
 from doneseq.autogen import DoneseqTermination
@@ -248,3 +264,228 @@ def test_max_messages_counts_as_autogen_counts(n):
     later = DoneseqTermination(stop=f"max_messages({n})", input="leading")
     longer = run(team(later | MaxMessageTermination(50)))
     assert len(longer.messages) > len(ours.messages)
+
+
+# AutoGen's built-in termination conditions beside their doneseq twins. Each row runs a
+# real team twice on the same script, ended once by AutoGen's condition and once by
+# doneseq's (each capped by the same message budget), and the two conversations must be
+# the same message for message. A row that differs on purpose names its line under
+# "Differences from the other frameworks" in the README, and must differ.
+
+CAP = 12
+LONG: list[Any] = [call("6*7"), "The answer is 42.", "Anything else?", "Bye.", "Bye again."] + [
+    f"Still here ({i})." for i in range(8)
+]
+FAILING: list[Any] = [call("1/0"), "It failed.", "Bye."] + [f"Waiting ({i})." for i in range(8)]
+HANDOFF: list[Any] = [
+    "Let me ask.",
+    CreateResult(
+        finish_reason="function_calls",
+        content=[FunctionCall(id="h1", name="transfer_to_user", arguments="{}")],
+        usage=RequestUsage(prompt_tokens=10, completion_tokens=3),
+        cached=False,
+    ),
+] + [f"Back ({i})." for i in range(CAP)]
+
+
+class Stopper(BaseChatAgent):
+    """An agent that says "go on" and, at its second turn, sends a StopMessage."""
+
+    def __init__(self) -> None:
+        super().__init__("stopper", "Stops the conversation at its second turn.")
+        self.turns = 0
+
+    @property
+    def produced_message_types(self) -> Sequence[type[BaseChatMessage]]:
+        return (TextMessage, StopMessage)
+
+    async def on_messages(
+        self, messages: Sequence[BaseChatMessage], cancellation_token: CancellationToken
+    ) -> Response:
+        self.turns += 1
+        if self.turns == 2:
+            return Response(chat_message=StopMessage(content="That will do.", source=self.name))
+        return Response(chat_message=TextMessage(content="Go on.", source=self.name))
+
+    async def on_reset(self, cancellation_token: CancellationToken) -> None:
+        self.turns = 0
+
+
+def table_team(termination: TerminationCondition, script: str) -> RoundRobinGroupChat:
+    lines = {"long": LONG, "failing": FAILING, "handoff": HANDOFF, "stopper": LONG}[script]
+    client = ReplayChatCompletionClient(list(lines), model_info=MODEL_INFO)
+    agent = AssistantAgent(
+        "assistant",
+        model_client=client,
+        tools=[calculator],
+        handoffs=["user"] if script == "handoff" else None,
+    )
+    agents: list[Any] = [agent, Stopper()] if script == "stopper" else [agent]
+    return RoundRobinGroupChat(agents, termination_condition=termination)
+
+
+def conversation(result: TaskResult) -> list[tuple[str, str, str]]:
+    return [(type(m).__name__, m.source, m.to_text()) for m in result.messages]
+
+
+Row = tuple[Callable[[], TerminationCondition], str, str, Optional[str]]
+AUTOGEN_TABLE: dict[str, Row] = {
+    "MaxMessageTermination(3)": (lambda: MaxMessageTermination(3), "max_messages(3)", "long", None),
+    "MaxMessageTermination(2, include_agent_event=True)": (
+        lambda: MaxMessageTermination(2, include_agent_event=True),
+        "max_messages(2, events=true)",
+        "long",
+        None,
+    ),
+    "MaxMessageTermination(5, include_agent_event=True)": (
+        lambda: MaxMessageTermination(5, include_agent_event=True),
+        "max_messages(5, events=true)",
+        "long",
+        None,
+    ),
+    'TextMentionTermination("42")': (
+        lambda: TextMentionTermination("42"),
+        'text("42")',
+        "long",
+        None,
+    ),
+    'TextMentionTermination("Bye")': (
+        lambda: TextMentionTermination("Bye"),
+        'text("Bye")',
+        "long",
+        None,
+    ),
+    'TextMentionTermination("6*7"), the task message': (
+        lambda: TextMentionTermination("6*7"),
+        r'text("6\\*7")',
+        "long",
+        None,
+    ),
+    'TextMentionTermination("Go on", sources=["stopper"])': (
+        lambda: TextMentionTermination("Go on", sources=["stopper"]),
+        'text("Go on", from=[@stopper])',
+        "stopper",
+        None,
+    ),
+    'TextMentionTermination("answer", sources=["stopper"])': (
+        lambda: TextMentionTermination("answer", sources=["stopper"]),
+        'text("answer", from=[@stopper])',
+        "stopper",
+        None,
+    ),
+    'TextMentionTermination("calculator"), in a tool call': (
+        lambda: TextMentionTermination("calculator"),
+        'text("calculator")',
+        "long",
+        "`TextMentionTermination` also reads the text AutoGen gives tool-call events",
+    ),
+    "TokenUsageTermination(max_total_token=15)": (
+        lambda: TokenUsageTermination(max_total_token=15),
+        "tokens(15)",
+        "long",
+        None,
+    ),
+    "TokenUsageTermination(max_total_token=40)": (
+        lambda: TokenUsageTermination(max_total_token=40),
+        "tokens(40)",
+        "long",
+        None,
+    ),
+    "TokenUsageTermination(max_prompt_token=30)": (
+        lambda: TokenUsageTermination(max_prompt_token=30),
+        "tokens(input=30)",
+        "long",
+        None,
+    ),
+    "TokenUsageTermination(max_completion_token=12)": (
+        lambda: TokenUsageTermination(max_completion_token=12),
+        "tokens(output=12)",
+        "long",
+        None,
+    ),
+    'HandoffTermination("user")': (
+        lambda: HandoffTermination("user"),
+        "handoff([user])",
+        "handoff",
+        None,
+    ),
+    'HandoffTermination("critic"), another target': (
+        lambda: HandoffTermination("critic"),
+        "handoff([critic])",
+        "handoff",
+        None,
+    ),
+    "StopMessageTermination()": (lambda: StopMessageTermination(), "stop_message", "stopper", None),
+    'FunctionCallTermination("calculator")': (
+        lambda: FunctionCallTermination("calculator"),
+        "tool(calculator, finished)",
+        "long",
+        None,
+    ),
+    'FunctionCallTermination("calculator"), a failed call': (
+        lambda: FunctionCallTermination("calculator"),
+        "tool(calculator, finished)",
+        "failing",
+        None,
+    ),
+    'FunctionCallTermination("calculator") as tool(calculator, executed), a failed call': (
+        lambda: FunctionCallTermination("calculator"),
+        "tool(calculator, executed)",
+        "failing",
+        "`tool(x, executed)` fires on a successful result only",
+    ),
+    'SourceMatchTermination(["stopper"])': (
+        lambda: SourceMatchTermination(["stopper"]),
+        "response([@stopper])",
+        "stopper",
+        None,
+    ),
+    'SourceMatchTermination(["assistant"])': (
+        lambda: SourceMatchTermination(["assistant"]),
+        "response([@assistant])",
+        "long",
+        None,
+    ),
+    'TextMessageTermination("assistant")': (
+        lambda: TextMessageTermination("assistant"),
+        "no_tool_calls",
+        "long",
+        "`no_tool_calls` also fires on a `ToolCallSummaryMessage`",
+    ),
+    'MaxMessageTermination(3) | TextMentionTermination("42")': (
+        lambda: MaxMessageTermination(3) | TextMentionTermination("42"),
+        'max_messages(3) | text("42")',
+        "long",
+        None,
+    ),
+    'TextMentionTermination("42") & MaxMessageTermination(7)': (
+        lambda: TextMentionTermination("42") & MaxMessageTermination(7),
+        'text("42") & max_messages(7)',
+        "long",
+        None,
+    ),
+    'TextMentionTermination("Bye") & FunctionCallTermination("calculator")': (
+        lambda: TextMentionTermination("Bye") & FunctionCallTermination("calculator"),
+        'text("Bye") & tool(calculator, finished)',
+        "long",
+        None,
+    ),
+}
+
+
+@pytest.mark.parametrize("row", list(AUTOGEN_TABLE))
+def test_autogens_table(row):
+    theirs_condition, stop, script, difference = AUTOGEN_TABLE[row]
+    theirs = run(table_team(theirs_condition() | MaxMessageTermination(CAP), script))
+    done = DoneseqTermination(stop=stop)
+    ours = run(table_team(done | MaxMessageTermination(CAP), script))
+    # Either AutoGen's condition ended its run or the cap did; doneseq's fired exactly
+    # when AutoGen's did.
+    assert theirs.stop_reason is not None
+    fired = f"Maximum number of messages {CAP} reached" not in theirs.stop_reason
+    if difference is None:
+        assert conversation(ours) == conversation(theirs)
+        assert (done.outcome is not None) == fired
+    else:
+        assert conversation(ours) != conversation(theirs)
+        assert_listed("Differences from the other frameworks", difference)
