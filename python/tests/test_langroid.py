@@ -9,7 +9,8 @@ is imported (token counts are then bytes, which nothing here reads)."""
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Callable
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
 
 import tiktoken
 import tiktoken.registry
@@ -23,6 +24,7 @@ tiktoken.registry.ENCODINGS["cl100k_base"] = tiktoken.Encoding(
 
 import langroid as lr  # noqa: E402
 import pytest  # noqa: E402
+from framework_table import assert_listed  # noqa: E402
 from langroid.agent.chat_document import ChatDocument, StatusCode  # noqa: E402
 from langroid.agent.task import TaskConfig  # noqa: E402
 from langroid.language_models.base import (  # noqa: E402
@@ -33,7 +35,7 @@ from langroid.language_models.base import (  # noqa: E402
 from langroid.language_models.mock_lm import MockLM, MockLMConfig  # noqa: E402
 
 import doneseq  # noqa: E402
-from doneseq.langroid import DoneseqTask, DoneseqTaskConfig  # noqa: E402
+from doneseq.langroid import DoneseqTask, DoneseqTaskConfig, to_message  # noqa: E402
 
 
 class CalculatorTool(lr.ToolMessage):
@@ -52,8 +54,8 @@ def tool_json(expression: str) -> str:
 
 
 class ScriptedLM(MockLM):
-    """Langroid's MockLM, answering from a script: a text, or a calculator call as an
-    OpenAI tool call."""
+    """Langroid's MockLM, answering from a script: a text, a calculator call as an
+    OpenAI tool call (its arguments), or several calls in parallel (a list of them)."""
 
     def __init__(self, script: list[Any]) -> None:
         super().__init__(MockLMConfig(default_response="(script ended)"))
@@ -64,11 +66,16 @@ class ScriptedLM(MockLM):
         self.calls += 1
         item = self.script.pop(0) if self.script else "(script ended)"
         if isinstance(item, dict):  # an OpenAI tool call
-            call = OpenAIToolCall(
-                id=f"call_{self.calls}",
-                function=LLMFunctionCall(name="calculator", arguments=item),
-            )
-            return LLMResponse(message="", oai_tool_calls=[call], cached=False)
+            item = [item]
+        if isinstance(item, list):  # OpenAI tool calls, in parallel
+            calls = [
+                OpenAIToolCall(
+                    id=f"call_{self.calls}_{i}",
+                    function=LLMFunctionCall(name="calculator", arguments=arguments),
+                )
+                for i, arguments in enumerate(item)
+            ]
+            return LLMResponse(message="", oai_tool_calls=calls, cached=False)
         return LLMResponse(message=item, cached=False)
 
     def chat(self, messages: Any, *args: Any, **kwargs: Any) -> LLMResponse:
@@ -372,3 +379,143 @@ def test_a_recorded_chat_log_stops_where_langroid_stopped(options, turns):
     ).start()
     outcomes = [run.observe(m) for m in steps]
     assert next(i for i, o in enumerate(outcomes) if o is not None) == len(steps) - 1
+
+
+# Langroid's stop semantics beside doneseq's. Each row runs the same script three ways:
+# a plain Langroid Task, a DoneseqTask (the adapter), and Langroid's own run written as a
+# chat log (system prompt, the task's input, its response_sequence) replayed through a
+# doneseq Monitor with the same sequences and options (the engine). The adapter must end
+# where Langroid ends, with the same status, result and number of LLM calls; the replay
+# must stop at the log's last message, with Langroid's result as its answer when
+# Langroid's rule ended the run. A row that differs on purpose names its line under
+# "Differences from Langroid" in the README, and must differ.
+
+
+@dataclass
+class LangroidRow:
+    sequences: list[Any]
+    script: list[Any]
+    task: dict[str, Any] = field(default_factory=dict)
+    turns: int = 8
+    tools_api: bool = False
+    difference: Optional[str] = None
+
+
+def engine_options(task: dict[str, Any]) -> dict[str, Any]:
+    """The Task arguments of a row as doneseq's options."""
+    options = {}
+    for key, value in task.items():
+        if key in ("done_if_response", "done_if_no_response"):
+            value = [str(entity.value).lower() for entity in value]
+        options[key] = value
+    return options
+
+
+LANGROID_TABLE: dict[str, LangroidRow] = {
+    "T[calculator], A; tool JSON": LangroidRow(["T[calculator], A"], SCRIPT),
+    "T[calculator], A; OpenAI tool calls": LangroidRow(
+        ["T[calculator], A"], [{"expression": "6*7"}, *SCRIPT[1:]], tools_api=True
+    ),
+    "T[CalculatorTool], A; the class name": LangroidRow(["T[CalculatorTool], A"], SCRIPT),
+    "T, A": LangroidRow(["T, A"], SCRIPT),
+    "L, A": LangroidRow(["L, A"], SCRIPT),
+    "T[calculator], A, L": LangroidRow(["T[calculator], A, L"], SCRIPT),
+    "L, U, L": LangroidRow(["L, U, L"], ["Thinking.", "Done thinking.", "More."]),
+    "A, U": LangroidRow(["A, U"], SCRIPT),
+    "two sequences, the second fires": LangroidRow(["C[never said]", "L, A"], SCRIPT),
+    "T[other], A; never": LangroidRow(["T[other], A"], SCRIPT),
+    "C[42]": LangroidRow(["C[42]"], SCRIPT),
+    "C[^the answer]; IGNORECASE": LangroidRow(["C[^the answer]"], SCRIPT),
+    "C[bitti]; the Turkish i": LangroidRow(["C[bitti]"], ["Tamam.", "BİTTİ", "More."]),
+    r"C[(?<!NOT )\bAPPROVED\b]; a look-behind": LangroidRow(
+        [r"C[(?<!NOT )\bAPPROVED\b]"], ["NOT APPROVED", "APPROVED", "More."]
+    ),
+    r"C[\b(\w+) \1\b]; a backreference": LangroidRow(
+        [r"C[\b(\w+) \1\b]"], ["bye now", "bye bye", "More."]
+    ),
+    "L, C[bye]; a regex in a sequence": LangroidRow(["L, U, C[bye]"], ["Hello.", "Bye.", "More."]),
+    "done_if_response=[LLM]": LangroidRow([], SCRIPT, {"done_if_response": [lr.Entity.LLM]}),
+    "done_if_response=[Agent]": LangroidRow([], SCRIPT, {"done_if_response": [lr.Entity.AGENT]}),
+    "done_if_no_response=[LLM]": LangroidRow(
+        [], ["Hello.", "", "More."], {"done_if_no_response": [lr.Entity.LLM]}
+    ),
+    "the DONE string": LangroidRow([], ["Thinking.", "DONE 42", "More."]),
+    "single_round": LangroidRow([], SCRIPT, {"single_round": True}, turns=-1),
+    "single_round, llm_delegate": LangroidRow(
+        [], SCRIPT, {"single_round": True, "llm_delegate": True}, turns=-1
+    ),
+    "turns=3": LangroidRow([], SCRIPT, turns=3),
+    "turns=5 and a sequence that never fires": LangroidRow(["T[other]"], SCRIPT, turns=5),
+    "U; the first step gives nothing": LangroidRow(
+        ["U"],
+        ["", "Hello."],
+        difference="**The task's input never matches**",
+    ),
+    "L; an empty LLM reply": LangroidRow(
+        ["L"],
+        ["", "Hello."],
+        difference="a candidate is never accepted because a sequence matched it",
+    ),
+    "T[calculator]; two calls in parallel": LangroidRow(
+        ["T[calculator]"],
+        [[{"expression": "6*7"}, {"expression": "1+1"}], "Both done.", "More."],
+        tools_api=True,
+        difference="**`T[x]` holds when any tool call is named `x`**",
+    ),
+}
+
+
+def langroid_run(task_class: Any, config_class: Any, row: LangroidRow) -> tuple[Any, Any, Any]:
+    a = agent(row.script, row.tools_api)
+    task = task_class(
+        a,
+        # The user answers "Go on." at each turn, and may not be the only one to end
+        # the task (Langroid's root-task gate, which doneseq does not model).
+        interactive=True,
+        default_human_response="Go on.",
+        only_user_quits_root=False,
+        config=config_class(done_sequences=row.sequences),
+        **row.task,
+    )
+    return task.run("What is 6*7?", turns=row.turns), task, a
+
+
+@pytest.mark.parametrize("name", list(LANGROID_TABLE))
+def test_langroids_table(name):
+    row = LANGROID_TABLE[name]
+    theirs_result, theirs, theirs_agent = langroid_run(lr.Task, TaskConfig, row)
+    ours_result, _, ours_agent = langroid_run(DoneseqTask, DoneseqTaskConfig, row)
+    theirs_end = (status(theirs_result), theirs_result and theirs_result.content)
+    ours_end = (status(ours_result), ours_result and ours_result.content)
+    if row.difference is not None:
+        assert (ours_end, ours_agent.llm.calls) != (theirs_end, theirs_agent.llm.calls)
+        assert_listed("Differences from Langroid", row.difference)
+        return
+    assert ours_end == theirs_end
+    assert ours_agent.llm.calls == theirs_agent.llm.calls
+    # The engine: Langroid's run as a chat log, replayed.
+    log = [
+        {"role": "system", "content": theirs_agent.config.system_message},
+        {"role": "user", "content": "What is 6*7?"},
+        *(to_message(theirs_agent, d) for d in theirs.response_sequence),
+    ]
+    monitor = doneseq.Monitor(
+        done_sequences=row.sequences,
+        tool_classes={"CalculatorTool": "calculator"},
+        max_turns=row.turns if row.turns > 0 else None,
+        **engine_options(row.task),
+    )
+    run = monitor.start()
+    outcomes = [run.observe(m) for m in log]
+    first = next(i for i, o in enumerate(outcomes) if o is not None)
+    assert first == len(log) - 1
+    outcome = outcomes[first]
+    assert outcome is not None
+    if status(theirs_result) == StatusCode.DONE or row.task.get("single_round"):
+        # (Langroid reports a single round's end as FIXED_TURNS: it is its turn limit.)
+        assert theirs_result is not None
+        # (Where Langroid's result is empty, doneseq has no answer.)
+        assert (outcome.kind, outcome.answer or "") == ("done", theirs_result.content)
+    else:
+        assert status(theirs_result) == StatusCode.FIXED_TURNS
+        assert outcome.kind == "exhausted"
