@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from framework_table import assert_listed
 from rlm_code.rlm import termination as rlm
 from rlm_code.rlm.policies.base import ActionResult, PolicyContext
 from rlm_code.rlm.policies.registry import PolicyRegistry
@@ -41,67 +42,14 @@ def test_the_registry_builds_doneseq_policies():
         PolicyRegistry.get_termination("doneseq_reward_threshold", {"bogus": 1})
 
 
-def test_final_pattern_beside_rlm_codes():
-    context = PolicyContext(variables={"result": 4950})
-    cases = [
-        ("After computing, the answer is FINAL('42')", PolicyContext()),
-        ("FINAL_VAR('result')", context),
-        ("no answer yet", PolicyContext()),
-    ]
-    for output, ctx in cases:
-        expected = theirs("final_pattern").should_terminate(code(output), ctx)
-        got = PolicyRegistry.get_termination("doneseq_final_pattern").should_terminate(
-            code(output), ctx
-        )
-        assert got == expected, output
-    final = ActionResult(action_type="final", success=True, output="the answer is 7")
-    assert ours.policy("final_pattern").should_terminate(final, PolicyContext()) == (
-        True,
-        "the answer is 7",
-    )
-    # Fixed: nested parentheses (rlm-code's regex stops at the first `)`).
-    nested = code("FINAL(f(x))")
-    assert theirs("final_pattern").should_terminate(nested, PolicyContext()) == (True, "f(x")
-    assert ours.policy("final_pattern").should_terminate(nested, PolicyContext()) == (
-        True,
-        "f(x)",
-    )
-    # Fixed: a variable that does not exist is not final (rlm-code answers its name).
-    missing = code("FINAL_VAR('missing')")
-    assert theirs("final_pattern").should_terminate(missing, PolicyContext()) == (True, "missing")
-    assert ours.policy("final_pattern").should_terminate(missing, PolicyContext()) == (False, None)
-
-
-def test_reward_threshold_beside_rlm_codes():
-    rewards = [0.4, 0.5]
-    for name in ("reward_threshold", "doneseq_reward_threshold"):
-        policy = PolicyRegistry.get_termination(name, {"min_reward_threshold": 0.8})
-        got = [policy.should_terminate(code(f"step {r}"), reward(r)) for r in rewards]
-        assert got == [(False, None), (True, "step 0.5")], name
-    # Three negative rewards: both stop; rlm-code's "answer" is a status sentence,
-    # doneseq gives none and says why in the outcome.
-    them = theirs("reward_threshold")
+def test_a_failure_streak_is_a_failed_outcome_and_reset_starts_over():
+    # (The decisions beside rlm-code's are in the table below.)
     us = ours.policy("reward_threshold")
-    theirs_got = [them.should_terminate(code("bad"), reward(-0.1)) for _ in range(3)]
-    ours_got = [us.should_terminate(code("bad"), reward(-0.1)) for _ in range(3)]
-    assert theirs_got[-1] == (True, "Terminated due to 3 consecutive failures")
-    assert ours_got == [(False, None), (False, None), (True, None)]
+    got = [us.should_terminate(code("bad"), reward(-0.1)) for _ in range(3)]
+    assert got == [(False, None), (False, None), (True, None)]
     assert us.outcome is not None and us.outcome.kind == "failed"
-    # reset() starts a new episode.
     us.reset()
     assert us.should_terminate(code("again"), reward(0.5)) == (False, None)
-
-
-def test_confidence_beside_rlm_codes():
-    # rlm-code counts steps with context.step; doneseq counts calls: the same here.
-    steps = [("42", 0.99), ("...", 0.1), ("...", 0.1), ("42", 0.99)]
-    them = theirs("confidence", {"confidence_threshold": 0.85})
-    us = ours.policy("confidence", {"confidence_threshold": 0.85})
-    for i, (output, confidence) in enumerate(steps):
-        result = code(output, confidence=confidence)
-        assert us.should_terminate(result, PolicyContext()) == them.should_terminate(
-            result, PolicyContext(step=i)
-        ), i
 
 
 def test_a_doneseq_policy_runs_an_episode_with_budgets_and_sequences():
@@ -173,3 +121,156 @@ def test_the_other_functions_beside_rlm_codes():
     with pytest.raises(KeyError) as caught:
         ours.resolve_final_var("nope", namespace)
     assert "Available variables: ['total']" in str(caught.value)
+
+
+# rlm-code's termination policies beside doneseq's, one table: each row is an episode
+# (its steps' ActionResults and PolicyContexts) given to rlm-code's policy from its own
+# registry and to doneseq's policy of the same name and configuration; the decisions
+# must be the same at every step, unless the row names its line under "Differences
+# from the other frameworks" in the README (and then they must differ).
+
+Step = tuple[ActionResult, PolicyContext]
+CONTEXT = PolicyContext(variables={"result": 4950})
+
+
+def final(output: str) -> ActionResult:
+    return ActionResult(action_type="final", success=True, output=output)
+
+
+def failed() -> ActionResult:
+    return ActionResult(action_type="code", success=False, output="", error="NameError")
+
+
+RLM_TABLE: dict[str, tuple[str, dict[str, Any], list[Step], str | None]] = {
+    "final_pattern: FINAL('42') in text": (
+        "final_pattern",
+        {},
+        [(code("working"), PolicyContext()), (code("the answer is FINAL('42')"), CONTEXT)],
+        None,
+    ),
+    "final_pattern: FINAL_VAR of a variable": (
+        "final_pattern",
+        {},
+        [(code("FINAL_VAR('result')"), CONTEXT)],
+        None,
+    ),
+    "final_pattern: a final action": (
+        "final_pattern",
+        {},
+        [(code("x = 1"), PolicyContext()), (final("the answer is 7"), PolicyContext())],
+        None,
+    ),
+    "final_pattern: no signal": (
+        "final_pattern",
+        {},
+        [(code("no answer yet"), PolicyContext()), (code("print(1)"), PolicyContext())],
+        None,
+    ),
+    "final_pattern: nested parentheses": (
+        "final_pattern",
+        {},
+        [(code("FINAL(f(x))"), PolicyContext())],
+        "`FINAL(f(x))` is `f(x)`",
+    ),
+    "final_pattern: FINAL_VAR of a missing variable": (
+        "final_pattern",
+        {},
+        [(code("FINAL_VAR('missing')"), PolicyContext())],
+        "a `FINAL_VAR` of a missing variable is not final",
+    ),
+    "reward_threshold: the cumulative reward reaches 0.8": (
+        "reward_threshold",
+        {"min_reward_threshold": 0.8},
+        [(code(f"step {r}"), reward(r)) for r in (0.4, 0.3, 0.2)],
+        None,
+    ),
+    "reward_threshold: a final action first": (
+        "reward_threshold",
+        {"min_reward_threshold": 0.5, "require_final_action": True},
+        [(code("a"), reward(0.6)), (final("done"), reward(0.1))],
+        None,
+    ),
+    "reward_threshold: two negative rewards, a streak of 3": (
+        "reward_threshold",
+        {},
+        [(code("bad"), reward(-0.1)), (code("bad"), reward(-0.2)), (code("ok"), reward(0.1))],
+        None,
+    ),
+    "reward_threshold: three negative rewards": (
+        "reward_threshold",
+        {},
+        [(code("bad"), reward(-0.1)) for _ in range(3)],
+        "a stop that is not an answer (a failure streak, a budget) gives no answer",
+    ),
+    "confidence: 0.85 after the minimum steps": (
+        "confidence",
+        {"confidence_threshold": 0.85},
+        [
+            (code(o, confidence=c), PolicyContext(step=i))
+            for i, (o, c) in enumerate([("42", 0.99), ("...", 0.1), ("...", 0.1), ("42", 0.99)])
+        ],
+        None,
+    ),
+    "confidence: a lower threshold, no minimum": (
+        "confidence",
+        {"confidence_threshold": 0.5, "min_steps_before_termination": 0},
+        [
+            (code("a", confidence=0.4), PolicyContext(step=0)),
+            (
+                code("b", confidence=0.6),
+                PolicyContext(step=1),
+            ),
+        ],
+        None,
+    ),
+    "composite: the final pattern or the reward": (
+        "composite",
+        {},
+        [(code("working"), reward(0.5)), (code("FINAL('x')"), reward(0.1))],
+        None,
+    ),
+    "composite: the reward first": (
+        "composite",
+        {"policies": ["reward_threshold", "final_pattern"]},
+        [(code("a"), reward(0.5)), (code("b"), reward(0.6))],
+        None,
+    ),
+}
+
+
+@pytest.mark.parametrize("row", list(RLM_TABLE))
+def test_rlm_codes_table(row):
+    name, config, steps, difference = RLM_TABLE[row]
+    them = theirs(name, dict(config))
+    us = PolicyRegistry.get_termination(f"doneseq_{name}", dict(config))
+    assert isinstance(us, DoneseqTerminationPolicy)
+    theirs_got = [them.should_terminate(result, context) for result, context in steps]
+    # doneseq counts steps itself (rlm-code reads PolicyContext.step).
+    ours_got = [us.should_terminate(result, context) for result, context in steps]
+    if difference is None:
+        assert ours_got == theirs_got
+    else:
+        assert ours_got != theirs_got
+        assert_listed("Differences from the other frameworks", difference)
+
+
+@pytest.mark.parametrize(
+    "name, config, difference",
+    [
+        (
+            "reward_threshold",
+            {"bogus": 1},
+            "a configuration key a policy does not have is an error (rlm-code ignores it)",
+        ),
+        (
+            "composite",
+            {"policies": ["final_pattern", "no_such_policy"]},
+            "an unknown policy name in a composite (rlm-code skips it)",
+        ),
+    ],
+)
+def test_rlm_codes_table_of_refusals(name, config, difference):
+    assert theirs(name, dict(config)) is not None
+    with pytest.raises(doneseq.ConfigError):
+        PolicyRegistry.get_termination(f"doneseq_{name}", dict(config))
+    assert_listed("Differences from the other frameworks", difference)
