@@ -4,12 +4,19 @@ a scripted model written to locus's public model interface (``complete`` and
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import pytest
+from framework_table import assert_listed
 from locus.agent import Agent
 from locus.core.messages import Message, ToolCall
-from locus.core.termination import MaxIterations, TextMention
+from locus.core.termination import (
+    MaxIterations,
+    NoToolCalls,
+    TextMention,
+    TokenLimit,
+    ToolCalled,
+)
 from locus.models.base import ModelResponse
 from locus.tools.decorator import tool
 
@@ -123,3 +130,98 @@ def test_bad_configuration_is_a_doneseq_error():
         DoneseqCondition(done_sequences=["T A"])
     with pytest.raises(doneseq.StopExprError):
         DoneseqCondition(stop="loop(")
+
+
+# locus's termination conditions beside their doneseq twins: each row runs locus's loop
+# twice on the same script, ended once by locus's condition and once by doneseq's (each
+# or'ed with the same MaxIterations cap), and the two runs must make the same model
+# calls and send the same summaries. A row that differs on purpose names its line
+# under "Differences from the other frameworks" in the README, and must differ.
+
+FAILING_SCRIPT = [
+    Message.assistant(
+        "trying", tool_calls=[ToolCall(id="c1", name="send_summary", arguments={"txt": "x"})]
+    ),
+    Message.assistant("giving up"),
+]
+
+LOCUS_TABLE: dict[str, tuple[Callable[[], Any], str, list[Message], str | None]] = {
+    "MaxIterations(1)": (lambda: MaxIterations(1), "max_model_calls(1)", script(), None),
+    "MaxIterations(2)": (lambda: MaxIterations(2), "max_model_calls(2)", script(), None),
+    "TokenLimit(15)": (lambda: TokenLimit(15), "tokens(15)", script(), None),
+    "TokenLimit(30)": (lambda: TokenLimit(30), "tokens(30)", script(), None),
+    "TokenLimit(31)": (lambda: TokenLimit(31), "tokens(31)", script(), None),
+    'TextMention("again")': (
+        lambda: TextMention("again"),
+        'text("(?i)again", from=[llm])',
+        script(),
+        None,
+    ),
+    'TextMention("AGAIN")': (
+        lambda: TextMention("AGAIN"),
+        'text("(?i)AGAIN", from=[llm])',
+        script(),
+        None,
+    ),
+    'TextMention("Again", case_sensitive=True)': (
+        lambda: TextMention("Again", case_sensitive=True),
+        'text("Again", from=[llm])',
+        script(),
+        None,
+    ),
+    'TextMention("sent"), a tool result': (
+        lambda: TextMention("sent"),
+        'text("(?i)sent", from=[llm])',
+        script(),
+        None,
+    ),
+    'TextMention("sent") as text("(?i)sent")': (
+        lambda: TextMention("sent"),
+        'text("(?i)sent")',
+        script(),
+        "reads every step's text, a tool's result too",
+    ),
+    'ToolCalled("send_summary")': (
+        lambda: ToolCalled("send_summary"),
+        "tool(send_summary, finished)",
+        script(),
+        None,
+    ),
+    'ToolCalled("send_summary"), a failed call': (
+        lambda: ToolCalled("send_summary"),
+        "tool(send_summary, finished)",
+        FAILING_SCRIPT,
+        None,
+    ),
+    "NoToolCalls()": (lambda: NoToolCalls(), "no_tool_calls", script(), None),
+    'MaxIterations(2) | TextMention("thinking")': (
+        lambda: MaxIterations(2) | TextMention("thinking"),
+        'max_model_calls(2) | text("(?i)thinking", from=[llm])',
+        script(),
+        None,
+    ),
+    'TokenLimit(30) & TextMention("again")': (
+        lambda: TokenLimit(30) & TextMention("again"),
+        'tokens(30) & text("(?i)again", from=[llm])',
+        script(),
+        None,
+    ),
+}
+
+
+@pytest.mark.parametrize("row", list(LOCUS_TABLE))
+def test_locus_table(row):
+    theirs_condition, stop, replies, difference = LOCUS_TABLE[row]
+    theirs_model = ScriptedModel(list(replies))
+    run(theirs_condition() | MaxIterations(5), theirs_model)
+    theirs_sent = list(SENT)
+    SENT.clear()
+    done = DoneseqCondition(stop=stop)
+    ours_model = ScriptedModel(list(replies))
+    run(done | MaxIterations(5), ours_model)
+    ours = (ours_model.calls, list(SENT))
+    if difference is None:
+        assert ours == (theirs_model.calls, theirs_sent)
+    else:
+        assert ours != (theirs_model.calls, theirs_sent)
+        assert_listed("Differences from the other frameworks", difference)
