@@ -4,11 +4,20 @@ of an ``Agent`` with a function tool, on the SDK's own offline ``ScriptedModel``
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, Callable
 
 import pytest
-from agents import Agent, RunConfig, Runner, Usage, function_tool
+from agents import (
+    Agent,
+    MaxTurnsExceeded,
+    RunConfig,
+    Runner,
+    StopAtTools,
+    Usage,
+    function_tool,
+)
 from agents.testing import ModelStep, ScriptedModel, assistant_message, function_call
+from framework_table import assert_listed
 
 import doneseq
 from doneseq.openai_agents import DoneseqStop, Stopped
@@ -118,3 +127,106 @@ def test_bad_configuration_is_a_doneseq_error():
         DoneseqStop(done_sequences=["T A"])
     with pytest.raises(doneseq.StopExprError):
         DoneseqStop(stop="tokens(")
+
+
+# The SDK's ways to end a run beside their doneseq twins: each row runs the same script
+# twice, ended once by the SDK's own setting (``tool_use_behavior``, ``max_turns``) and
+# once by doneseq's, and compares the final output (or the exception's kind), the model
+# calls made and the tools run. A row that differs on purpose names its line under
+# "Differences from the other frameworks" in the README, and must differ.
+
+
+def long_script() -> list[ModelStep]:
+    return [
+        ModelStep(output=[function_call("search", {"query": q}, call_id=f"c{q}")]) for q in "abcd"
+    ] + [ModelStep(output=[assistant_message("The answer is D.")])]
+
+
+def parallel_script() -> list[ModelStep]:
+    calls = [function_call("search", {"query": q}, call_id=f"c{q}") for q in "xy"]
+    return [ModelStep(output=calls), ModelStep(output=[assistant_message("Both.")])]
+
+
+SDK = dict[str, Any]  # the SDK's settings: tool_use_behavior, max_turns
+SDK_TABLE: dict[str, tuple[SDK, str, Callable[[], list[ModelStep]], str | None]] = {
+    "the default: a text reply ends the run": ({}, "no_tool_calls", long_script, None),
+    '"stop_on_first_tool"': (
+        {"tool_use_behavior": "stop_on_first_tool"},
+        "tool(when=finished)",
+        long_script,
+        None,
+    ),
+    '"stop_on_first_tool", two calls in a turn': (
+        {"tool_use_behavior": "stop_on_first_tool"},
+        "tool(when=finished)",
+        parallel_script,
+        None,
+    ),
+    'StopAtTools(["search"])': (
+        {"tool_use_behavior": StopAtTools(stop_at_tool_names=["search"])},
+        "tool(search, finished)",
+        long_script,
+        None,
+    ),
+    'StopAtTools(["other"])': (
+        {"tool_use_behavior": StopAtTools(stop_at_tool_names=["other"])},
+        "tool(other, finished)",
+        long_script,
+        None,
+    ),
+    "max_turns=2": (
+        {"max_turns": 2},
+        "max_model_calls(2)",
+        long_script,
+        "`max_model_calls(n)` stops at the nth model response, before its tools run",
+    ),
+    "max_turns=5, the fifth reply is text": (
+        {"max_turns": 5},
+        "max_model_calls(5)",
+        long_script,
+        "raises `Stopped` even when that response is the final text",
+    ),
+    "max_turns=6, enough": ({"max_turns": 6}, "max_model_calls(6)", long_script, None),
+}
+
+
+def sdk_end(
+    behavior: Any, hooks: Any, max_turns: int, steps: list[ModelStep]
+) -> tuple[Any, int, list[str]]:
+    """How a run ends: the final output or the exception's class, the model calls
+    left unmade and the tools run."""
+    SEARCHES.clear()
+    model = ScriptedModel(steps)
+    agent = Agent(
+        name="research",
+        model=model,
+        tools=[search],
+        **({"tool_use_behavior": behavior} if behavior is not None else {}),
+    )
+    config = RunConfig(tracing_disabled=True)
+    extra = {"hooks": hooks} if hooks is not None else {}
+    try:
+        result = asyncio.run(
+            Runner.run(agent, "Find it", run_config=config, max_turns=max_turns, **extra)
+        )
+        end: Any = result.final_output
+    except (MaxTurnsExceeded, Stopped) as stopped:
+        end = "stopped: a budget"
+        if isinstance(stopped, Stopped):
+            assert stopped.outcome.kind == "exhausted"
+    return end, model.remaining_steps, list(SEARCHES)
+
+
+@pytest.mark.parametrize("row", list(SDK_TABLE))
+def test_the_sdks_table(row):
+    settings, stop, steps, difference = SDK_TABLE[row]
+    theirs = sdk_end(
+        settings.get("tool_use_behavior"), None, settings.get("max_turns", 10), steps()
+    )
+    ours_stop = DoneseqStop(stop=stop)
+    ours = sdk_end(ours_stop.tool_use_behavior, ours_stop.hooks, 10, steps())
+    if difference is None:
+        assert ours == theirs
+    else:
+        assert ours != theirs
+        assert_listed("Differences from the other frameworks", difference)
