@@ -290,78 +290,185 @@ fn list_errors_name_the_spec_and_an_empty_list_is_one() {
     );
 }
 
-#[test]
-fn the_conditions_behave_as_awaken_documents_except_where_we_say() {
-    // StopOnTool stops when the tool is requested, before its result.
-    let m = monitor(
-        policies_from_specs(&[StopConditionSpec::StopOnTool {
-            tool_name: "finish".into(),
-        }])
-        .unwrap(),
-    );
-    let messages = [
-        Message::user("go"),
-        Message::llm("").with_tool_call(ToolCall::new("search", "{}")),
-        Message::agent("found"),
-        Message::llm("").with_tool_call(ToolCall::new("finish", "{}")),
-        Message::agent("finished"),
-    ];
-    assert_eq!(first_stop(&m, &messages).map(|(i, _)| i), Some(3));
+/// One row of awaken's table: a spec, a run, where awaken-runtime 0.6.0's policy stops
+/// it (read from its code: each policy is evaluated after every model call, on its
+/// counters), where doneseq's mapping stops it, and, where they differ, the README line
+/// that says why.
+struct AwakenRow {
+    name: &'static str,
+    spec: StopConditionSpec,
+    messages: Vec<Message<'static>>,
+    awaken: Option<usize>,
+    doneseq: Option<usize>,
+    difference: Option<&'static str>,
+}
 
-    // ContentMatch reads the model's text only: the user's prompt quoting it does not
-    // stop the run.
-    let m = monitor(
-        policies_from_specs(&[StopConditionSpec::ContentMatch {
-            pattern: r"\bDONE\b".into(),
-        }])
-        .unwrap(),
-    );
-    let messages = [
-        Message::user("Say DONE when done"),
-        Message::llm("not done yet"),
-        Message::llm("All DONE."),
-    ];
-    assert_eq!(first_stop(&m, &messages).map(|(i, _)| i), Some(2));
+fn used(input: u64, output: u64) -> Message<'static> {
+    Message::llm("x").with_usage(Usage {
+        input_tokens: input,
+        output_tokens: output,
+    })
+}
 
-    // TokenBudget fires when the total reaches max_total (awaken: over it).
-    let m =
-        monitor(policies_from_specs(&[StopConditionSpec::TokenBudget { max_total: 100 }]).unwrap());
-    let used = |input, output| {
-        Message::llm("x").with_usage(Usage {
-            input_tokens: input,
-            output_tokens: output,
-        })
-    };
-    let messages = [used(30, 30), used(20, 20), used(1, 0)];
-    let (at, outcome) = first_stop(&m, &messages).unwrap();
-    assert_eq!((at, outcome.kind), (1, VerdictKind::Exhausted));
+fn at_ms(ms: u64) -> Message<'static> {
+    Message::llm("x").with_elapsed(Duration::from_millis(ms))
+}
 
-    // LoopDetection: the last `window` texts are identical.
-    let m =
-        monitor(policies_from_specs(&[StopConditionSpec::LoopDetection { window: 3 }]).unwrap());
-    let messages = [
-        Message::llm("let me check"),
-        Message::llm("let me check"),
-        Message::llm("let me check"),
-    ];
-    let (at, outcome) = first_stop(&m, &messages).unwrap();
-    assert_eq!((at, outcome.kind), (2, VerdictKind::Stuck));
-
-    // MaxRounds fires at the rounds-th model response; ConsecutiveErrors after max in
-    // a row.
-    let m = monitor(
-        policies_from_specs(&[
-            StopConditionSpec::MaxRounds { rounds: 3 },
-            StopConditionSpec::ConsecutiveErrors { max: 2 },
-        ])
-        .unwrap(),
-    );
+fn awaken_rows() -> Vec<AwakenRow> {
+    let call = |tool: &str| Message::llm("").with_tool_call(ToolCall::new(tool.to_owned(), "{}"));
     let ok = Message::llm("ok");
     let failed = Message::llm("").with_error("rate limited");
-    let (at, outcome) = first_stop(&m, &[ok.clone(), ok.clone(), ok.clone()]).unwrap();
-    assert_eq!((at, outcome.kind), (2, VerdictKind::Exhausted));
-    let (at, outcome) = first_stop(&m, &[ok.clone(), failed.clone(), failed]).unwrap();
-    assert_eq!((at, outcome.kind), (2, VerdictKind::Failed));
+    let tool_failed = Message::agent("").with_error("no such file");
+    let same = Message::llm("Let me check again.");
+    vec![
+        AwakenRow {
+            // MaxRoundsPolicy: one round per model call, stop at rounds >= max.
+            name: "max_rounds: the third model call",
+            spec: StopConditionSpec::MaxRounds { rounds: 3 },
+            messages: vec![ok.clone(), Message::agent("result"), ok.clone(), ok.clone()],
+            awaken: Some(3),
+            doneseq: Some(3),
+            difference: None,
+        },
+        AwakenRow {
+            // StopOnToolPolicy: the model call whose tool calls name the tool.
+            name: "stop_on_tool: at the request, before the result",
+            spec: StopConditionSpec::StopOnTool {
+                tool_name: "finish".into(),
+            },
+            messages: vec![
+                Message::user("go"),
+                call("search"),
+                Message::agent("found"),
+                call("finish"),
+                Message::agent("finished"),
+            ],
+            awaken: Some(3),
+            doneseq: Some(3),
+            difference: None,
+        },
+        AwakenRow {
+            // ContentMatchPolicy: the latest model text, the regex crate, unanchored.
+            name: "content_match: the model's text, not the prompt",
+            spec: StopConditionSpec::ContentMatch {
+                pattern: r"\bDONE\b".into(),
+            },
+            messages: vec![
+                Message::user("Say DONE when done"),
+                Message::llm("not done yet"),
+                Message::agent("DONE reading the file"),
+                Message::llm("All DONE."),
+            ],
+            awaken: Some(3),
+            doneseq: Some(3),
+            difference: None,
+        },
+        AwakenRow {
+            // TokenBudgetPolicy: stop when the total is over max_total.
+            name: "token_budget: a total of exactly max_total",
+            spec: StopConditionSpec::TokenBudget { max_total: 100 },
+            messages: vec![used(30, 30), used(20, 20), used(1, 0)],
+            awaken: Some(2),
+            doneseq: Some(1),
+            difference: Some("`tokens(n)` and `timeout(d)` fire at the limit (`>=`)"),
+        },
+        AwakenRow {
+            name: "token_budget: over it",
+            spec: StopConditionSpec::TokenBudget { max_total: 100 },
+            messages: vec![used(30, 30), used(30, 30)],
+            awaken: Some(1),
+            doneseq: Some(1),
+            difference: None,
+        },
+        AwakenRow {
+            // TimeoutPolicy: stop when the elapsed time is over the limit.
+            name: "timeout: exactly the limit",
+            spec: StopConditionSpec::Timeout { seconds: 1 },
+            messages: vec![at_ms(500), at_ms(1000), at_ms(1500)],
+            awaken: Some(2),
+            doneseq: Some(1),
+            difference: Some("`tokens(n)` and `timeout(d)` fire at the limit (`>=`)"),
+        },
+        AwakenRow {
+            // ConsecutiveErrorsPolicy: failed model calls in a row.
+            name: "consecutive_errors: failed model calls",
+            spec: StopConditionSpec::ConsecutiveErrors { max: 2 },
+            messages: vec![ok.clone(), failed.clone(), failed.clone()],
+            awaken: Some(2),
+            doneseq: Some(2),
+            difference: None,
+        },
+        AwakenRow {
+            name: "consecutive_errors: a success between",
+            spec: StopConditionSpec::ConsecutiveErrors { max: 2 },
+            messages: vec![failed.clone(), ok.clone(), failed.clone(), ok.clone()],
+            awaken: None,
+            doneseq: None,
+            difference: None,
+        },
+        AwakenRow {
+            name: "consecutive_errors: failed tool results",
+            spec: StopConditionSpec::ConsecutiveErrors { max: 2 },
+            messages: vec![call("read"), tool_failed.clone(), tool_failed],
+            awaken: None,
+            doneseq: Some(2),
+            difference: Some("`consecutive_errors` counts steps that report an error"),
+        },
+        AwakenRow {
+            // LoopDetectionPolicy: the last `window` non-empty model texts identical.
+            name: "loop_detection: identical model texts",
+            spec: StopConditionSpec::LoopDetection { window: 3 },
+            messages: vec![same.clone(), same.clone(), same.clone()],
+            awaken: Some(2),
+            doneseq: Some(2),
+            difference: None,
+        },
+        AwakenRow {
+            name: "loop_detection: tool results between them",
+            spec: StopConditionSpec::LoopDetection { window: 3 },
+            messages: vec![
+                same.clone(),
+                Message::agent("no change"),
+                same.clone(),
+                Message::agent("no change"),
+                same,
+            ],
+            awaken: Some(4),
+            doneseq: None,
+            difference: Some("`loop_detection` compares every step's text"),
+        },
+    ]
+}
+
+/// awaken's table: each policy of awaken-runtime 0.6.0 on a run, where awaken stops it
+/// and where doneseq's mapping does; the same step, or a line of the README's
+/// differences from awaken.
+#[test]
+fn awaken_table() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .unwrap()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let start = readme.find("**awaken** (`compat::awaken`").unwrap();
+    let section = &readme[start..];
+    let section = &section[..section.find(" ## ").unwrap_or(section.len())];
+    for row in awaken_rows() {
+        let m = monitor(policies_from_specs(std::slice::from_ref(&row.spec)).unwrap());
+        let got = first_stop(&m, &row.messages).map(|(at, _)| at);
+        assert_eq!(got, row.doneseq, "{}", row.name);
+        match row.difference {
+            None => assert_eq!(row.awaken, row.doneseq, "{}", row.name),
+            Some(line) => {
+                assert_ne!(row.awaken, row.doneseq, "{}", row.name);
+                assert!(
+                    section.contains(line),
+                    "{}: {line:?} not in the README",
+                    row.name
+                );
+            }
+        }
+    }
 }
 
 #[test]
@@ -549,23 +656,4 @@ fn stop_decisions_for_stop_conditions() {
     };
     assert_eq!(code, "max_rounds");
     assert!(detail.starts_with("step 2: max_model_calls(3)"), "{detail}");
-}
-
-/// awaken's loop detection compares model texts only; doneseq's mapping compares the
-/// texts of every step: the difference the module documents, as a run.
-#[test]
-fn loop_detection_compares_every_steps_text() {
-    let m =
-        monitor(policies_from_specs(&[StopConditionSpec::LoopDetection { window: 3 }]).unwrap());
-    let same = Message::llm("Let me check again.");
-    let between = Message::agent("no change");
-    // Model texts alone repeating: both stop at the third.
-    assert_eq!(
-        first_stop(&m, &[same.clone(), same.clone(), same.clone()]).map(|(at, _)| at),
-        Some(2)
-    );
-    // With tool results between them, awaken (model texts only) would stop at the
-    // third model text; doneseq sees no three identical steps in a row.
-    let interleaved = [same.clone(), between.clone(), same.clone(), between, same];
-    assert_eq!(first_stop(&m, &interleaved), None);
 }
