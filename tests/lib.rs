@@ -11,6 +11,8 @@ mod cli;
 mod errors;
 #[cfg(feature = "json")]
 mod formats;
+#[cfg(feature = "cli")]
+mod html_report;
 mod langroid;
 mod layers;
 #[cfg(feature = "json")]

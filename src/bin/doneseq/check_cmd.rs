@@ -67,6 +67,11 @@ pub(crate) struct Args {
     /// read as it grows (polled); standard input until it closes.
     #[arg(long, conflicts_with = "all")]
     follow: bool,
+    /// Also write a self-contained HTML report of the runs to FILE: the totals, a
+    /// histogram of the steps to the stop per kind, the runs to look at, and each
+    /// run's timeline (one transcript is a corpus of one).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["follow", "all"])]
+    html: Option<PathBuf>,
     /// The transcript file, or '-' for standard input. Several paths, directories
     /// (searched recursively for .jsonl and .json files) or globs ('logs/**/*.jsonl')
     /// check a corpus: one line per run, in parallel, then the totals.
@@ -88,7 +93,7 @@ pub(crate) fn run(args: &Args) -> ExitCode {
         [one] => one == "-" || std::path::Path::new(one).is_file(),
         _ => false,
     };
-    if !single {
+    if !single || args.html.is_some() {
         return corpus(args);
     }
     match check(args, &args.transcripts[0]) {
@@ -220,9 +225,16 @@ fn corpus(args: &Args) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let runs = crate::corpus::check_all(&monitor, &paths, args.format);
+    let runs = crate::corpus::check_all(&monitor, &paths, args.format, args.html.is_some());
     crate::corpus::print_warnings(&runs, "");
     let total = crate::corpus::aggregate(&runs);
+    if let Some(file) = &args.html {
+        let page = crate::report::page(&runs, &total, &monitor.lowered().to_string());
+        if let Err(e) = std::fs::write(file, page) {
+            eprintln!("error: cannot write {}: {e}", file.display());
+            return ExitCode::from(2);
+        }
+    }
     let mut out = BufWriter::new(io::stdout().lock());
     let written =
         crate::corpus::write(&mut out, &runs, &total, args.json).and_then(|()| out.flush());

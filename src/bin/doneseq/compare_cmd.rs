@@ -78,8 +78,8 @@ pub(crate) fn run(args: &Args) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let runs_a = corpus::check_all(&a, &paths, args.format);
-    let runs_b = corpus::check_all(&b, &paths, args.format);
+    let runs_a = corpus::check_all(&a, &paths, args.format, false);
+    let runs_b = corpus::check_all(&b, &paths, args.format, false);
     corpus::print_warnings(&runs_a, "A: ");
     corpus::print_warnings(&runs_b, "B: ");
     let (total_a, total_b) = (corpus::aggregate(&runs_a), corpus::aggregate(&runs_b));

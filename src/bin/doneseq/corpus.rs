@@ -14,29 +14,90 @@ use doneseq::{Monitor, Role, StopReason};
 /// did after that.
 #[derive(Debug, Default, serde::Serialize)]
 pub(crate) struct RunSummary {
-    path: String,
+    pub(crate) path: String,
     /// The stop's kind, or `None` when the rule never stopped the run.
-    kind: Option<&'static str>,
+    pub(crate) kind: Option<&'static str>,
     /// The message index of the stop.
-    at: Option<usize>,
+    pub(crate) at: Option<usize>,
     /// What fired: the condition's text or the sequence.
-    fired: Option<String>,
+    pub(crate) fired: Option<String>,
     /// The stop's answer, if it has one.
-    answer: Option<String>,
+    pub(crate) answer: Option<String>,
     /// Steps and tokens up to and including the stop (the whole run if none).
-    steps: u64,
-    tokens: u64,
+    pub(crate) steps: u64,
+    pub(crate) tokens: u64,
     /// The recorded run: all its steps and tokens.
-    recorded_steps: u64,
-    recorded_tokens: u64,
+    pub(crate) recorded_steps: u64,
+    pub(crate) recorded_tokens: u64,
     /// Whether the recorded final answer (the last `FINAL`, or else the last model
     /// answer) comes after the stop: the rule would have cut the run too early.
-    early: bool,
+    pub(crate) early: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
-    error: Option<String>,
+    pub(crate) error: Option<String>,
     /// What the run's searches past a pattern's backtracking limit say, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
-    warning: Option<String>,
+    pub(crate) warning: Option<String>,
+    /// The run's messages, for the HTML report (kept only when it is asked for).
+    #[serde(skip)]
+    pub(crate) timeline: Timeline,
+}
+
+/// The messages of a run as the HTML report shows them: each message's first
+/// [`Timeline::TEXT`] characters, at most [`Timeline::ROWS`] messages.
+#[derive(Debug, Default)]
+pub(crate) struct Timeline {
+    pub(crate) rows: Vec<TimelineRow>,
+    /// How many messages came after the last row kept.
+    pub(crate) more: usize,
+}
+
+/// One message of a [`Timeline`].
+#[derive(Debug)]
+pub(crate) struct TimelineRow {
+    pub(crate) index: usize,
+    pub(crate) role: &'static str,
+    /// The responder or name, if the message has one.
+    pub(crate) who: Option<String>,
+    /// The start of the content (or of the error), cut at a character boundary.
+    pub(crate) text: String,
+    pub(crate) cut: bool,
+    pub(crate) tools: Vec<String>,
+    /// The task's input, not a step.
+    pub(crate) input: bool,
+    pub(crate) error: bool,
+}
+
+impl Timeline {
+    /// The messages kept per run.
+    pub(crate) const ROWS: usize = 500;
+    /// The characters of text kept per message.
+    pub(crate) const TEXT: usize = 400;
+
+    fn push(&mut self, index: usize, message: &doneseq::Message<'_>, input: bool) {
+        if self.rows.len() >= Self::ROWS {
+            self.more += 1;
+            return;
+        }
+        let full = message.error().unwrap_or(message.content());
+        let text: String = full.chars().take(Self::TEXT).collect();
+        self.rows.push(TimelineRow {
+            index,
+            role: message.role().as_str(),
+            who: message
+                .responder()
+                .filter(|who| !who.is_empty())
+                .map(str::to_owned),
+            cut: text.len() < full.len(),
+            text,
+            tools: message
+                .tool_calls()
+                .iter()
+                .map(|call| call.name().to_owned())
+                .collect(),
+            input,
+            error: message.error().is_some(),
+        });
+    }
 }
 
 impl RunSummary {
@@ -78,19 +139,19 @@ impl RunSummary {
 /// The totals over a corpus.
 #[derive(Debug, Default, serde::Serialize)]
 pub(crate) struct Aggregate {
-    runs: usize,
-    errors: usize,
-    done: usize,
-    exhausted: usize,
-    stuck: usize,
-    failed: usize,
-    cancelled: usize,
-    never_stopped: usize,
-    stopped_early: usize,
-    steps_to_stop: u64,
-    tokens_to_stop: u64,
-    steps_saved: u64,
-    tokens_saved: u64,
+    pub(crate) runs: usize,
+    pub(crate) errors: usize,
+    pub(crate) done: usize,
+    pub(crate) exhausted: usize,
+    pub(crate) stuck: usize,
+    pub(crate) failed: usize,
+    pub(crate) cancelled: usize,
+    pub(crate) never_stopped: usize,
+    pub(crate) stopped_early: usize,
+    pub(crate) steps_to_stop: u64,
+    pub(crate) tokens_to_stop: u64,
+    pub(crate) steps_saved: u64,
+    pub(crate) tokens_saved: u64,
 }
 
 /// The transcript files `args` name: files as given, directories searched
@@ -198,8 +259,8 @@ fn matches(pattern: &[u8], text: &[u8]) -> bool {
     }
 }
 
-/// Checks one transcript to its end.
-fn check_one(monitor: &Monitor, path: &Path, format: Format) -> RunSummary {
+/// Checks one transcript to its end (keeping its timeline when `timeline` is set).
+fn check_one(monitor: &Monitor, path: &Path, format: Format, timeline: bool) -> RunSummary {
     let mut summary = RunSummary {
         path: path.display().to_string(),
         ..RunSummary::default()
@@ -232,7 +293,13 @@ fn check_one(monitor: &Monitor, path: &Path, format: Format) -> RunSummary {
         };
         // System messages and the task's input are not steps (decided before the
         // message is observed, as the monitor decides).
-        if !monitor.is_step(&run, &message) {
+        let step = monitor.is_step(&run, &message);
+        if timeline {
+            summary
+                .timeline
+                .push(index, &message, !step && message.role() != Role::System);
+        }
+        if !step {
             continue;
         }
         steps += 1;
@@ -293,8 +360,14 @@ pub(crate) fn print_warnings(runs: &[RunSummary], prefix: &str) {
     }
 }
 
-/// Checks every path, in parallel, and returns the summaries in the paths' order.
-pub(crate) fn check_all(monitor: &Monitor, paths: &[PathBuf], format: Format) -> Vec<RunSummary> {
+/// Checks every path, in parallel, and returns the summaries in the paths' order (with
+/// their timelines when `timelines` is set).
+pub(crate) fn check_all(
+    monitor: &Monitor,
+    paths: &[PathBuf],
+    format: Format,
+    timelines: bool,
+) -> Vec<RunSummary> {
     let workers = std::thread::available_parallelism()
         .map_or(1, std::num::NonZero::get)
         .min(paths.len().max(1));
@@ -308,7 +381,7 @@ pub(crate) fn check_all(monitor: &Monitor, paths: &[PathBuf], format: Format) ->
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         let Some(path) = paths.get(i) else { break };
-                        done.push((i, check_one(monitor, path, format)));
+                        done.push((i, check_one(monitor, path, format, timelines)));
                     }
                     done
                 })

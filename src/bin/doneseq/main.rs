@@ -14,6 +14,7 @@ mod corpus;
 mod follow;
 mod lint_cmd;
 mod parse_cmd;
+mod report;
 
 /// Decide when an LLM agent's loop is done.
 #[derive(Debug, Parser)]
