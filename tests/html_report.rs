@@ -244,3 +244,53 @@ fn in_a_browser_the_report_runs_nothing_and_has_its_structure() {
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+#[test]
+fn a_comparison_report_marks_where_each_configuration_stops() {
+    let dir = std::env::temp_dir().join(format!("doneseq-html-compare-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    corpus(&dir.join("runs"));
+    std::fs::write(
+        dir.join("a.json"),
+        r#"{"done_sequences": ["T[calculator], A"]}"#,
+    )
+    .unwrap();
+    std::fs::write(dir.join("b.json"), r#"{"stop": "max_turns(1)"}"#).unwrap();
+    let page = dir.join("compare.html");
+    let out = Command::new(env!("CARGO_BIN_EXE_doneseq"))
+        .arg("compare")
+        .arg("--config")
+        .arg(dir.join("a.json"))
+        .arg("--config")
+        .arg(dir.join("b.json"))
+        .arg("--html")
+        .arg(&page)
+        .arg(dir.join("runs"))
+        .output()
+        .expect("run doneseq");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let html = std::fs::read_to_string(&page).unwrap();
+    // Both rules, both totals, the runs stopped differently (all three readable ones:
+    // A stops only the first, B every one at its first step).
+    assert!(html.contains("A: Stop rule: <code>seq(&quot;T[calculator], A&quot;)"));
+    assert!(html.contains("B: Stop rule: <code>"));
+    assert!(html.contains("<h3>Stopped differently by A and B (3)</h3>"));
+    assert!(html.contains("3 of 4 runs stop differently under A and B."));
+    // In the first run, B stops at the model's call (message 1), A at its result.
+    let first = &html[html.find("id=\"run-0\"").unwrap()..];
+    let first = &first[..first.find("</details>").unwrap()];
+    assert!(first.contains("<tr class=\"stop\"><td>1</td>") && first.contains("<td>B</td></tr>"));
+    assert!(first.contains("<tr class=\"stop\"><td>2</td>") && first.contains("<td>A</td></tr>"));
+    assert!(first.contains("<tr class=\"after\"><td>3</td>"));
+    // In a browser, nothing from the transcripts runs here either.
+    let dom = rendered_dom(&dir, &page);
+    assert!(!dom.contains("data-pwned=\""), "a payload ran");
+    let lower = dom.to_lowercase();
+    assert!(!lower.contains("<script") && !lower.contains("<img") && !lower.contains("<svg"));
+    std::fs::remove_dir_all(dir).unwrap();
+}

@@ -229,7 +229,12 @@ fn corpus(args: &Args) -> ExitCode {
     crate::corpus::print_warnings(&runs, "");
     let total = crate::corpus::aggregate(&runs);
     if let Some(file) = &args.html {
-        let page = crate::report::page(&runs, &total, &monitor.lowered().to_string());
+        let page = crate::report::page(&[crate::report::Side {
+            label: "",
+            rule: monitor.lowered().to_string(),
+            runs: &runs,
+            total: &total,
+        }]);
         if let Err(e) = std::fs::write(file, page) {
             eprintln!("error: cannot write {}: {e}", file.display());
             return ExitCode::from(2);

@@ -29,6 +29,11 @@ pub(crate) struct Args {
     /// Print JSON Lines: one object per differing run, then the totals.
     #[arg(long)]
     json: bool,
+    /// Also write a self-contained HTML report to FILE: both sets of totals and
+    /// histograms, the runs stopped differently, and each run's timeline with where A
+    /// and B stop it.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
     /// Transcript files, directories (searched recursively) or globs.
     #[arg(required = true)]
     transcripts: Vec<String>,
@@ -78,11 +83,32 @@ pub(crate) fn run(args: &Args) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let runs_a = corpus::check_all(&a, &paths, args.format, false);
+    let runs_a = corpus::check_all(&a, &paths, args.format, args.html.is_some());
     let runs_b = corpus::check_all(&b, &paths, args.format, false);
     corpus::print_warnings(&runs_a, "A: ");
     corpus::print_warnings(&runs_b, "B: ");
     let (total_a, total_b) = (corpus::aggregate(&runs_a), corpus::aggregate(&runs_b));
+    if let Some(file) = &args.html {
+        // One timeline per transcript (A's): B reads the same messages.
+        let page = crate::report::page(&[
+            crate::report::Side {
+                label: "A",
+                rule: a.lowered().to_string(),
+                runs: &runs_a,
+                total: &total_a,
+            },
+            crate::report::Side {
+                label: "B",
+                rule: b.lowered().to_string(),
+                runs: &runs_b,
+                total: &total_b,
+            },
+        ]);
+        if let Err(e) = std::fs::write(file, page) {
+            eprintln!("error: cannot write {}: {e}", file.display());
+            return ExitCode::from(2);
+        }
+    }
     let differing: Vec<(&RunSummary, &RunSummary)> = runs_a
         .iter()
         .zip(&runs_b)

@@ -47,21 +47,46 @@ pub(crate) fn escape(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// The page for `runs` checked against `rule` (the stop rule as one condition).
-pub(crate) fn page(runs: &[RunSummary], total: &Aggregate, rule: &str) -> String {
+/// One configuration's results over the corpus: what a report shows, once per
+/// configuration (`check` has one, `compare` two, labelled `A` and `B`).
+pub(crate) struct Side<'a> {
+    pub(crate) label: &'a str,
+    /// The stop rule, as one condition.
+    pub(crate) rule: String,
+    pub(crate) runs: &'a [RunSummary],
+    pub(crate) total: &'a Aggregate,
+}
+
+/// The page for one configuration's runs, or two configurations' runs of the same
+/// transcripts side by side.
+pub(crate) fn page(sides: &[Side<'_>]) -> String {
     let mut html = String::with_capacity(16 * 1024);
     html.push_str(HEAD);
-    let _ = writeln!(
-        html,
-        "<header><h1>doneseq report</h1><p class=\"rule\">Stop rule: <code>{}</code></p></header>",
-        escape(rule)
-    );
-    totals(&mut html, total);
-    histogram(&mut html, runs);
-    attention(&mut html, runs);
-    every_run(&mut html, runs);
+    html.push_str("<header><h1>doneseq report</h1>");
+    for side in sides {
+        let _ = write!(
+            html,
+            "<p class=\"rule\">{}Stop rule: <code>{}</code></p>",
+            lead(sides, side),
+            escape(&side.rule)
+        );
+    }
+    html.push_str("</header>\n");
+    totals(&mut html, sides);
+    histogram(&mut html, sides);
+    attention(&mut html, sides);
+    every_run(&mut html, sides);
     html.push_str("</body>\n</html>\n");
     html
+}
+
+/// `"A: "` before what belongs to one of two sides; nothing for a single side.
+fn lead(sides: &[Side<'_>], side: &Side<'_>) -> String {
+    if sides.len() > 1 {
+        format!("{}: ", side.label)
+    } else {
+        String::new()
+    }
 }
 
 const HEAD: &str = r#"<!DOCTYPE html>
@@ -118,26 +143,47 @@ fn figure(html: &mut String, label: &str, value: impl std::fmt::Display) {
     );
 }
 
-fn totals(html: &mut String, total: &Aggregate) {
-    html.push_str("<section id=\"totals\"><h2>Totals</h2><dl class=\"figures\">");
-    figure(html, "runs", total.runs);
-    figure(html, "done", total.done);
-    figure(html, "exhausted", total.exhausted);
-    figure(html, "stuck", total.stuck);
-    figure(html, "failed", total.failed);
-    figure(html, "cancelled", total.cancelled);
-    figure(html, "never stopped", total.never_stopped);
-    figure(html, "unreadable", total.errors);
-    figure(
-        html,
-        "stopped before their final answer",
-        total.stopped_early,
-    );
-    figure(html, "steps to the stop", total.steps_to_stop);
-    figure(html, "tokens to the stop", total.tokens_to_stop);
-    figure(html, "steps saved", total.steps_saved);
-    figure(html, "tokens saved", total.tokens_saved);
-    html.push_str("</dl></section>\n");
+fn totals(html: &mut String, sides: &[Side<'_>]) {
+    html.push_str("<section id=\"totals\"><h2>Totals</h2>");
+    for side in sides {
+        let total = side.total;
+        if sides.len() > 1 {
+            let _ = write!(html, "<h3>{}</h3>", side.label);
+        }
+        html.push_str("<dl class=\"figures\">");
+        figure(html, "runs", total.runs);
+        figure(html, "done", total.done);
+        figure(html, "exhausted", total.exhausted);
+        figure(html, "stuck", total.stuck);
+        figure(html, "failed", total.failed);
+        figure(html, "cancelled", total.cancelled);
+        figure(html, "never stopped", total.never_stopped);
+        figure(html, "unreadable", total.errors);
+        figure(
+            html,
+            "stopped before their final answer",
+            total.stopped_early,
+        );
+        figure(html, "steps to the stop", total.steps_to_stop);
+        figure(html, "tokens to the stop", total.tokens_to_stop);
+        figure(html, "steps saved", total.steps_saved);
+        figure(html, "tokens saved", total.tokens_saved);
+        html.push_str("</dl>");
+    }
+    if let [a, b] = sides {
+        let differing = a
+            .runs
+            .iter()
+            .zip(b.runs)
+            .filter(|(x, y)| x.differs(y))
+            .count();
+        let _ = write!(
+            html,
+            "<p class=\"differing\">{differing} of {} runs stop differently under A and B.</p>",
+            a.runs.len()
+        );
+    }
+    html.push_str("</section>\n");
 }
 
 /// The kind a run is counted under, `None` for an unreadable one.
@@ -148,11 +194,13 @@ fn kind_of(run: &RunSummary) -> Option<&'static str> {
     Some(run.kind.unwrap_or("not stopped"))
 }
 
-/// Bars of the steps to the stop, one histogram per kind, all with the same bins.
-fn histogram(html: &mut String, runs: &[RunSummary]) {
+/// Bars of the steps to the stop, one histogram per kind and side, all with the same
+/// bins.
+fn histogram(html: &mut String, sides: &[Side<'_>]) {
     html.push_str("<section id=\"histogram\"><h2>Steps to the stop, by kind</h2>");
-    let most = runs
+    let most = sides
         .iter()
+        .flat_map(|side| side.runs)
         .filter(|r| kind_of(r).is_some())
         .map(|r| r.steps)
         .max();
@@ -164,6 +212,18 @@ fn histogram(html: &mut String, runs: &[RunSummary]) {
     // At most BINS + 1 bars (the width is rounded up), so the conversions never clamp.
     let bar = |steps: u64| usize::try_from(steps / width).unwrap_or(usize::MAX);
     let bins = bar(most).saturating_add(1).min(MOST_BARS);
+    for side in sides {
+        if sides.len() > 1 {
+            let _ = write!(html, "<h3>{}</h3>", side.label);
+        }
+        bars(html, side.runs, width, bins);
+    }
+    html.push_str("</section>\n");
+}
+
+/// One side's histograms.
+fn bars(html: &mut String, runs: &[RunSummary], width: u64, bins: usize) {
+    let bar = |steps: u64| usize::try_from(steps / width).unwrap_or(usize::MAX);
     html.push_str("<div class=\"histograms\">");
     for kind in KINDS {
         let mut counts = vec![0usize; bins];
@@ -204,44 +264,77 @@ fn histogram(html: &mut String, runs: &[RunSummary]) {
         }
         html.push_str("</div></div>");
     }
-    html.push_str("</div></section>\n");
+    html.push_str("</div>");
 }
 
-/// The runs a builder should read first: stopped before their final answer, never
-/// stopped, unreadable, or past a pattern's backtracking limit.
-fn attention(html: &mut String, runs: &[RunSummary]) {
-    html.push_str("<section id=\"attention\"><h2>Runs to look at</h2>");
+/// The runs a builder should read first: those the two sides stop differently, then
+/// each side's runs stopped before their final answer, never stopped, unreadable, or
+/// past a pattern's backtracking limit.
+fn attention(html: &mut String, sides: &[Side<'_>]) {
     type Wanted<'a> = &'a dyn Fn(&RunSummary) -> bool;
+    html.push_str("<section id=\"attention\"><h2>Runs to look at</h2>");
+    let mut any = false;
+    if let [a, b] = sides {
+        let differing: Vec<usize> = (0..a.runs.len())
+            .filter(|&i| a.runs[i].differs(&b.runs[i]))
+            .collect();
+        if !differing.is_empty() {
+            any = true;
+            let _ = write!(
+                html,
+                "<h3>Stopped differently by A and B ({})</h3><ul class=\"attention\">",
+                differing.len()
+            );
+            for i in differing {
+                let _ = write!(
+                    html,
+                    "<li><a href=\"#run-{i}\">{}</a><br><span class=\"verdict\">A: {}</span><br><span class=\"verdict\">B: {}</span></li>",
+                    escape(&a.runs[i].path),
+                    escape(&a.runs[i].verdict()),
+                    escape(&b.runs[i].verdict())
+                );
+            }
+            html.push_str("</ul>");
+        }
+    }
     let groups: [(&str, Wanted<'_>); 4] = [
-        ("Stopped before their recorded final answer", &|r| r.early),
-        ("Never stopped", &|r| r.error.is_none() && r.kind.is_none()),
-        ("Unreadable", &|r| r.error.is_some()),
-        ("A pattern passed its backtracking limit", &|r| {
+        ("stopped before their recorded final answer", &|r| r.early),
+        ("never stopped", &|r| r.error.is_none() && r.kind.is_none()),
+        ("unreadable", &|r| r.error.is_some()),
+        ("a pattern passed its backtracking limit", &|r| {
             r.warning.is_some()
         }),
     ];
-    let mut any = false;
-    for (title, wanted) in groups {
-        let chosen: Vec<(usize, &RunSummary)> =
-            runs.iter().enumerate().filter(|(_, r)| wanted(r)).collect();
-        if chosen.is_empty() {
-            continue;
-        }
-        any = true;
-        let _ = write!(
-            html,
-            "<h3>{title} ({})</h3><ul class=\"attention\">",
-            chosen.len()
-        );
-        for (i, run) in chosen {
+    for side in sides {
+        for (title, wanted) in &groups {
+            let chosen: Vec<(usize, &RunSummary)> = side
+                .runs
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| wanted(r))
+                .collect();
+            if chosen.is_empty() {
+                continue;
+            }
+            any = true;
             let _ = write!(
                 html,
-                "<li><a href=\"#run-{i}\">{}</a> <span class=\"verdict\">{}</span></li>",
-                escape(&run.path),
-                escape(&run.verdict())
+                "<h3>{}{}{} ({})</h3><ul class=\"attention\">",
+                lead(sides, side),
+                title[..1].to_uppercase(),
+                &title[1..],
+                chosen.len()
             );
+            for (i, run) in chosen {
+                let _ = write!(
+                    html,
+                    "<li><a href=\"#run-{i}\">{}</a> <span class=\"verdict\">{}</span></li>",
+                    escape(&run.path),
+                    escape(&run.verdict())
+                );
+            }
+            html.push_str("</ul>");
         }
-        html.push_str("</ul>");
     }
     if !any {
         html.push_str("<p>None: every run stopped, at or after its recorded final answer.</p>");
@@ -249,50 +342,84 @@ fn attention(html: &mut String, runs: &[RunSummary]) {
     html.push_str("</section>\n");
 }
 
-fn every_run(html: &mut String, runs: &[RunSummary]) {
+fn every_run(html: &mut String, sides: &[Side<'_>]) {
     html.push_str("<section id=\"runs\"><h2>Every run</h2>");
-    for (i, run) in runs.iter().enumerate() {
+    let Some(first) = sides.first() else {
+        html.push_str("</section>\n");
+        return;
+    };
+    for (i, run) in first.runs.iter().enumerate() {
         let kind = kind_of(run).unwrap_or("error");
         let _ = write!(
             html,
-            "<details class=\"run\" id=\"run-{i}\" data-kind=\"{}\"><summary><code>{}</code> <span class=\"verdict\">{}</span>",
+            "<details class=\"run\" id=\"run-{i}\" data-kind=\"{}\"><summary><code>{}</code>",
             kind.replace(' ', "-"),
             escape(&run.path),
-            escape(&run.verdict())
         );
-        if run.error.is_some() {
-            html.push_str("<span class=\"tag error\">unreadable</span>");
-        } else if run.kind.is_none() {
-            html.push_str("<span class=\"tag never\">never stopped</span>");
-        } else {
-            let _ = write!(
-                html,
-                "<span class=\"tag\">steps {}/{} · tokens {}/{}</span>",
-                run.steps, run.recorded_steps, run.tokens, run.recorded_tokens
-            );
-        }
-        if run.early {
-            html.push_str("<span class=\"tag early\">before its final answer</span>");
+        for side in sides {
+            summary(html, &side.runs[i], &lead(sides, side));
         }
         html.push_str("</summary>");
-        if let Some(warning) = &run.warning {
-            let _ = write!(html, "<p class=\"note\">warning: {}</p>", escape(warning));
+        for side in sides {
+            if let Some(warning) = &side.runs[i].warning {
+                let _ = write!(
+                    html,
+                    "<p class=\"note\">{}warning: {}</p>",
+                    lead(sides, side),
+                    escape(warning)
+                );
+            }
         }
-        timeline(html, &run.timeline, run.at);
+        let stops: Vec<(String, Option<usize>)> = sides
+            .iter()
+            .map(|side| (side.label.to_owned(), side.runs[i].at))
+            .collect();
+        timeline(html, &run.timeline, &stops);
         html.push_str("</details>\n");
     }
     html.push_str("</section>\n");
 }
 
-fn timeline(html: &mut String, timeline: &Timeline, stop: Option<usize>) {
+/// One side's verdict in a run's summary line.
+fn summary(html: &mut String, run: &RunSummary, lead: &str) {
+    let _ = write!(
+        html,
+        " <span class=\"verdict\">{lead}{}</span>",
+        escape(&run.verdict())
+    );
+    if run.error.is_some() {
+        html.push_str("<span class=\"tag error\">unreadable</span>");
+    } else if run.kind.is_none() {
+        html.push_str("<span class=\"tag never\">never stopped</span>");
+    } else {
+        let _ = write!(
+            html,
+            "<span class=\"tag\">steps {}/{} · tokens {}/{}</span>",
+            run.steps, run.recorded_steps, run.tokens, run.recorded_tokens
+        );
+    }
+    if run.early {
+        html.push_str("<span class=\"tag early\">before its final answer</span>");
+    }
+}
+
+/// A run's messages; `stops` holds each side's label and stop.
+fn timeline(html: &mut String, timeline: &Timeline, stops: &[(String, Option<usize>)]) {
     if timeline.rows.is_empty() {
         html.push_str("<p class=\"note\">No message was read.</p>");
         return;
     }
+    let last_stop = stops.iter().map(|(_, at)| *at).max().flatten();
+    let all_stop = stops.iter().all(|(_, at)| at.is_some());
     html.push_str(
-        "<table class=\"timeline\"><thead><tr><th>#</th><th>role</th><th>who</th><th>tools</th><th>text</th></tr></thead><tbody>",
+        "<table class=\"timeline\"><thead><tr><th>#</th><th>role</th><th>who</th><th>tools</th><th>text</th><th>stop</th></tr></thead><tbody>",
     );
     for row in &timeline.rows {
+        let stopping: Vec<&str> = stops
+            .iter()
+            .filter(|(_, at)| *at == Some(row.index))
+            .map(|(label, _)| label.as_str())
+            .collect();
         let mut class = Vec::new();
         if row.input {
             class.push("input");
@@ -300,14 +427,19 @@ fn timeline(html: &mut String, timeline: &Timeline, stop: Option<usize>) {
         if row.error {
             class.push("error");
         }
-        match stop {
-            Some(at) if row.index == at => class.push("stop"),
-            Some(at) if row.index > at => class.push("after"),
-            _ => {}
+        if !stopping.is_empty() {
+            class.push("stop");
+        } else if all_stop && last_stop.is_some_and(|at| row.index > at) {
+            class.push("after");
         }
+        let mark = match stopping.as_slice() {
+            [] => String::new(),
+            _ if stops.len() == 1 => "stop".to_owned(),
+            labels => labels.join(", "),
+        };
         let _ = write!(
             html,
-            "<tr class=\"{}\"><td>{}</td><td>{}{}</td><td>{}</td><td>{}</td><td class=\"text\">{}{}</td></tr>",
+            "<tr class=\"{}\"><td>{}</td><td>{}{}</td><td>{}</td><td>{}</td><td class=\"text\">{}{}</td><td>{mark}</td></tr>",
             class.join(" "),
             row.index,
             row.role,
@@ -327,11 +459,8 @@ fn timeline(html: &mut String, timeline: &Timeline, stop: Option<usize>) {
             Timeline::ROWS
         );
     }
-    if let Some(at) = stop {
-        let _ = write!(
-            html,
-            "<p class=\"note\">The rule stops the run at message {at}; the greyed messages are what the recorded run did after.</p>"
-        );
+    if all_stop {
+        html.push_str("<p class=\"note\">The greyed messages are what the recorded run did after the stop.</p>");
     }
 }
 
