@@ -64,32 +64,38 @@ fn corpus(dir: &Path) {
     .unwrap();
 }
 
-/// The report of the corpus in a fresh directory (named after `name`).
-fn report(name: &str) -> (PathBuf, String) {
-    let dir = std::env::temp_dir().join(format!("doneseq-html-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    corpus(&dir.join("runs"));
-    let page = dir.join("report.html");
+/// Runs doneseq with `args`; it must exit 1 (one transcript of the corpus is
+/// unreadable, and the report is written all the same).
+fn doneseq(args: &[&std::ffi::OsStr]) {
     let out = Command::new(env!("CARGO_BIN_EXE_doneseq"))
-        .args([
-            "check",
-            "--seq",
-            "T[calculator], A",
-            "--stop",
-            "max_turns(3)",
-            "--html",
-        ])
-        .arg(&page)
-        .arg(dir.join("runs"))
+        .args(args)
         .output()
         .expect("run doneseq");
-    // Exit 1: one transcript is unreadable; the report is written all the same.
     assert_eq!(
         out.status.code(),
         Some(1),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// The report of the corpus in a fresh directory (named after `name`).
+fn report(name: &str) -> (PathBuf, String) {
+    let dir = std::env::temp_dir().join(format!("doneseq-html-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    corpus(&dir.join("runs"));
+    let page = dir.join("report.html");
+    let runs = dir.join("runs");
+    doneseq(&[
+        "check".as_ref(),
+        "--seq".as_ref(),
+        "T[calculator], A".as_ref(),
+        "--stop".as_ref(),
+        "max_turns(3)".as_ref(),
+        "--html".as_ref(),
+        page.as_os_str(),
+        runs.as_os_str(),
+    ]);
     let html = std::fs::read_to_string(&page).expect("the report is written");
     (dir, html)
 }
@@ -257,23 +263,17 @@ fn a_comparison_report_marks_where_each_configuration_stops() {
     .unwrap();
     std::fs::write(dir.join("b.json"), r#"{"stop": "max_turns(1)"}"#).unwrap();
     let page = dir.join("compare.html");
-    let out = Command::new(env!("CARGO_BIN_EXE_doneseq"))
-        .arg("compare")
-        .arg("--config")
-        .arg(dir.join("a.json"))
-        .arg("--config")
-        .arg(dir.join("b.json"))
-        .arg("--html")
-        .arg(&page)
-        .arg(dir.join("runs"))
-        .output()
-        .expect("run doneseq");
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let (a, b, runs) = (dir.join("a.json"), dir.join("b.json"), dir.join("runs"));
+    doneseq(&[
+        "compare".as_ref(),
+        "--config".as_ref(),
+        a.as_os_str(),
+        "--config".as_ref(),
+        b.as_os_str(),
+        "--html".as_ref(),
+        page.as_os_str(),
+        runs.as_os_str(),
+    ]);
     let html = std::fs::read_to_string(&page).unwrap();
     // Both rules, both totals, the runs stopped differently (all three readable ones:
     // A stops only the first, B every one at its first step).

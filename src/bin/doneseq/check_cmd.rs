@@ -229,14 +229,14 @@ fn corpus(args: &Args) -> ExitCode {
     crate::corpus::print_warnings(&runs, "");
     let total = crate::corpus::aggregate(&runs);
     if let Some(file) = &args.html {
-        let page = crate::report::page(&[crate::report::Side {
+        let side = crate::report::Side {
             label: "",
             rule: monitor.lowered().to_string(),
             runs: &runs,
             total: &total,
-        }]);
-        if let Err(e) = std::fs::write(file, page) {
-            eprintln!("error: cannot write {}: {e}", file.display());
+        };
+        if let Err(e) = crate::report::write_file(file, &[side]) {
+            eprintln!("error: {e}");
             return ExitCode::from(2);
         }
     }

@@ -90,7 +90,7 @@ pub(crate) fn run(args: &Args) -> ExitCode {
     let (total_a, total_b) = (corpus::aggregate(&runs_a), corpus::aggregate(&runs_b));
     if let Some(file) = &args.html {
         // One timeline per transcript (A's): B reads the same messages.
-        let page = crate::report::page(&[
+        let sides = [
             crate::report::Side {
                 label: "A",
                 rule: a.lowered().to_string(),
@@ -103,9 +103,9 @@ pub(crate) fn run(args: &Args) -> ExitCode {
                 runs: &runs_b,
                 total: &total_b,
             },
-        ]);
-        if let Err(e) = std::fs::write(file, page) {
-            eprintln!("error: cannot write {}: {e}", file.display());
+        ];
+        if let Err(e) = crate::report::write_file(file, &sides) {
+            eprintln!("error: {e}");
             return ExitCode::from(2);
         }
     }

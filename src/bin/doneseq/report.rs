@@ -80,6 +80,11 @@ pub(crate) fn page(sides: &[Side<'_>]) -> String {
     html
 }
 
+/// Writes the page for `sides` to `file`; an error says which file.
+pub(crate) fn write_file(file: &std::path::Path, sides: &[Side<'_>]) -> Result<(), String> {
+    std::fs::write(file, page(sides)).map_err(|e| format!("cannot write {}: {e}", file.display()))
+}
+
 /// `"A: "` before what belongs to one of two sides; nothing for a single side.
 fn lead(sides: &[Side<'_>], side: &Side<'_>) -> String {
     if sides.len() > 1 {
