@@ -23,9 +23,9 @@ const KINDS: [&str; 6] = [
     "not stopped",
 ];
 
-/// The bars of a histogram, about (one more where the steps do not divide evenly).
+/// The most bars of a histogram (as a count of steps and as an index bound).
 const BINS: u64 = 10;
-const MOST_BARS: usize = 11;
+const MOST_BARS: usize = 10;
 
 /// `text` with `&`, `<`, `>`, `"` and `'` as character references: safe as element
 /// content and as a quoted attribute value.
@@ -214,7 +214,8 @@ fn histogram(html: &mut String, sides: &[Side<'_>]) {
         return;
     };
     let width = (most + 1).div_ceil(BINS).max(1);
-    // At most BINS + 1 bars (the width is rounded up), so the conversions never clamp.
+    // The width is rounded up, so most / width < BINS: at most BINS bars, and the
+    // conversions never clamp (the `min`s only guard the indexing).
     let bar = |steps: u64| usize::try_from(steps / width).unwrap_or(usize::MAX);
     let bins = bar(most).saturating_add(1).min(MOST_BARS);
     for side in sides {
