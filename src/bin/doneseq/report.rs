@@ -472,7 +472,39 @@ fn timeline(html: &mut String, timeline: &Timeline, stops: &[(String, Option<usi
 
 #[cfg(test)]
 mod tests {
-    use super::escape;
+    use super::{Side, escape, page};
+    use crate::corpus::{RunSummary, aggregate};
+
+    #[test]
+    fn the_histogram_has_at_most_ten_bars_and_counts_every_run() {
+        for most in [0u64, 1, 9, 10, 11, 99, 100, 12_345] {
+            let runs: Vec<RunSummary> = (0..=most)
+                .step_by(usize::try_from(most / 50 + 1).unwrap())
+                .map(|steps| RunSummary {
+                    kind: Some("done"),
+                    at: Some(0),
+                    steps,
+                    recorded_steps: steps,
+                    ..RunSummary::default()
+                })
+                .collect();
+            let total = aggregate(&runs);
+            let html = page(&[Side {
+                label: "",
+                rule: "final".into(),
+                runs: &runs,
+                total: &total,
+            }]);
+            let bars = html.matches("<div class=\"bar\">").count();
+            assert!((1..=10).contains(&bars), "{most}: {bars} bars");
+            let counted: usize = html
+                .split("<span class=\"count\">")
+                .skip(1)
+                .filter_map(|rest| rest[..rest.find('<').unwrap()].parse::<usize>().ok())
+                .sum();
+            assert_eq!(counted, runs.len(), "{most}");
+        }
+    }
 
     #[test]
     fn escape_leaves_no_markup() {
