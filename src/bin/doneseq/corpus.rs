@@ -58,7 +58,8 @@ pub(crate) struct TimelineRow {
     pub(crate) role: &'static str,
     /// The responder or name, if the message has one.
     pub(crate) who: Option<String>,
-    /// The start of the content (or of the error), cut at a character boundary.
+    /// The start of the content, then of the error if any, cut at a character
+    /// boundary.
     pub(crate) text: String,
     pub(crate) cut: bool,
     pub(crate) tools: Vec<String>,
@@ -78,7 +79,11 @@ impl Timeline {
             self.more += 1;
             return;
         }
-        let full = message.error().unwrap_or(message.content());
+        let full: std::borrow::Cow<'_, str> = match message.error() {
+            Some(error) if message.content().is_empty() => format!("[error: {error}]").into(),
+            Some(error) => format!("{}\n[error: {error}]", message.content()).into(),
+            None => message.content().into(),
+        };
         let text: String = full.chars().take(Self::TEXT).collect();
         self.rows.push(TimelineRow {
             index,
