@@ -294,3 +294,25 @@ fn a_comparison_report_marks_where_each_configuration_stops() {
     assert!(!lower.contains("<script") && !lower.contains("<img") && !lower.contains("<svg"));
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+#[test]
+fn a_report_of_standard_input_is_refused_with_a_reason() {
+    let out = Command::new(env!("CARGO_BIN_EXE_doneseq"))
+        .args([
+            "check",
+            "--stop",
+            "final",
+            "--html",
+            "never-written.html",
+            "-",
+        ])
+        .output()
+        .expect("run doneseq");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("standard input ('-') is one transcript"),
+        "{stderr}"
+    );
+    assert!(!std::path::Path::new("never-written.html").exists());
+}

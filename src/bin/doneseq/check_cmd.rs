@@ -211,6 +211,13 @@ fn corpus(args: &Args) -> ExitCode {
         eprintln!("error: --follow and --all take one transcript");
         return ExitCode::from(2);
     }
+    if args.transcripts.iter().any(|t| t == "-") {
+        eprintln!(
+            "error: standard input ('-') is one transcript, checked alone: a corpus (or \
+             --html) reads files, directories and globs"
+        );
+        return ExitCode::from(2);
+    }
     let monitor = match load(args) {
         Ok(monitor) => monitor,
         Err(message) => {

@@ -119,7 +119,7 @@ pub(crate) fn run(args: &Args) -> ExitCode {
         if args.json {
             for (x, y) in &differing {
                 let line = Difference {
-                    path: x.path(),
+                    path: &x.path,
                     a: x,
                     b: y,
                 };
@@ -135,7 +135,7 @@ pub(crate) fn run(args: &Args) -> ExitCode {
             out.write_all(b"\n")?;
         } else {
             for (x, y) in &differing {
-                writeln!(out, "{}", x.path())?;
+                writeln!(out, "{}", x.path)?;
                 writeln!(out, "  A: {}", x.verdict())?;
                 writeln!(out, "  B: {}", y.verdict())?;
             }

@@ -43,12 +43,14 @@ pub(crate) struct RunSummary {
 }
 
 /// The messages of a run as the HTML report shows them: each message's first
-/// [`Timeline::TEXT`] characters, at most [`Timeline::ROWS`] messages.
+/// [`Timeline::TEXT`] characters, at most [`Timeline::limit`] messages.
 #[derive(Debug, Default)]
 pub(crate) struct Timeline {
     pub(crate) rows: Vec<TimelineRow>,
     /// How many messages came after the last row kept.
     pub(crate) more: usize,
+    /// The most rows kept (see [`Timeline::rows_per_run`]).
+    pub(crate) limit: usize,
 }
 
 /// One message of a [`Timeline`].
@@ -69,13 +71,25 @@ pub(crate) struct TimelineRow {
 }
 
 impl Timeline {
-    /// The messages kept per run.
-    pub(crate) const ROWS: usize = 500;
+    /// The most messages kept of one run.
+    const ROWS: usize = 500;
+    /// The fewest kept of one run, however large the corpus.
+    const MIN_ROWS: usize = 20;
+    /// The messages kept over a whole corpus (each at most [`Timeline::TEXT`]
+    /// characters): what keeps a report's memory and page bounded.
+    const CORPUS_ROWS: usize = 100_000;
     /// The characters of text kept per message.
     pub(crate) const TEXT: usize = 400;
 
+    /// The messages kept per run in a corpus of `runs`: the corpus's share, between
+    /// [`Timeline::MIN_ROWS`] and [`Timeline::ROWS`] (the same for every run, so the
+    /// report does not depend on the order the threads finish in).
+    pub(crate) fn rows_per_run(runs: usize) -> usize {
+        (Self::CORPUS_ROWS / runs.max(1)).clamp(Self::MIN_ROWS, Self::ROWS)
+    }
+
     fn push(&mut self, index: usize, message: &doneseq::Message<'_>, input: bool) {
-        if self.rows.len() >= Self::ROWS {
+        if self.rows.len() >= self.limit {
             self.more += 1;
             return;
         }
@@ -133,11 +147,6 @@ impl RunSummary {
             ),
             _ => "not stopped".to_owned(),
         }
-    }
-
-    /// The transcript's path.
-    pub(crate) fn path(&self) -> &str {
-        &self.path
     }
 }
 
@@ -264,10 +273,15 @@ fn matches(pattern: &[u8], text: &[u8]) -> bool {
     }
 }
 
-/// Checks one transcript to its end (keeping its timeline when `timeline` is set).
-fn check_one(monitor: &Monitor, path: &Path, format: Format, timeline: bool) -> RunSummary {
+/// Checks one transcript to its end, keeping the first `timeline_rows` messages of
+/// its timeline.
+fn check_one(monitor: &Monitor, path: &Path, format: Format, timeline_rows: usize) -> RunSummary {
     let mut summary = RunSummary {
         path: path.display().to_string(),
+        timeline: Timeline {
+            limit: timeline_rows,
+            ..Timeline::default()
+        },
         ..RunSummary::default()
     };
     let file = match File::open(path) {
@@ -299,7 +313,7 @@ fn check_one(monitor: &Monitor, path: &Path, format: Format, timeline: bool) -> 
         // System messages and the task's input are not steps (decided before the
         // message is observed, as the monitor decides).
         let step = monitor.is_step(&run, &message);
-        if timeline {
+        if timeline_rows > 0 {
             summary
                 .timeline
                 .push(index, &message, !step && message.role() != Role::System);
@@ -366,7 +380,7 @@ pub(crate) fn print_warnings(runs: &[RunSummary], prefix: &str) {
 }
 
 /// Checks every path, in parallel, and returns the summaries in the paths' order (with
-/// their timelines when `timelines` is set).
+/// their timelines, the corpus's share each, when `timelines` is set).
 pub(crate) fn check_all(
     monitor: &Monitor,
     paths: &[PathBuf],
@@ -376,6 +390,11 @@ pub(crate) fn check_all(
     let workers = std::thread::available_parallelism()
         .map_or(1, std::num::NonZero::get)
         .min(paths.len().max(1));
+    let rows = if timelines {
+        Timeline::rows_per_run(paths.len())
+    } else {
+        0
+    };
     let next = AtomicUsize::new(0);
     let mut slots: Vec<Option<RunSummary>> = (0..paths.len()).map(|_| None).collect();
     let results: Vec<Vec<(usize, RunSummary)>> = std::thread::scope(|scope| {
@@ -386,7 +405,7 @@ pub(crate) fn check_all(
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         let Some(path) = paths.get(i) else { break };
-                        done.push((i, check_one(monitor, path, format, timelines)));
+                        done.push((i, check_one(monitor, path, format, rows)));
                     }
                     done
                 })
@@ -505,7 +524,15 @@ pub(crate) fn write_totals(out: &mut impl Write, total: &Aggregate, lead: &str) 
 
 #[cfg(test)]
 mod tests {
-    use super::matches;
+    use super::{Timeline, matches};
+
+    #[test]
+    fn a_corpus_shares_its_timeline_rows() {
+        assert_eq!(Timeline::rows_per_run(0), 500);
+        assert_eq!(Timeline::rows_per_run(1), 500);
+        assert_eq!(Timeline::rows_per_run(1_000), 100);
+        assert_eq!(Timeline::rows_per_run(1_000_000), 20);
+    }
 
     #[test]
     fn globs_match_as_shells_do() {

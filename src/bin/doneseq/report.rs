@@ -461,8 +461,7 @@ fn timeline(html: &mut String, timeline: &Timeline, stops: &[(String, Option<usi
         let _ = write!(
             html,
             "<p class=\"note\">… and {} more messages (the report keeps the first {}).</p>",
-            timeline.more,
-            Timeline::ROWS
+            timeline.more, timeline.limit
         );
     }
     if all_stop {
