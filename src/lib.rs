@@ -102,7 +102,7 @@ pub use crate::message::{Message, Role, RoleError, ToolCall, Usage};
 pub use crate::monitor::{
     Answer, AnswerSource, Classification, ConditionReport, Evidence, Failure, FiredCondition,
     Monitor, NodeId, Outcome, Replay, ReplayStep, RunState, SequenceMatch, SequenceProgress,
-    StateError, StopReason, TokenBudgetEvidence, Verdict,
+    StateError, StepFacts, StopReason, TokenBudgetEvidence, Verdict,
 };
 pub use crate::object::{EventType, ObjectError, SequenceObject};
 pub use crate::stop::{TaskConfig, VerdictKind};

@@ -602,3 +602,112 @@ fn a_pattern_past_its_backtracking_limit_is_a_warning_with_where() {
     assert!(!stderr.contains("warning: A:"), "{stderr}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `--json`'s rows against the library, message by message: the events are
+/// `Monitor::classify`'s labels (null for what is not a step) and the progress lists
+/// exactly the sequences with some (`Monitor::progress` not 0), keyed by their index;
+/// with 130 sequences the automaton spans several words.
+#[test]
+fn json_rows_are_the_librarys_events_and_progress() {
+    use doneseq::transcript::{Format, Reader};
+    use doneseq::{DoneSequence, Monitor, TaskConfig};
+    let extra: Vec<String> = (0..130)
+        .map(|i| {
+            [
+                "L, A".to_owned(),
+                format!("T[search], A, C[{i}]"),
+                "U, L, A, L".to_owned(),
+                "A@Search, L".to_owned(),
+                "F".to_owned(),
+            ][i % 5]
+                .clone()
+        })
+        .collect();
+    let cases = [
+        (
+            "examples/calculator.config.json",
+            "examples/calculator.jsonl",
+        ),
+        ("examples/search.config.json", "examples/search.jsonl"),
+        (
+            "examples/weather.config.json",
+            "examples/weather.openai.json",
+        ),
+    ];
+    for (config_path, transcript) in cases {
+        for extra in [&[][..], &extra[..]] {
+            let mut args = vec!["--json", "--all", "--config", config_path];
+            for seq in extra {
+                args.extend(["--seq", seq]);
+            }
+            args.push(transcript);
+            let report: serde_json::Value = serde_json::from_str(&stdout(&check(&args))).unwrap();
+            let rows = report["steps"].as_array().unwrap();
+
+            let text = std::fs::read_to_string(config_path).unwrap();
+            let mut config: TaskConfig = serde_json::from_str(&text).unwrap();
+            let mut sequences = config.done_sequences.clone().into_vec();
+            sequences.extend(extra.iter().map(|s| DoneSequence::parse(s).unwrap()));
+            config.done_sequences = sequences.into();
+            let monitor = Monitor::new(config).unwrap();
+            let mut run = monitor.start();
+            let file = std::fs::File::open(transcript).unwrap();
+            let mut reader = Reader::new(std::io::BufReader::new(file), Format::Auto);
+            let mut index = 0;
+            while let Some(message) = reader.next_borrowed() {
+                let message = message.unwrap();
+                let step = monitor.is_step(&run, &message);
+                monitor.observe(&mut run, &message);
+                let row = &rows[index];
+                assert_eq!(row["index"], index);
+                let events = step.then(|| monitor.classify(&message).labels());
+                assert_eq!(
+                    row["events"],
+                    serde_json::json!(events),
+                    "{transcript} {index}"
+                );
+                let progress: serde_json::Map<String, serde_json::Value> =
+                    (0..monitor.sequences().len())
+                        .map(|s| (s, monitor.progress(&run, s)))
+                        .filter(|&(_, p)| p > 0)
+                        .map(|(s, p)| (s.to_string(), p.into()))
+                        .collect();
+                assert_eq!(row["progress"], serde_json::Value::Object(progress));
+                index += 1;
+            }
+            assert_eq!(index, rows.len(), "{transcript}: a row per message");
+        }
+    }
+}
+
+/// With `--json`, the rows go out as they are read: a transcript that breaks off
+/// leaves one JSON object holding the rows read and the error, and exit status 1.
+#[test]
+fn a_bad_line_ends_the_json_rows_with_the_error() {
+    let dir = std::env::temp_dir().join(format!("doneseq-check-json-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.jsonl");
+    std::fs::write(
+        &bad,
+        "{\"role\": \"user\", \"content\": \"hi\"}\n{\"role\": \"llm\", \"content\": \"x\"}\n\
+         {\"role\": \"llm\", \"contnet\": \"x\"}\n",
+    )
+    .unwrap();
+    let out = check(&["--json", "--seq", "L, L", bad.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["steps"].as_array().unwrap().len(), 2);
+    assert_eq!(report["steps"][1]["progress"], serde_json::json!({"0": 1}));
+    let error = report["error"].as_str().unwrap();
+    assert!(
+        error.contains("line 3") && error.contains("contnet"),
+        "{error}"
+    );
+    assert!(
+        report.get("done").is_none(),
+        "no verdict for a run that did not read"
+    );
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("line 3"), "{err}");
+    std::fs::remove_dir_all(dir).unwrap();
+}

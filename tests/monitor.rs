@@ -411,3 +411,35 @@ fn final_answers_are_extracted_and_ambiguity_is_not_f() {
     }
     assert_eq!(m.classify(&Message::llm("FINAL(42)")).labels(), ["L", "F"]);
 }
+
+/// `step_facts` reads the step's `FINAL` fact back where the monitor computed it
+/// (for a sequence's `F` or a condition that reads it), and computes it otherwise;
+/// in each case it equals `classify`, patterns and tools included.
+#[test]
+fn step_facts_equal_classify_whoever_computes_final() {
+    let messages = [
+        Message::llm("FINAL(42)"),
+        Message::llm("no answer here, only DONE"),
+        llm_tool(&["search", "add", "search"]),
+        Message::agent("the sum is FINAL(7)").with_responder("calc"),
+        Message::agent("failed").with_error("boom"),
+    ];
+    let mut with_stop = TaskConfig::from_dsl(["C[sum], A"]).unwrap();
+    with_stop.stop = Some("final() | max_turns(50)".parse().unwrap());
+    let configs = [
+        TaskConfig::from_dsl(["F", "T[add], A"]).unwrap(),
+        TaskConfig::from_dsl(["C[sum|answer]", "T[search]"]).unwrap(),
+        with_stop,
+    ];
+    for config in configs {
+        let monitor = Monitor::new(config).unwrap();
+        let mut run = monitor.start();
+        for message in &messages {
+            assert!(monitor.is_step(&run, message));
+            monitor.observe(&mut run, message);
+            let facts = monitor.step_facts(&run, message);
+            assert_eq!(facts.classification(), monitor.classify(message));
+            assert_eq!(facts.labels(), monitor.classify(message).labels());
+        }
+    }
+}

@@ -54,6 +54,12 @@ proptest! {
         for m in &messages {
             let expected = naive.observe(m);
             prop_assert_eq!(fired(&monitor.observe(&mut run, m)), expected);
+            // The one-pass list of the sequences that progress, across words.
+            let dense: Vec<(usize, usize)> = (0..sequences.len())
+                .map(|s| (s, naive.progress(s)))
+                .filter(|&(_, p)| p > 0)
+                .collect();
+            prop_assert_eq!(monitor.progressing(&run).collect::<Vec<_>>(), dense);
         }
         for s in 0..sequences.len() {
             prop_assert_eq!(monitor.progress(&run, s), naive.progress(s));

@@ -202,6 +202,55 @@ impl Automaton {
         bits::highest_in(bits, start, start + len).map_or(0, |p| p - start + 1)
     }
 
+    /// Every sequence among the first `sequences` with some progress, as `(sequence,
+    /// progress)` in sequence order: one walk over the set bits (a sequence's
+    /// positions are consecutive, so its highest set bit is the last one seen before
+    /// the next sequence's), the work growing with the words and the set bits, not
+    /// with all sequences.
+    pub(crate) fn progressing<'a>(
+        &'a self,
+        bits: &'a [u64],
+        sequences: usize,
+    ) -> impl Iterator<Item = (usize, usize)> + 'a {
+        let mut w = 0;
+        let mut word = bits.first().copied().unwrap_or(0);
+        // The sequence being walked and its progress so far.
+        let mut pending: Option<(usize, usize)> = None;
+        let mut done = false;
+        std::iter::from_fn(move || {
+            while !done {
+                while word == 0 {
+                    w += 1;
+                    match bits.get(w) {
+                        Some(&next) => word = next,
+                        None => {
+                            done = true;
+                            return pending.take();
+                        }
+                    }
+                }
+                let p = w * 64 + word.trailing_zeros() as usize;
+                word &= word - 1;
+                // The stop tree's sequences follow the task's.
+                let s = self.seq_of.get(p).map_or(usize::MAX, |&s| s as usize);
+                if s >= sequences {
+                    done = true;
+                    return pending.take();
+                }
+                let progress = p - self.spans[s].0 as usize + 1;
+                match pending {
+                    Some((walked, _)) if walked == s => pending = Some((s, progress)),
+                    _ => {
+                        if let Some(previous) = pending.replace((s, progress)) {
+                            return Some(previous);
+                        }
+                    }
+                }
+            }
+            None
+        })
+    }
+
     /// The number of positions.
     pub(crate) fn positions(&self) -> usize {
         self.seq_of.len()

@@ -43,9 +43,25 @@ pub(crate) fn get(dense: &[u64], p: usize) -> bool {
     dense.get(word as usize).is_some_and(|w| w & bit != 0)
 }
 
-/// The highest set position in `lo..hi` of a dense row, if any.
+/// The highest set position in `lo..hi` of a dense row, if any: a word at a time.
 pub(crate) fn highest_in(dense: &[u64], lo: usize, hi: usize) -> Option<usize> {
-    (lo..hi).rev().find(|&p| get(dense, p))
+    if lo >= hi {
+        return None;
+    }
+    let (first, last) = (lo / 64, (hi - 1) / 64);
+    for w in (first..=last).rev() {
+        let mut word = dense.get(w).copied().unwrap_or(0);
+        if w == last {
+            word &= u64::MAX >> (63 - (hi - 1) % 64);
+        }
+        if w == first {
+            word &= u64::MAX << (lo % 64);
+        }
+        if word != 0 {
+            return Some(w * 64 + 63 - word.leading_zeros() as usize);
+        }
+    }
+    None
 }
 
 /// The number of words that hold `positions` bits.
@@ -61,6 +77,25 @@ const fn split(p: usize) -> (u32, u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The word-at-a-time search against a walk of every position.
+    #[test]
+    fn highest_in_agrees_with_a_walk() {
+        let rows: [&[u64]; 4] = [
+            &[0, 0, 0],
+            &[1, 1 << 63, 0b1010],
+            &[u64::MAX, 0, u64::MAX],
+            &[0x8000_0000_0000_0001, 0x10, 0],
+        ];
+        for row in rows {
+            for lo in 0..=192 {
+                for hi in lo..=192 {
+                    let walk = (lo..hi).rev().find(|&p| get(row, p));
+                    assert_eq!(highest_in(row, lo, hi), walk, "{row:?} {lo}..{hi}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn sparse_insert_keeps_order_and_merges() {

@@ -134,6 +134,11 @@ pub(crate) struct ClassifyScratch {
 }
 
 impl ClassifyScratch {
+    /// The atoms of the message classified last (empty before the first).
+    pub(crate) fn atoms(&self) -> &[u32] {
+        &self.atoms
+    }
+
     /// Heap bytes held.
     pub(crate) fn heap_bytes(&self) -> usize {
         (self.atoms.capacity() + self.rejected.capacity()) * 4

@@ -7,6 +7,7 @@ mod replay;
 mod report;
 mod signal;
 pub(crate) mod state;
+mod step_facts;
 mod verdict;
 #[cfg(feature = "serde")]
 mod wire;
@@ -17,6 +18,7 @@ pub use explain::{Failure, SequenceProgress};
 pub use replay::{Replay, ReplayStep};
 pub use report::ConditionReport;
 pub use state::RunState;
+pub use step_facts::StepFacts;
 pub use verdict::{
     Answer, AnswerSource, FiredCondition, NodeId, Outcome, SequenceMatch, StopReason, Verdict,
 };
@@ -252,6 +254,7 @@ impl Monitor {
         state::Scratch {
             classify: self.classifier.scratch(),
             step: engine::StepScratch::new(self.automaton.words),
+            final_answer: false,
         }
     }
 
@@ -349,13 +352,14 @@ impl Monitor {
         // The message's facts, each computed once, for the automaton and every
         // condition alike.
         let content = message.content();
-        let final_answer = (plan.needs_final || self.classifier.final_atom.is_some())
-            && engine::has_final(&self.classifier.detector, content);
+        let final_answer =
+            self.computes_final() && engine::has_final(&self.classifier.detector, content);
         let says_done = plan.needs_done && crate::answer::done::says_done(content);
         let cancelled = state.is_cancelled();
         let partial = plan.needs_partial || state.cancel.get().is_some();
         let now = plan.needs_clock.then(|| self.clock.now());
         let scratch = &mut state.scratch;
+        scratch.final_answer = final_answer;
         let classified = self
             .classifier
             .classify(message, final_answer, &mut scratch.classify);
@@ -524,17 +528,11 @@ impl Monitor {
     #[must_use]
     pub fn classify(&self, message: &Message) -> Classification {
         let base = engine::base_kind(message);
-        let mut tools: Vec<String> = Vec::new();
-        if base == BaseKind::Tool {
-            // Each name once, in the order of first call; a set, not a search of the
-            // list, as a message may hold tens of thousands of calls.
-            let mut seen = std::collections::HashSet::new();
-            for call in message.tool_calls() {
-                if seen.insert(call.name()) {
-                    tools.push(call.name().to_owned());
-                }
-            }
-        }
+        let tools = if base == BaseKind::Tool {
+            step_facts::distinct(message.tool_calls().iter().map(crate::ToolCall::name))
+        } else {
+            Vec::new()
+        };
         let patterns = self
             .classifier
             .matching_patterns(message.content())
@@ -559,6 +557,78 @@ impl Monitor {
             return 0;
         }
         self.automaton.progress(&state.bits, sequence)
+    }
+
+    /// Every done sequence with some progress in the run `state`, as `(sequence,
+    /// progress)` in the sequences' order: [`Monitor::progress`] of each sequence
+    /// where it is not 0, found in one pass over the automaton's bits (so the work
+    /// grows with the sequences that progress, not with all of them).
+    ///
+    /// ```
+    /// use doneseq::{Message, Monitor, TaskConfig};
+    ///
+    /// let monitor = Monitor::new(TaskConfig::from_dsl(["T, A", "L, L, L", "U, L"])?)?;
+    /// let mut run = monitor.start();
+    /// monitor.observe(&mut run, &Message::user("go"));
+    /// monitor.observe(&mut run, &Message::llm("thinking"));
+    /// assert_eq!(monitor.progressing(&run).collect::<Vec<_>>(), [(1, 1)]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn progressing<'a>(
+        &'a self,
+        state: &'a RunState,
+    ) -> impl Iterator<Item = (usize, usize)> + 'a {
+        self.automaton
+            .progressing(&state.bits, self.plan.task_sequences)
+    }
+
+    /// What [`Monitor::observe`] found in the run's latest step, `message`: its
+    /// classification read back from the run, without classifying the message again
+    /// (a tool that shows each step's events calls this right after observing it).
+    ///
+    /// `message` must be the message the run just observed, and a step
+    /// ([`Monitor::is_step`] before observing it): the base kind and the matching
+    /// patterns are the latest step's, the tool names, responder and error are read
+    /// from `message`.
+    ///
+    /// ```
+    /// use doneseq::{Message, Monitor, TaskConfig, ToolCall};
+    ///
+    /// let monitor = Monitor::new(TaskConfig::from_dsl(["T[add], A", "C[sum]"])?)?;
+    /// let mut run = monitor.start();
+    /// let message = Message::llm("sum it").with_tool_call(ToolCall::new("add", "{}"));
+    /// monitor.observe(&mut run, &message);
+    /// let facts = monitor.step_facts(&run, &message);
+    /// assert_eq!(facts.patterns().collect::<Vec<_>>(), [0]);
+    /// assert_eq!(facts.classification(), monitor.classify(&message));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn step_facts<'a>(
+        &'a self,
+        state: &'a RunState,
+        message: &'a Message<'a>,
+    ) -> StepFacts<'a> {
+        let classifier = &self.classifier;
+        let final_answer = if self.computes_final() {
+            state.scratch.final_answer
+        } else {
+            engine::has_final(&classifier.detector, message.content())
+        };
+        StepFacts::new(self, state.scratch.classify.atoms(), message, final_answer)
+    }
+
+    /// The content regexes of the task's done sequences, as written, in the order
+    /// [`StepFacts::patterns`] numbers them.
+    #[must_use]
+    pub fn content_patterns(&self) -> &[Box<str>] {
+        &self.classifier.pattern_sources[..self.classifier.content_patterns]
+    }
+
+    /// Whether [`Monitor::observe`] computes each step's `FINAL` fact (a sequence or
+    /// a condition reads it).
+    fn computes_final(&self) -> bool {
+        self.plan.needs_final || self.classifier.final_atom.is_some()
     }
 
     /// For every sequence: how close it is, and which element failed on which step.

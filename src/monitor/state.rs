@@ -51,6 +51,9 @@ pub(crate) struct Overruns {
 pub(crate) struct Scratch {
     pub(crate) classify: ClassifyScratch,
     pub(crate) step: StepScratch,
+    /// The latest step's `FINAL` fact, when the monitor computes it (a sequence
+    /// with `F` or a condition reading it); read back by [`crate::StepFacts`].
+    pub(crate) final_answer: bool,
 }
 
 impl RunState {

@@ -501,6 +501,7 @@ pub(crate) fn differential(sequences: &[DoneSequence], messages: &[Message], cut
     let mut verdicts = Vec::with_capacity(messages.len());
     for (i, m) in messages.iter().enumerate() {
         let expected = naive.observe(m);
+        let step = monitor.is_step(&run, m);
         let verdict = monitor.observe(&mut run, m);
         assert_eq!(fired(&verdict), expected, "message {i}: {m:?}");
         for s in 0..sequences.len() {
@@ -508,6 +509,24 @@ pub(crate) fn differential(sequences: &[DoneSequence], messages: &[Message], cut
                 monitor.progress(&run, s),
                 naive.progress(s),
                 "progress of sequence {s} at message {i}"
+            );
+        }
+        // The one-pass list of the sequences that progress, and the step's
+        // classification read back from the run, against their direct forms.
+        let dense: Vec<(usize, usize)> = (0..sequences.len())
+            .map(|s| (s, naive.progress(s)))
+            .filter(|&(_, p)| p > 0)
+            .collect();
+        assert_eq!(
+            monitor.progressing(&run).collect::<Vec<_>>(),
+            dense,
+            "message {i}"
+        );
+        if step {
+            assert_eq!(
+                monitor.step_facts(&run, m).classification(),
+                monitor.classify(m),
+                "message {i}: {m:?}"
             );
         }
         verdicts.push(verdict);

@@ -1,18 +1,16 @@
 //! `doneseq check`: replay a transcript against a task's done sequences and options.
 
-use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use crate::rows;
 use doneseq::ConditionReport;
 use doneseq::stop::{Condition, LintOptions, TaskInput};
 use doneseq::transcript::{Format, Reader};
-use doneseq::{
-    DoneSequence, Message, Monitor, Outcome, Role, StopReason, TaskConfig, Verdict, VerdictKind,
-};
+use doneseq::{DoneSequence, Monitor, Outcome, Role, StopReason, TaskConfig, Verdict, VerdictKind};
 
 /// Arguments of `doneseq check`.
 #[derive(Debug, clap::Args)]
@@ -102,70 +100,6 @@ pub(crate) fn run(args: &Args) -> ExitCode {
             eprintln!("error: {message}");
             ExitCode::from(1)
         }
-    }
-}
-
-/// Per message, what the report shows: kept compact, because a replay may read
-/// millions of messages (event lists and responders are interned; progress is one
-/// `u16` per sequence per row, in one flat list).
-#[derive(Default)]
-struct Steps {
-    rows: Vec<Row>,
-    /// `count` entries per row.
-    progress: Vec<u16>,
-    events: Vec<Vec<String>>,
-    event_ids: HashMap<Vec<String>, u32>,
-    responders: Vec<String>,
-    responder_ids: HashMap<String, u32>,
-}
-
-struct Row {
-    index: usize,
-    role: Role,
-    responder: Option<u32>,
-    /// `None` for a system message or the task's input (not steps).
-    events: Option<u32>,
-    /// The task's input.
-    input: bool,
-}
-
-/// The id of `key` in `table`, adding it if new.
-fn intern<K: Clone + Eq + std::hash::Hash>(
-    ids: &mut HashMap<K, u32>,
-    table: &mut Vec<K>,
-    key: K,
-) -> u32 {
-    if let Some(&id) = ids.get(&key) {
-        return id;
-    }
-    let id = u32::try_from(table.len()).expect("fewer than 2^32 distinct values");
-    table.push(key.clone());
-    ids.insert(key, id);
-    id
-}
-
-impl Steps {
-    fn push(&mut self, index: usize, message: &Message, events: Option<Vec<String>>, input: bool) {
-        let events = events.map(|e| intern(&mut self.event_ids, &mut self.events, e));
-        let responder = message
-            .responder()
-            .map(|r| intern(&mut self.responder_ids, &mut self.responders, r.to_owned()));
-        self.rows.push(Row {
-            index,
-            role: message.role(),
-            responder,
-            events,
-            input,
-        });
-    }
-
-    /// The progress of row `row`, one entry per sequence.
-    fn progress_of(&self, row: usize, count: usize) -> &[u16] {
-        &self.progress[row * count..][..count]
-    }
-
-    fn responder(&self, row: &Row) -> Option<&str> {
-        row.responder.map(|r| self.responders[r as usize].as_str())
     }
 }
 
@@ -275,19 +209,45 @@ fn check(args: &Args, transcript: &str) -> Result<(), String> {
     let summary = args.summary || args.follow;
     let mut live = io::stdout().lock();
     let mut run = monitor.start();
-    let mut steps = Steps::default();
+    // The table keeps its rows (its columns are as wide as their widest cell);
+    // `--json` writes each row as it comes, the verdict after them.
+    let mut table = rows::Table::default();
+    let mut json =
+        (args.json && !summary).then(|| BufWriter::with_capacity(1 << 16, io::stdout().lock()));
+    let mut row = Vec::new();
+    let text = rows::ProgressText::new(monitor.sequences().len());
     let mut lines = Lines::default();
     let mut first: Option<First> = None;
     let mut all_matches: Vec<usize> = Vec::new();
-    let count = monitor.sequences().len();
     // Borrowed messages: a line's texts are not copied.
     let mut reader = Reader::new(input, args.format);
     let mut next_index = 0;
     let mut overrun_at = None;
+    let cannot_write = |e: io::Error| format!("cannot write: {e}");
+    if let Some(out) = &mut json {
+        out.write_all(b"{\"steps\":[").map_err(cannot_write)?;
+    }
     while let Some(message) = reader.next_borrowed() {
         let index = next_index;
         next_index += 1;
-        let message = message.map_err(|e| format!("{transcript}: {e}"))?;
+        let message = match message {
+            Ok(message) => message,
+            Err(e) => {
+                let message = format!("{transcript}: {e}");
+                if let Some(out) = &mut json {
+                    // The rows read so far stay one JSON object, which says why it
+                    // ends there.
+                    write!(out, "],\"error\":")
+                        .and_then(|()| {
+                            serde_json::to_writer(&mut *out, &message).map_err(io::Error::from)
+                        })
+                        .and_then(|()| out.write_all(b"}\n"))
+                        .and_then(|()| out.flush())
+                        .map_err(cannot_write)?;
+                }
+                return Err(message);
+            }
+        };
         let step = monitor.is_step(&run, &message);
         let input = monitor.is_input(&run, &message);
         let verdict = monitor.observe(&mut run, &message);
@@ -298,7 +258,7 @@ fn check(args: &Args, transcript: &str) -> Result<(), String> {
             lines.skipped.push(index);
         }
         if args.follow {
-            let events = step.then(|| monitor.classify(&message).labels());
+            let events = step.then(|| monitor.step_facts(&run, &message).labels());
             crate::follow::row(
                 &mut live,
                 args.json,
@@ -307,15 +267,22 @@ fn check(args: &Args, transcript: &str) -> Result<(), String> {
                 events.as_deref(),
                 input,
             )
-            .map_err(|e| format!("cannot write: {e}"))?;
+            .map_err(cannot_write)?;
         }
         if !summary {
-            let events = step.then(|| monitor.classify(&message).labels());
-            steps.push(index, &message, events, input);
-            steps.progress.extend((0..count).map(|s| {
-                // A sequence has at most MAX_ELEMENTS (256) elements.
-                u16::try_from(monitor.progress(&run, s)).unwrap_or(u16::MAX)
-            }));
+            let kind = table.kinds.of(&monitor, &run, &message, step, input);
+            match &mut json {
+                Some(out) => {
+                    row.clear();
+                    if index > 0 {
+                        row.push(b',');
+                    }
+                    let kind = table.kinds.get(kind);
+                    rows::json_row(&mut row, &text, index, kind, monitor.progressing(&run));
+                    out.write_all(&row).map_err(cannot_write)?;
+                }
+                None => table.push(index, kind, monitor.progressing(&run)),
+            }
         }
         let fired = verdict.outcome().is_some_and(|o| !o.fired.is_empty());
         if fired {
@@ -348,22 +315,27 @@ fn check(args: &Args, transcript: &str) -> Result<(), String> {
     }
     let report = Report {
         monitor: &monitor,
-        steps: (!summary).then_some(&steps),
+        table: (!summary && !args.json).then_some(&table),
         lines: &lines,
         first: first.as_ref(),
         all_matches: args.all.then_some(&all_matches[..]),
         explain: &monitor.explain(&run),
         explain_stop: monitor.explain_stop(&run),
     };
-    let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
-    let written = if args.json {
-        report.json(&mut out)
-    } else {
-        report.text(&mut out)
+    let written = match json {
+        // After the rows: the verdict's fields close the object.
+        Some(mut out) => report.json_after_rows(&mut out).and_then(|()| out.flush()),
+        None => {
+            let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
+            let written = if args.json {
+                report.json(&mut out)
+            } else {
+                report.text(&mut out)
+            };
+            written.and_then(|()| out.flush())
+        }
     };
-    written
-        .and_then(|()| out.flush())
-        .map_err(|e| format!("cannot write: {e}"))
+    written.map_err(cannot_write)
 }
 
 /// What a run's searches past the backtracking limit of a `C[...]` pattern with
@@ -487,8 +459,8 @@ fn write_line(line: &mut String, out: &mut impl Write) -> io::Result<()> {
 
 struct Report<'a> {
     monitor: &'a Monitor,
-    /// `None` with `--summary`.
-    steps: Option<&'a Steps>,
+    /// The table's rows; `None` with `--summary` and `--json`.
+    table: Option<&'a rows::Table>,
     lines: &'a Lines,
     first: Option<&'a First>,
     all_matches: Option<&'a [usize]>,
@@ -659,61 +631,33 @@ impl Report<'_> {
         }
     }
 
-    /// One JSON object: the verdict, then (unless `--summary`) every step, written
-    /// as it goes rather than built as one value.
+    /// The verdict as one JSON object (`--summary`).
     fn json(&self, out: &mut impl Write) -> io::Result<()> {
+        serde_json::to_writer(&mut *out, &self.verdict_json())?;
+        out.write_all(b"\n")
+    }
+
+    /// The verdict's fields after the rows, `"steps":[...` already written: they
+    /// close the one object.
+    fn json_after_rows(&self, out: &mut impl Write) -> io::Result<()> {
         let verdict = serde_json::to_string(&self.verdict_json())?;
-        let Some(steps) = self.steps else {
-            return writeln!(out, "{verdict}");
-        };
-        // The verdict's fields, then "steps" last.
-        let fields = verdict.strip_suffix('}').unwrap_or(&verdict);
-        write!(out, "{fields},\"steps\":[")?;
-        let count = self.monitor.sequences().len();
-        let events: Vec<String> = steps
-            .events
-            .iter()
-            .map(|labels| serde_json::to_string(labels).unwrap_or_default())
-            .collect();
-        for (i, row) in steps.rows.iter().enumerate() {
-            if i > 0 {
-                out.write_all(b",")?;
-            }
-            write!(
-                out,
-                "{{\"index\":{},\"role\":\"{}\",\"responder\":",
-                row.index,
-                row.role.as_str()
-            )?;
-            serde_json::to_writer(&mut *out, &steps.responder(row))?;
-            out.write_all(b",\"events\":")?;
-            match row.events {
-                Some(id) => out.write_all(events[id as usize].as_bytes())?,
-                None => out.write_all(b"null")?,
-            }
-            if row.input {
-                out.write_all(b",\"input\":true")?;
-            }
-            out.write_all(b",\"progress\":")?;
-            serde_json::to_writer(&mut *out, steps.progress_of(i, count))?;
-            out.write_all(b"}")?;
-        }
-        out.write_all(b"]}\n")
+        let fields = verdict.strip_prefix('{').unwrap_or(&verdict);
+        write!(out, "],{fields}")?;
+        out.write_all(b"\n")
     }
 
     /// The table (unless `--summary`), then the verdict.
     fn text(&self, out: &mut impl Write) -> io::Result<()> {
-        if let Some(steps) = self.steps {
-            self.table(steps, out)?;
+        if let Some(table) = self.table {
+            self.table(table, out)?;
             out.write_all(b"\n")?;
         }
         out.write_all(self.verdict_text().as_bytes())
     }
 
     /// One row per message: its events and each sequence's progress.
-    fn table(&self, steps: &Steps, out: &mut impl Write) -> io::Result<()> {
+    fn table(&self, table: &rows::Table, out: &mut impl Write) -> io::Result<()> {
         let sequences = self.monitor.sequences();
-        let count = sequences.len();
         let headers: Vec<String> = sequences
             .iter()
             .enumerate()
@@ -728,25 +672,28 @@ impl Report<'_> {
                     .max(format!("{0}/{0} fired", s.len()).len())
             })
             .collect();
-        let events: Vec<String> = steps.events.iter().map(|e| cut(&e.join(" "))).collect();
-        let responders: Vec<String> = steps.responders.iter().map(|r| cut(r)).collect();
-        let responder_width = responders
+        // Per kind of row: its responder and events cells, cut.
+        let kinds = table.kinds.all();
+        let responders: Vec<Option<String>> = kinds
             .iter()
-            .map(|r| r.chars().count())
-            .chain([9])
-            .max()
-            .unwrap_or(9);
-        let events_width = events
+            .map(|k| k.responder.as_deref().map(cut))
+            .collect();
+        let events: Vec<Option<String>> = kinds
             .iter()
-            .map(|e| e.chars().count())
-            .chain([6])
-            .max()
-            .unwrap_or(6);
-        let index_width = steps
-            .rows
-            .last()
-            .map_or(1, |s| s.index.to_string().len())
-            .max(1);
+            .map(|k| k.events.as_ref().map(|e| cut(&e.join(" "))))
+            .collect();
+        let width = |cells: &[Option<String>], least: usize| {
+            cells
+                .iter()
+                .flatten()
+                .map(|c| c.chars().count())
+                .chain([least])
+                .max()
+                .unwrap_or(least)
+        };
+        let responder_width = width(&responders, 9);
+        let events_width = width(&events, 6);
+        let index_width = table.last_index().map_or(1, |i| i.to_string().len()).max(1);
         // Each line is made in one buffer, reused, and written without its trailing
         // blanks.
         let mut line = String::new();
@@ -763,11 +710,25 @@ impl Report<'_> {
         }
         write_line(&mut line, out)?;
         // Every cell a row can hold is made once: a row is then its index and copies.
-        let responders: Vec<String> = responders.iter().map(|r| pad(r, responder_width)).collect();
         let no_responder = pad("-", responder_width);
-        let event_cells: Vec<String> = events.iter().map(|e| pad(e, events_width)).collect();
-        let no_events = pad("-", events_width);
+        let responders: Vec<String> = responders
+            .iter()
+            .map(|r| {
+                r.as_deref()
+                    .map_or_else(|| no_responder.clone(), |r| pad(r, responder_width))
+            })
+            .collect();
         let input_cell = pad("input", events_width);
+        let no_events = pad("-", events_width);
+        let event_cells: Vec<String> = events
+            .iter()
+            .zip(kinds)
+            .map(|(e, kind)| match e {
+                Some(e) => pad(e, events_width),
+                None if kind.input => input_cell.clone(),
+                None => no_events.clone(),
+            })
+            .collect();
         // Per sequence, per progress p: "  p/len" (and " fired" at len), padded.
         let progress_cells: Vec<Vec<String>> = sequences
             .iter()
@@ -781,22 +742,22 @@ impl Report<'_> {
                     .collect()
             })
             .collect();
-        for (i, row) in steps.rows.iter().enumerate() {
-            let _ = write!(line, "{:>index_width$}  ", row.index);
-            line.push_str(ROLES[role_index(row.role)]);
+        // A row's progress, dense: set from its sparse list, then cleared again.
+        let mut dense = vec![0u16; sequences.len()];
+        for (index, id, progress) in table.rows() {
+            let kind = &kinds[id];
+            let _ = write!(line, "{index:>index_width$}  ");
+            line.push_str(ROLES[role_index(kind.role)]);
             line.push(' ');
-            line.push_str(
-                row.responder
-                    .map_or(&no_responder, |r| &responders[r as usize]),
-            );
+            line.push_str(&responders[id]);
             line.push_str("  ");
-            line.push_str(match row.events {
-                Some(e) => &event_cells[e as usize],
-                None if row.input => &input_cell,
-                None => &no_events,
-            });
-            if row.events.is_some() {
-                for (cells, &p) in progress_cells.iter().zip(steps.progress_of(i, count)) {
+            line.push_str(&event_cells[id]);
+            if kind.events.is_some() {
+                dense.fill(0);
+                for (s, p) in progress {
+                    dense[s] = p;
+                }
+                for (cells, &p) in progress_cells.iter().zip(&dense) {
                     line.push_str(cells.get(usize::from(p)).map_or("", String::as_str));
                 }
             }

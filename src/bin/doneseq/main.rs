@@ -15,6 +15,7 @@ mod follow;
 mod lint_cmd;
 mod parse_cmd;
 mod report;
+mod rows;
 
 /// Decide when an LLM agent's loop is done.
 #[derive(Debug, Parser)]
