@@ -110,7 +110,8 @@ fn read_only(transcript: &Path) -> (usize, u64) {
     (count, tokens)
 }
 
-/// The floor: each line read as the library reads it (`read_until` into one buffer)
+/// The floor: each line read as the library reads it (up to memchr's `\n`, into one
+/// buffer)
 /// and deserialized by serde_json into a borrowed struct of the fields the file has
 /// (texts borrowed, arguments as raw JSON), with nothing classified or matched.
 fn serde_baseline(transcript: &Path) -> (usize, u64) {
@@ -145,7 +146,20 @@ fn serde_baseline(transcript: &Path) -> (usize, u64) {
     let (mut count, mut tokens) = (0, 0);
     loop {
         buffer.clear();
-        if input.read_until(b'\n', &mut buffer).unwrap() == 0 {
+        // A line as the library reads it: up to memchr's `\n`.
+        loop {
+            let available = input.fill_buf().unwrap();
+            let (taken, done) = match memchr::memchr(b'\n', available) {
+                Some(i) => (i + 1, true),
+                None => (available.len(), available.is_empty()),
+            };
+            buffer.extend_from_slice(&available[..taken]);
+            input.consume(taken);
+            if done {
+                break;
+            }
+        }
+        if buffer.is_empty() {
             break;
         }
         let text = std::str::from_utf8(&buffer).unwrap();

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 
 use serde::Deserialize;
 
-use super::wire::JsonLine;
+use super::wire::{Converted, JsonLine, MessageSeed, RawArguments};
 use super::{
     Format, TranscriptErrorKind, anthropic, autogen, completion, langroid, otel, responses,
 };
@@ -167,8 +167,16 @@ pub(super) fn read<'a>(
     }
     match kind {
         Kind::Message => {
-            let line = parse::<JsonLine<'a>>(text)?;
-            message(line, text, cx, out)
+            // Converted where it is read (the line is never moved).
+            let mut de = serde_json::Deserializer::from_str(text);
+            let seed = MessageSeed::<RawArguments<'a>> {
+                results: out,
+                arguments: std::marker::PhantomData,
+            };
+            let converted = serde::de::DeserializeSeed::deserialize(seed, &mut de)
+                .and_then(|converted| de.end().map(|()| converted))
+                .map_err(|e| Failure::json(text, e))?;
+            push_message(converted, text, cx, out)
         }
         Kind::Completion => completion::read(parse(text)?, text, cx, out),
         Kind::ChatRequest | Kind::AnthropicRequest => {
@@ -197,10 +205,29 @@ pub(super) fn message<'a>(
     cx: &mut Context,
     out: &mut Out<'a>,
 ) -> Result<(), Failure<'a>> {
-    cx.langroid |= cx.detect_langroid && line.langroid_role();
-    let message = line
-        .into_message(out)
-        .map_err(|m| Failure::message(within, m))?;
+    let langroid_role = line.langroid_role();
+    let message = line.into_message(out);
+    push_message(
+        Converted {
+            langroid_role,
+            message,
+        },
+        within,
+        cx,
+        out,
+    )
+}
+
+/// Adds a converted chat message to `out`, with Langroid's tools found in the
+/// content where the log is Langroid-shaped.
+fn push_message<'a>(
+    converted: Converted<'a>,
+    within: &'a str,
+    cx: &mut Context,
+    out: &mut Out<'a>,
+) -> Result<(), Failure<'a>> {
+    cx.langroid |= cx.detect_langroid && converted.langroid_role;
+    let message = converted.message.map_err(|m| Failure::message(within, m))?;
     let Some(message) = message else {
         return Ok(());
     };

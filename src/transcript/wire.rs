@@ -20,75 +20,266 @@ use crate::{Message, Role, ToolCall, Usage};
 pub(super) type JsonLine<'a> = Line<'a, RawArguments<'a>>;
 
 /// One message as it appears in a log line or array element, its tool arguments read
-/// as `A`.
-#[derive(Deserialize)]
-// The bound by hand: serde would ask `A: Default` for `Option<A>`'s default.
-#[serde(
-    deny_unknown_fields,
-    bound(deserialize = "A: Deserialize<'de> + ArgumentsText<'a>")
-)]
+/// as `A`. Every field is optional but `role`; an unknown one is an error.
+///
+/// Deserialized by hand ([`visit_line`]), not derived: the record reader converts
+/// the line into its message inside the visitor ([`MessageSeed`]), so that this
+/// struct (about 400 bytes) is never moved out of serde's frames, which was a tenth
+/// of a replay's time.
 pub(super) struct Line<'a, A = Arguments<'a>> {
-    #[serde(borrow)]
     role: Str<'a>,
-    #[serde(default, borrow)]
     content: Option<Content<'a, A>>,
-    #[serde(default, borrow)]
     responder: Option<Str<'a>>,
     /// OpenAI's participant name; the responder when `responder` is absent.
-    #[serde(default, borrow)]
     name: Option<Str<'a>>,
-    #[serde(default, borrow)]
     tool_calls: Option<Calls<'a, A>>,
     /// OpenAI's legacy single call.
-    #[serde(default, borrow)]
     function_call: Option<Function<'a, A>>,
     /// OpenAI: which call a `tool` message answers (read by `tool(x, executed)`).
-    #[serde(default, borrow)]
     tool_call_id: Option<Str<'a>>,
     /// Named numbers (scores, probabilities) for stop conditions to read.
-    #[serde(default)]
     metrics: Option<std::collections::BTreeMap<String, f64>>,
     /// Milliseconds since the run started when the message was recorded.
-    #[serde(default)]
     elapsed_ms: Option<u64>,
-    #[serde(default)]
     usage: Option<UsageWire>,
-    #[serde(default, borrow)]
     error: Option<Str<'a>>,
-    #[serde(default)]
     confidence: Option<f64>,
-    #[serde(default)]
     reward: Option<f64>,
-    #[serde(default)]
     no_response: bool,
     /// A stop message (AutoGen's `StopMessage`): its speaker ends the conversation.
-    #[serde(default)]
     stop: bool,
     /// A handoff to this agent (AutoGen's `HandoffMessage`'s `target`).
-    #[serde(default, borrow)]
     handoff: Option<Str<'a>>,
     /// On a tool's result: the tool's name (read by `tool(x, executed)` when the
     /// request is not in view).
-    #[serde(default, borrow)]
     tool_name: Option<Str<'a>>,
     /// Part of the task's input (`true`) or a step (`false`), whatever the task's
     /// `input` mode would decide.
-    #[serde(default)]
     input: Option<bool>,
-    /// Free-form data for the log's own use; doneseq does not read it.
-    #[serde(default)]
-    #[allow(dead_code)]
-    metadata: Option<IgnoredAny>,
     /// OpenAI: what the model said instead of an answer, read as text.
-    #[serde(default, borrow)]
     refusal: Option<Str<'a>>,
-    /// OpenAI fields that carry nothing doneseq classifies.
-    #[serde(default)]
-    #[allow(dead_code)]
-    annotations: Option<IgnoredAny>,
-    #[serde(default)]
-    #[allow(dead_code)]
-    audio: Option<IgnoredAny>,
+}
+
+/// The keys of a [`Line`], in its fields' order (which error messages list).
+/// `metadata` (free-form data for the log's own use), `annotations` and `audio`
+/// (OpenAI's, carrying nothing doneseq classifies) are read and ignored.
+#[derive(Deserialize)]
+#[serde(field_identifier, rename_all = "snake_case")]
+enum Key {
+    Role,
+    Content,
+    Responder,
+    Name,
+    ToolCalls,
+    FunctionCall,
+    ToolCallId,
+    Metrics,
+    ElapsedMs,
+    Usage,
+    Error,
+    Confidence,
+    Reward,
+    NoResponse,
+    Stop,
+    Handoff,
+    ToolName,
+    Input,
+    Metadata,
+    Refusal,
+    Annotations,
+    Audio,
+}
+
+/// Reads a [`Line`] from a map: serde's derived visitor, written out (the same
+/// errors: an unknown, duplicate or missing field), so that the record reader can
+/// convert the line where it is built.
+#[inline(always)]
+fn visit_line<'de: 'a, 'a, A, M>(mut map: M) -> Result<Line<'a, A>, M::Error>
+where
+    A: Deserialize<'de> + ArgumentsText<'a>,
+    M: serde::de::MapAccess<'de>,
+{
+    use serde::de::Error;
+    /// Sets a field once: a second value is serde's "duplicate field".
+    fn once<'de, T: Deserialize<'de>, M: serde::de::MapAccess<'de>>(
+        map: &mut M,
+        slot: &mut Option<T>,
+        name: &'static str,
+    ) -> Result<(), M::Error> {
+        if slot.is_some() {
+            return Err(M::Error::duplicate_field(name));
+        }
+        *slot = Some(map.next_value()?);
+        Ok(())
+    }
+    // A field that is `null` is absent (`Option`'s reading), but still set once.
+    let mut role: Option<Str<'a>> = None;
+    let mut content: Option<Option<Content<'a, A>>> = None;
+    let mut responder: Option<Option<Str<'a>>> = None;
+    let mut name: Option<Option<Str<'a>>> = None;
+    let mut tool_calls: Option<Option<Calls<'a, A>>> = None;
+    let mut function_call: Option<Option<Function<'a, A>>> = None;
+    let mut tool_call_id: Option<Option<Str<'a>>> = None;
+    let mut metrics: Option<Option<std::collections::BTreeMap<String, f64>>> = None;
+    let mut elapsed_ms: Option<Option<u64>> = None;
+    let mut usage: Option<Option<UsageWire>> = None;
+    let mut error: Option<Option<Str<'a>>> = None;
+    let mut confidence: Option<Option<f64>> = None;
+    let mut reward: Option<Option<f64>> = None;
+    let mut no_response: Option<bool> = None;
+    let mut stop: Option<bool> = None;
+    let mut handoff: Option<Option<Str<'a>>> = None;
+    let mut tool_name: Option<Option<Str<'a>>> = None;
+    let mut input: Option<Option<bool>> = None;
+    let mut metadata: Option<Option<IgnoredAny>> = None;
+    let mut refusal: Option<Option<Str<'a>>> = None;
+    let mut annotations: Option<Option<IgnoredAny>> = None;
+    let mut audio: Option<Option<IgnoredAny>> = None;
+    while let Some(key) = map.next_key::<Key>()? {
+        match key {
+            Key::Role => once(&mut map, &mut role, "role")?,
+            Key::Content => once(&mut map, &mut content, "content")?,
+            Key::Responder => once(&mut map, &mut responder, "responder")?,
+            Key::Name => once(&mut map, &mut name, "name")?,
+            Key::ToolCalls => once(&mut map, &mut tool_calls, "tool_calls")?,
+            Key::FunctionCall => once(&mut map, &mut function_call, "function_call")?,
+            Key::ToolCallId => once(&mut map, &mut tool_call_id, "tool_call_id")?,
+            Key::Metrics => once(&mut map, &mut metrics, "metrics")?,
+            Key::ElapsedMs => once(&mut map, &mut elapsed_ms, "elapsed_ms")?,
+            Key::Usage => once(&mut map, &mut usage, "usage")?,
+            Key::Error => once(&mut map, &mut error, "error")?,
+            Key::Confidence => once(&mut map, &mut confidence, "confidence")?,
+            Key::Reward => once(&mut map, &mut reward, "reward")?,
+            Key::NoResponse => once(&mut map, &mut no_response, "no_response")?,
+            Key::Stop => once(&mut map, &mut stop, "stop")?,
+            Key::Handoff => once(&mut map, &mut handoff, "handoff")?,
+            Key::ToolName => once(&mut map, &mut tool_name, "tool_name")?,
+            Key::Input => once(&mut map, &mut input, "input")?,
+            Key::Metadata => once(&mut map, &mut metadata, "metadata")?,
+            Key::Refusal => once(&mut map, &mut refusal, "refusal")?,
+            Key::Annotations => once(&mut map, &mut annotations, "annotations")?,
+            Key::Audio => once(&mut map, &mut audio, "audio")?,
+        }
+    }
+    Ok(Line {
+        role: role.ok_or_else(|| M::Error::missing_field("role"))?,
+        content: content.flatten(),
+        responder: responder.flatten(),
+        name: name.flatten(),
+        tool_calls: tool_calls.flatten(),
+        function_call: function_call.flatten(),
+        tool_call_id: tool_call_id.flatten(),
+        metrics: metrics.flatten(),
+        elapsed_ms: elapsed_ms.flatten(),
+        usage: usage.flatten(),
+        error: error.flatten(),
+        confidence: confidence.flatten(),
+        reward: reward.flatten(),
+        no_response: no_response.unwrap_or(false),
+        stop: stop.unwrap_or(false),
+        handoff: handoff.flatten(),
+        tool_name: tool_name.flatten(),
+        input: input.flatten(),
+        refusal: refusal.flatten(),
+    })
+}
+
+/// The keys of a [`Line`], for serde's errors.
+const LINE_FIELDS: &[&str] = &[
+    "role",
+    "content",
+    "responder",
+    "name",
+    "tool_calls",
+    "function_call",
+    "tool_call_id",
+    "metrics",
+    "elapsed_ms",
+    "usage",
+    "error",
+    "confidence",
+    "reward",
+    "no_response",
+    "stop",
+    "handoff",
+    "tool_name",
+    "input",
+    "metadata",
+    "refusal",
+    "annotations",
+    "audio",
+];
+
+impl<'de: 'a, 'a, A: Deserialize<'de> + ArgumentsText<'a>> Deserialize<'de> for Line<'a, A> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct LineVisitor<'a, A>(std::marker::PhantomData<(&'a (), A)>);
+        impl<'de: 'a, 'a, A: Deserialize<'de> + ArgumentsText<'a>> serde::de::Visitor<'de>
+            for LineVisitor<'a, A>
+        {
+            type Value = Line<'a, A>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("struct Line")
+            }
+            fn visit_map<M: serde::de::MapAccess<'de>>(
+                self,
+                map: M,
+            ) -> Result<Self::Value, M::Error> {
+                visit_line::<'de, 'a, A, M>(map)
+            }
+        }
+        deserializer.deserialize_struct("Line", LINE_FIELDS, LineVisitor(std::marker::PhantomData))
+    }
+}
+
+/// What the record reader takes from a chat message: whether its role is spelled as
+/// Langroid spells its entities, and its message (or what is wrong with it); the
+/// tool results it carries go to [`MessageSeed`]'s `results`.
+pub(super) struct Converted<'de> {
+    pub(super) langroid_role: bool,
+    pub(super) message: Result<Option<Message<'de>>, String>,
+}
+
+/// Reads a chat message and converts it where it is read ([`Line::into_message`]):
+/// the line is never moved.
+pub(super) struct MessageSeed<'o, 'de, A> {
+    pub(super) results: &'o mut Out<'de>,
+    pub(super) arguments: std::marker::PhantomData<A>,
+}
+
+impl<'de, A: Deserialize<'de> + ArgumentsText<'de>> serde::de::DeserializeSeed<'de>
+    for MessageSeed<'_, 'de, A>
+{
+    type Value = Converted<'de>;
+
+    fn deserialize<D: serde::Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> Result<Converted<'de>, D::Error> {
+        struct SeedVisitor<'o, 'de, A>(&'o mut Out<'de>, std::marker::PhantomData<A>);
+        impl<'de, A: Deserialize<'de> + ArgumentsText<'de>> serde::de::Visitor<'de>
+            for SeedVisitor<'_, 'de, A>
+        {
+            type Value = Converted<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("struct Line")
+            }
+            fn visit_map<M: serde::de::MapAccess<'de>>(
+                self,
+                map: M,
+            ) -> Result<Converted<'de>, M::Error> {
+                let line = visit_line::<'de, 'de, A, M>(map)?;
+                Ok(Converted {
+                    langroid_role: line.langroid_role(),
+                    message: line.into_message(self.0),
+                })
+            }
+        }
+        deserializer.deserialize_struct(
+            "Line",
+            LINE_FIELDS,
+            SeedVisitor::<A>(self.results, std::marker::PhantomData),
+        )
+    }
 }
 
 /// A string, borrowed from the input where it has no escapes. (serde's own `Cow<str>`
