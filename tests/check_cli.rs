@@ -711,3 +711,51 @@ fn a_bad_line_ends_the_json_rows_with_the_error() {
     assert!(err.contains("line 3"), "{err}");
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// A reader that goes away (`check --json ... | head`): the rows' writer thread
+/// cannot write, and the command ends with "cannot write" and exit status 1, neither
+/// hanging nor panicking.
+#[test]
+fn json_rows_to_a_closed_pipe_end_with_cannot_write() {
+    use std::io::Read;
+    use std::process::Stdio;
+    let dir = std::env::temp_dir().join(format!("doneseq-check-pipe-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = dir.join("long.jsonl");
+    let line = "{\"role\": \"llm\", \"content\": \"thinking it over\"}\n";
+    std::fs::write(&log, line.repeat(50_000)).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_doneseq"))
+        .args(["check", "--json", "--seq", "L, A", log.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut start = [0u8; 64];
+    child.stdout.take().unwrap().read_exact(&mut start).unwrap();
+    assert!(start.starts_with(b"{\"steps\":[{\"index\":0,"));
+    // The read end is closed here (dropped above).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "check hangs on a closed pipe"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert_eq!(status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("cannot write") && !err.contains("panicked"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}

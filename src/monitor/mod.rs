@@ -578,8 +578,40 @@ impl Monitor {
         &'a self,
         state: &'a RunState,
     ) -> impl Iterator<Item = (usize, usize)> + 'a {
-        self.automaton
-            .progressing(&state.bits, self.plan.task_sequences)
+        self.progressing_in(self.progress_bits(state))
+    }
+
+    /// The run's progress as its automaton holds it (a bit per element of each
+    /// sequence: the steps ending now satisfy the sequence up to that element), a few
+    /// words, the same number for every run of this monitor. A copy is a snapshot
+    /// that [`Monitor::progressing_in`] reads later, e.g. on another thread: a tool
+    /// that writes a row per step keeps these words instead of a list per sequence.
+    ///
+    /// ```
+    /// use doneseq::{Message, Monitor, TaskConfig};
+    ///
+    /// let monitor = Monitor::new(TaskConfig::from_dsl(["T, A", "L, L, L"])?)?;
+    /// let mut run = monitor.start();
+    /// monitor.observe(&mut run, &Message::llm("thinking"));
+    /// let snapshot = monitor.progress_bits(&run).to_vec();
+    /// monitor.observe(&mut run, &Message::llm("still thinking"));
+    /// assert_eq!(monitor.progressing_in(&snapshot).collect::<Vec<_>>(), [(1, 1)]);
+    /// assert_eq!(monitor.progressing(&run).collect::<Vec<_>>(), [(1, 2)]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn progress_bits<'a>(&self, state: &'a RunState) -> &'a [u64] {
+        &state.bits
+    }
+
+    /// [`Monitor::progressing`] of a run whose [`Monitor::progress_bits`] were
+    /// `bits`. Words that did not come from this monitor give some list, never a
+    /// panic.
+    pub fn progressing_in<'a>(
+        &'a self,
+        bits: &'a [u64],
+    ) -> impl Iterator<Item = (usize, usize)> + 'a {
+        self.automaton.progressing(bits, self.plan.task_sequences)
     }
 
     /// What [`Monitor::observe`] found in the run's latest step, `message`: its

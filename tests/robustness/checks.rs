@@ -522,6 +522,8 @@ pub(crate) fn differential(sequences: &[DoneSequence], messages: &[Message], cut
             dense,
             "message {i}"
         );
+        let snapshot = monitor.progress_bits(&run).to_vec();
+        assert_eq!(monitor.progressing_in(&snapshot).collect::<Vec<_>>(), dense);
         if step {
             assert_eq!(
                 monitor.step_facts(&run, m).classification(),

@@ -207,15 +207,13 @@ fn check(args: &Args, transcript: &str) -> Result<(), String> {
         }
     };
     let summary = args.summary || args.follow;
-    let mut live = io::stdout().lock();
+    // Locked only to follow: the `--json` rows' writer thread locks it otherwise.
+    let mut live = args.follow.then(|| io::stdout().lock());
     let mut run = monitor.start();
     // The table keeps its rows (its columns are as wide as their widest cell);
     // `--json` writes each row as it comes, the verdict after them.
     let mut table = rows::Table::default();
-    let mut json =
-        (args.json && !summary).then(|| BufWriter::with_capacity(1 << 16, io::stdout().lock()));
-    let mut row = Vec::new();
-    let text = rows::ProgressText::new(monitor.sequences().len());
+    let mut json = (args.json && !summary).then(|| crate::json_rows::RowWriter::start(&monitor));
     let mut lines = Lines::default();
     let mut first: Option<First> = None;
     let mut all_matches: Vec<usize> = Vec::new();
@@ -224,9 +222,6 @@ fn check(args: &Args, transcript: &str) -> Result<(), String> {
     let mut next_index = 0;
     let mut overrun_at = None;
     let cannot_write = |e: io::Error| format!("cannot write: {e}");
-    if let Some(out) = &mut json {
-        out.write_all(b"{\"steps\":[").map_err(cannot_write)?;
-    }
     while let Some(message) = reader.next_borrowed() {
         let index = next_index;
         next_index += 1;
@@ -234,16 +229,15 @@ fn check(args: &Args, transcript: &str) -> Result<(), String> {
             Ok(message) => message,
             Err(e) => {
                 let message = format!("{transcript}: {e}");
-                if let Some(out) = &mut json {
+                if let Some(rows) = json.take() {
                     // The rows read so far stay one JSON object, which says why it
                     // ends there.
-                    write!(out, "],\"error\":")
-                        .and_then(|()| {
-                            serde_json::to_writer(&mut *out, &message).map_err(io::Error::from)
-                        })
-                        .and_then(|()| out.write_all(b"}\n"))
-                        .and_then(|()| out.flush())
+                    let mut tail = b"],\"error\":".to_vec();
+                    serde_json::to_writer(&mut tail, &message)
+                        .map_err(io::Error::from)
                         .map_err(cannot_write)?;
+                    tail.extend_from_slice(b"}\n");
+                    rows.finish(tail).map_err(cannot_write)?;
                 }
                 return Err(message);
             }
@@ -257,30 +251,17 @@ fn check(args: &Args, transcript: &str) -> Result<(), String> {
         if !step {
             lines.skipped.push(index);
         }
-        if args.follow {
+        if let Some(live) = &mut live {
             let events = step.then(|| monitor.step_facts(&run, &message).labels());
-            crate::follow::row(
-                &mut live,
-                args.json,
-                index,
-                &message,
-                events.as_deref(),
-                input,
-            )
-            .map_err(cannot_write)?;
+            crate::follow::row(live, args.json, index, &message, events.as_deref(), input)
+                .map_err(cannot_write)?;
         }
         if !summary {
             let kind = table.kinds.of(&monitor, &run, &message, step, input);
             match &mut json {
-                Some(out) => {
-                    row.clear();
-                    if index > 0 {
-                        row.push(b',');
-                    }
-                    let kind = table.kinds.get(kind);
-                    rows::json_row(&mut row, &text, index, kind, monitor.progressing(&run));
-                    out.write_all(&row).map_err(cannot_write)?;
-                }
+                Some(rows) => rows
+                    .push(&table.kinds, index, kind, &monitor, &run)
+                    .map_err(cannot_write)?,
                 None => table.push(index, kind, monitor.progressing(&run)),
             }
         }
@@ -324,7 +305,7 @@ fn check(args: &Args, transcript: &str) -> Result<(), String> {
     };
     let written = match json {
         // After the rows: the verdict's fields close the object.
-        Some(mut out) => report.json_after_rows(&mut out).and_then(|()| out.flush()),
+        Some(rows) => report.json_after_rows().and_then(|tail| rows.finish(tail)),
         None => {
             let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
             let written = if args.json {
@@ -637,13 +618,12 @@ impl Report<'_> {
         out.write_all(b"\n")
     }
 
-    /// The verdict's fields after the rows, `"steps":[...` already written: they
-    /// close the one object.
-    fn json_after_rows(&self, out: &mut impl Write) -> io::Result<()> {
+    /// The verdict's fields that follow the rows (`"steps":[...` written before
+    /// them) and close the one object.
+    fn json_after_rows(&self) -> io::Result<Vec<u8>> {
         let verdict = serde_json::to_string(&self.verdict_json())?;
         let fields = verdict.strip_prefix('{').unwrap_or(&verdict);
-        write!(out, "],{fields}")?;
-        out.write_all(b"\n")
+        Ok(format!("],{fields}\n").into_bytes())
     }
 
     /// The table (unless `--summary`), then the verdict.
@@ -743,7 +723,7 @@ impl Report<'_> {
             })
             .collect();
         // A row's progress, dense: set from its sparse list, then cleared again.
-        let mut dense = vec![0u16; sequences.len()];
+        let mut dense = vec![0usize; sequences.len()];
         for (index, id, progress) in table.rows() {
             let kind = &kinds[id];
             let _ = write!(line, "{index:>index_width$}  ");
@@ -758,7 +738,7 @@ impl Report<'_> {
                     dense[s] = p;
                 }
                 for (cells, &p) in progress_cells.iter().zip(&dense) {
-                    line.push_str(cells.get(usize::from(p)).map_or("", String::as_str));
+                    line.push_str(cells.get(p).map_or("", String::as_str));
                 }
             }
             write_line(&mut line, out)?;

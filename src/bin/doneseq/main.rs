@@ -12,6 +12,7 @@ mod check_cmd;
 mod compare_cmd;
 mod corpus;
 mod follow;
+mod json_rows;
 mod lint_cmd;
 mod parse_cmd;
 mod report;

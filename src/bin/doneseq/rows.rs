@@ -81,10 +81,6 @@ impl Kinds {
         id
     }
 
-    pub(crate) fn get(&self, id: u32) -> &Kind {
-        &self.kinds[id as usize]
-    }
-
     pub(crate) fn all(&self) -> &[Kind] {
         &self.kinds
     }
@@ -110,7 +106,25 @@ fn push_text(key: &mut Vec<u8>, text: Option<&str>) {
     }
 }
 
+/// A sequence's progress in four bytes, `sequence << 16 | progress`: at most
+/// MAX_SEQUENCES (4,096) sequences of at most MAX_ELEMENTS (256) elements.
+pub(crate) fn pack((s, p): (usize, usize)) -> u32 {
+    let s = u16::try_from(s).unwrap_or(u16::MAX);
+    let p = u16::try_from(p).unwrap_or(u16::MAX);
+    u32::from(s) << 16 | u32::from(p)
+}
+
+/// The `(sequence, progress)` that [`pack`] packed.
+pub(crate) fn unpack(packed: u32) -> (usize, usize) {
+    ((packed >> 16) as usize, (packed & 0xFFFF) as usize)
+}
+
 impl Kind {
+    /// The row's JSON between its index and its progress.
+    pub(crate) fn json(&self) -> &[u8] {
+        &self.json
+    }
+
     fn new(
         role: Role,
         responder: Option<String>,
@@ -187,12 +201,12 @@ pub(crate) fn json_row(
     row: &mut Vec<u8>,
     text: &ProgressText,
     index: usize,
-    kind: &Kind,
+    kind: &[u8],
     progress: impl Iterator<Item = (usize, usize)>,
 ) {
     row.extend_from_slice(b"{\"index\":");
     push_number(row, index);
-    row.extend_from_slice(&kind.json);
+    row.extend_from_slice(kind);
     row.extend_from_slice(b",\"progress\":");
     // Each entry starts with a comma: the first becomes the brace.
     let open = row.len();
@@ -246,9 +260,7 @@ pub(crate) struct Table {
     /// Per row: its message's index, its kind, and where its progress ends in
     /// `progress` (it starts where the previous row's ends).
     rows: Vec<(usize, u32, usize)>,
-    /// The sequences that progress, row after row, each as `sequence << 16 |
-    /// progress` (at most MAX_SEQUENCES, 4,096, sequences of at most MAX_ELEMENTS,
-    /// 256, elements: four bytes hold both).
+    /// The sequences that progress, row after row, each [`pack`]ed.
     progress: Vec<u32>,
 }
 
@@ -260,11 +272,7 @@ impl Table {
         kind: u32,
         progress: impl Iterator<Item = (usize, usize)>,
     ) {
-        self.progress.extend(progress.map(|(s, p)| {
-            let s = u16::try_from(s).unwrap_or(u16::MAX);
-            let p = u16::try_from(p).unwrap_or(u16::MAX);
-            u32::from(s) << 16 | u32::from(p)
-        }));
+        self.progress.extend(progress.map(pack));
         self.rows.push((index, kind, self.progress.len()));
     }
 
@@ -272,12 +280,10 @@ impl Table {
     /// [`Kinds::all`]), and `(sequence, progress)` of the sequences that progress.
     pub(crate) fn rows(
         &self,
-    ) -> impl Iterator<Item = (usize, usize, impl Iterator<Item = (usize, u16)> + '_)> {
+    ) -> impl Iterator<Item = (usize, usize, impl Iterator<Item = (usize, usize)> + '_)> {
         let mut start = 0;
         self.rows.iter().map(move |&(index, kind, end)| {
-            let progress = self.progress[start..end]
-                .iter()
-                .map(|&packed| ((packed >> 16) as usize, (packed & 0xFFFF) as u16));
+            let progress = self.progress[start..end].iter().map(|&p| unpack(p));
             start = end;
             (index, kind as usize, progress)
         })
