@@ -13,7 +13,9 @@
 //! - `library`: `transcript::Reader` + `Monitor::observe`, the work every mode of
 //!   `doneseq check` does;
 //! - the `doneseq check` binary (Cargo builds it for benches), output to /dev/null:
-//!   the table (its default), `--json`, and `--summary` (no per-message rows).
+//!   the table (its default), `--json`, and `--summary` (no per-message rows);
+//! - `doneseq check` over a corpus: the same million messages in 200 files, checked
+//!   in parallel.
 
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Write};
@@ -26,6 +28,9 @@ use doneseq::transcript::{Format, Reader};
 use doneseq::{Monitor, TaskConfig};
 
 const MESSAGES: usize = 1_000_000;
+
+/// The runs the corpus splits the messages into.
+const RUNS: usize = 200;
 
 const SEQUENCES: &[&str] = &[
     "calc: T[calculator], A@Calculator & E",
@@ -64,6 +69,24 @@ impl Fixture {
             writeln!(out, "{line}").unwrap();
         }
         out.flush().unwrap();
+        // The corpus: the same million messages as RUNS transcripts, each the system
+        // prompt and the next messages of the cycle.
+        let corpus = dir.join("corpus");
+        std::fs::create_dir_all(&corpus).unwrap();
+        let per_run = MESSAGES / RUNS;
+        for run in 0..RUNS {
+            let mut out =
+                BufWriter::new(File::create(corpus.join(format!("run{run:03}.jsonl"))).unwrap());
+            writeln!(
+                out,
+                r#"{{"role": "system", "content": "You are a careful assistant. Use the tools."}}"#
+            )
+            .unwrap();
+            for line in CYCLE.iter().cycle().take(per_run - 1) {
+                writeln!(out, "{line}").unwrap();
+            }
+            out.flush().unwrap();
+        }
         let config = serde_json::json!({ "done_sequences": SEQUENCES });
         std::fs::write(dir.join("config.json"), config.to_string()).unwrap();
         Fixture { dir }
@@ -71,6 +94,10 @@ impl Fixture {
 
     fn transcript(&self) -> PathBuf {
         self.dir.join("transcript.jsonl")
+    }
+
+    fn corpus(&self) -> PathBuf {
+        self.dir.join("corpus")
     }
 
     fn config(&self) -> PathBuf {
@@ -202,7 +229,7 @@ fn replay_bench(c: &mut Criterion) {
     let json = check(&fixture, &["--json"]).output().unwrap();
     assert!(json.status.success());
     let json = String::from_utf8(json.stdout).unwrap();
-    assert!(json.contains("\"stopped\":false,\"steps\":["));
+    assert!(json.starts_with("{\"steps\":[") && json.ends_with("\"stopped\":false}\n"));
     assert_eq!(json.matches("\"index\":").count(), MESSAGES);
     let summary = check(&fixture, &["--summary"]).output().unwrap();
     let summary = String::from_utf8(summary.stdout).unwrap();
@@ -238,6 +265,26 @@ fn replay_bench(c: &mut Criterion) {
             });
         });
     }
+    // The corpus mode: the same number of messages in RUNS files, checked in
+    // parallel (a line per run, then the totals).
+    let corpus = || {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_doneseq"));
+        command
+            .args(["check", "--config"])
+            .arg(fixture.config())
+            .arg(fixture.corpus());
+        command
+    };
+    let lines = corpus().output().unwrap();
+    assert!(lines.status.success());
+    let lines = String::from_utf8(lines.stdout).unwrap();
+    assert!(lines.contains(&format!("{RUNS} runs: 0 done")), "{lines}");
+    group.bench_function(format!("doneseq check, a corpus of {RUNS} runs"), |b| {
+        b.iter(|| {
+            let status = corpus().stdout(Stdio::null()).status().unwrap();
+            assert!(status.success());
+        });
+    });
     group.finish();
 }
 
