@@ -30,10 +30,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from observe import CYCLE, agent, langroid_cycle, templates  # noqa: E402
-
-import langroid as lr  # noqa: E402
-from langroid.agent.task import TaskConfig  # noqa: E402
+# observe.py makes Langroid's tokenizer offline before importing Langroid: take
+# Langroid from it.
+from observe import CYCLE, TaskConfig, agent, langroid_cycle, lr, templates
 
 ROOT = Path(__file__).resolve().parents[2]
 BINARY = Path(os.environ.get("DONESEQ_BIN", ROOT / "target" / "release" / "doneseq"))
