@@ -56,7 +56,7 @@ impl Kinds {
                 key.push(u8::from(facts.final_answer()) | u8::from(facts.error()) << 1);
                 let patterns = facts.patterns();
                 for p in patterns {
-                    push_len(key, p);
+                    push_index(key, p);
                 }
                 // Patterns end at a marker no pattern index writes.
                 key.extend_from_slice(&u32::MAX.to_le_bytes());
@@ -86,9 +86,9 @@ impl Kinds {
     }
 }
 
-/// `n` as four little-endian bytes (saturated: lengths and indices past 2^32 - 1
-/// cannot be in one transcript line's key twice over without being equal texts).
-fn push_len(key: &mut Vec<u8>, n: usize) {
+/// A pattern's index as four little-endian bytes (a task has at most
+/// MAX_TASK_PATTERNS patterns, far below `u32::MAX`, the list's end marker).
+fn push_index(key: &mut Vec<u8>, n: usize) {
     let n = u32::try_from(n).unwrap_or(u32::MAX - 1);
     key.extend_from_slice(&n.to_le_bytes());
 }
