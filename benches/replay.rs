@@ -59,33 +59,12 @@ impl Fixture {
     fn new() -> Fixture {
         let dir = std::env::temp_dir().join(format!("doneseq-replay-{}", std::process::id()));
         std::fs::create_dir_all(&dir).expect("create the temporary directory");
-        let mut out = BufWriter::new(File::create(dir.join("transcript.jsonl")).unwrap());
-        writeln!(
-            out,
-            r#"{{"role": "system", "content": "You are a careful assistant. Use the tools."}}"#
-        )
-        .unwrap();
-        for line in CYCLE.iter().cycle().take(MESSAGES - 1) {
-            writeln!(out, "{line}").unwrap();
-        }
-        out.flush().unwrap();
-        // The corpus: the same million messages as RUNS transcripts, each the system
-        // prompt and the next messages of the cycle.
+        write_run(&dir.join("transcript.jsonl"), MESSAGES);
+        // The corpus: the same million messages as RUNS transcripts.
         let corpus = dir.join("corpus");
         std::fs::create_dir_all(&corpus).unwrap();
-        let per_run = MESSAGES / RUNS;
         for run in 0..RUNS {
-            let mut out =
-                BufWriter::new(File::create(corpus.join(format!("run{run:03}.jsonl"))).unwrap());
-            writeln!(
-                out,
-                r#"{{"role": "system", "content": "You are a careful assistant. Use the tools."}}"#
-            )
-            .unwrap();
-            for line in CYCLE.iter().cycle().take(per_run - 1) {
-                writeln!(out, "{line}").unwrap();
-            }
-            out.flush().unwrap();
+            write_run(&corpus.join(format!("run{run:03}.jsonl")), MESSAGES / RUNS);
         }
         let config = serde_json::json!({ "done_sequences": SEQUENCES });
         std::fs::write(dir.join("config.json"), config.to_string()).unwrap();
@@ -103,6 +82,20 @@ impl Fixture {
     fn config(&self) -> PathBuf {
         self.dir.join("config.json")
     }
+}
+
+/// Writes a transcript of `messages` messages: the system prompt, then the cycle.
+fn write_run(path: &Path, messages: usize) {
+    let mut out = BufWriter::new(File::create(path).unwrap());
+    writeln!(
+        out,
+        r#"{{"role": "system", "content": "You are a careful assistant. Use the tools."}}"#
+    )
+    .unwrap();
+    for line in CYCLE.iter().cycle().take(messages - 1) {
+        writeln!(out, "{line}").unwrap();
+    }
+    out.flush().unwrap();
 }
 
 impl Drop for Fixture {

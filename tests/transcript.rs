@@ -85,6 +85,18 @@ fn bad_lines_are_errors_with_their_position() {
         ),
         ("{\"content\": \"x\"}\n", 1, "missing field `role`"),
         (
+            "{\"role\": \"llm\", \"content\": \"a\", \"content\": \"b\"}\n",
+            1,
+            "duplicate field `content`",
+        ),
+        // Fields by position (which serde's derived readers accepted) are not a
+        // message.
+        (
+            "{\"role\": \"user\"}\n[\"llm\", \"hi\"]\n",
+            2,
+            "invalid type: sequence, expected struct Line",
+        ),
+        (
             "{\"role\": \"llm\", \"tool_calls\": [{\"arguments\": {}}]}\n",
             1,
             "tool call 0 has no name",

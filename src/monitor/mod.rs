@@ -651,7 +651,16 @@ impl Monitor {
     }
 
     /// The content regexes of the task's done sequences, as written, in the order
-    /// [`StepFacts::patterns`] numbers them.
+    /// [`StepFacts::patterns`] numbers them (each distinct regex once).
+    ///
+    /// ```
+    /// use doneseq::{Monitor, TaskConfig};
+    ///
+    /// let monitor = Monitor::new(TaskConfig::from_dsl(["C[quit], A", "L, C[bye|quit]", "C[quit]"])?)?;
+    /// let patterns: Vec<&str> = monitor.content_patterns().iter().map(|p| &**p).collect();
+    /// assert_eq!(patterns, ["quit", "bye|quit"]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     #[must_use]
     pub fn content_patterns(&self) -> &[Box<str>] {
         &self.classifier.pattern_sources[..self.classifier.content_patterns]

@@ -63,7 +63,7 @@ pub(super) struct Line<'a, A = Arguments<'a>> {
 /// The keys of a [`Line`], in its fields' order (which error messages list).
 /// `metadata` (free-form data for the log's own use), `annotations` and `audio`
 /// (OpenAI's, carrying nothing doneseq classifies) are read and ignored.
-#[derive(Deserialize)]
+#[derive(Clone, Copy, Debug, Deserialize)]
 #[serde(field_identifier, rename_all = "snake_case")]
 enum Key {
     Role,
@@ -184,7 +184,9 @@ where
     })
 }
 
-/// The keys of a [`Line`], for serde's errors.
+/// The keys of a [`Line`], as [`Key`] names them (a test keeps the two in step), for
+/// deserializers that recognise a struct's keys by its field names (the Python
+/// package's).
 const LINE_FIELDS: &[&str] = &[
     "role",
     "content",
@@ -619,5 +621,27 @@ impl ProviderUsage {
             input_tokens: input.into_iter().flatten().fold(0, u64::saturating_add),
             output_tokens: self.output_tokens.unwrap_or(0),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Key, LINE_FIELDS};
+
+    /// `LINE_FIELDS` lists `Key`'s names, in its order, and nothing else: a key the
+    /// list names is read as that key, and the error for an unknown one lists them.
+    #[test]
+    fn line_fields_are_the_keys_in_order() {
+        for (i, name) in LINE_FIELDS.iter().enumerate() {
+            let key: Key = serde_json::from_str(&format!("\"{name}\"")).unwrap();
+            assert_eq!(key as usize, i, "{name}");
+        }
+        let error = serde_json::from_str::<Key>("\"contnet\"").unwrap_err();
+        let expected = LINE_FIELDS
+            .iter()
+            .map(|f| format!("`{f}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        assert!(error.to_string().contains(&expected), "{error}");
     }
 }

@@ -127,12 +127,13 @@ fn write_rows(
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
     out.write_all(b"{\"steps\":[")?;
     let text = ProgressText::new(monitor.sequences().len());
-    let words = monitor.progress_bits(&monitor.start()).len();
     let mut kinds: Vec<Box<[u8]>> = Vec::new();
     let mut row = Vec::new();
     let mut first = true;
     while let Ok(mut batch) = from_main.recv() {
         kinds.append(&mut batch.kinds);
+        // Every row's bits are as many words (the monitor's).
+        let words = batch.bits.len() / batch.rows.len().max(1);
         for (i, &(index, kind)) in batch.rows.iter().enumerate() {
             row.clear();
             if !first {
