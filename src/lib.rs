@@ -71,6 +71,8 @@
 pub mod answer;
 #[cfg(feature = "serde")]
 pub mod compat;
+#[cfg(feature = "json")]
+pub mod corpus;
 pub mod dsl;
 mod engine;
 mod list;

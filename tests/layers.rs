@@ -23,6 +23,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("engine", 4),
     ("monitor", 5),
     ("compat", 6),
+    ("corpus", 6),
 ];
 
 fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {

@@ -8,6 +8,8 @@ mod backtracking;
 #[cfg(feature = "cli")]
 mod check_cli;
 mod cli;
+#[cfg(feature = "cli")]
+mod corpus;
 mod errors;
 #[cfg(feature = "json")]
 mod formats;

@@ -187,7 +187,7 @@ fn corpus(args: &Args) -> ExitCode {
     if written.is_err() {
         return ExitCode::from(2);
     }
-    if runs.iter().any(crate::corpus::RunSummary::failed) {
+    if runs.iter().any(|run| run.summary.failed()) {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
@@ -291,7 +291,7 @@ fn check(args: &Args, transcript: &str) -> Result<(), String> {
         }
     }
     drop(live);
-    if let Some(warning) = overrun_warning(&monitor, &run, overrun_at) {
+    if let Some(warning) = doneseq::corpus::overrun_warning(&monitor, &run, overrun_at) {
         eprintln!("warning: {warning}");
     }
     let report = Report {
@@ -317,25 +317,6 @@ fn check(args: &Args, transcript: &str) -> Result<(), String> {
         }
     };
     written.map_err(cannot_write)
-}
-
-/// What a run's searches past the backtracking limit of a `C[...]` pattern with
-/// look-around or backreferences say (`first` the message index of the first), if
-/// it had any: each was taken as no match, which must not go unnoticed.
-pub(crate) fn overrun_warning(
-    monitor: &Monitor,
-    run: &doneseq::RunState,
-    first: Option<usize>,
-) -> Option<String> {
-    let (_, pattern) = monitor.pattern_overrun(run)?;
-    let count = run.pattern_overruns();
-    Some(format!(
-        "C[{pattern}] passed its backtracking limit ({} steps) on {count} message{}, first \
-         at message {}: taken as no match there",
-        doneseq::MAX_BACKTRACK,
-        if count == 1 { "" } else { "s" },
-        first.map_or_else(|| "?".to_owned(), |i| i.to_string()),
-    ))
 }
 
 /// The largest configuration file read, in bytes (a task's configuration is a few

@@ -112,6 +112,7 @@ pub(crate) fn run(args: &Args) -> ExitCode {
     let differing: Vec<(&RunSummary, &RunSummary)> = runs_a
         .iter()
         .zip(&runs_b)
+        .map(|(x, y)| (&x.summary, &y.summary))
         .filter(|(x, y)| x.differs(y))
         .collect();
     let mut out = BufWriter::new(io::stdout().lock());
@@ -149,7 +150,7 @@ pub(crate) fn run(args: &Args) -> ExitCode {
     if written.is_err() {
         return ExitCode::from(2);
     }
-    if runs_a.iter().chain(&runs_b).any(RunSummary::failed) {
+    if runs_a.iter().chain(&runs_b).any(|run| run.summary.failed()) {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

@@ -2,43 +2,18 @@
 //! recursively, globs), checked in parallel, one line per run in the order of the
 //! paths, then what the stop rule would do to all of them.
 
-use std::fs::File;
-use std::io::{self, BufReader, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
-use doneseq::transcript::{Format, Reader};
-use doneseq::{Monitor, Role, StopReason};
+pub(crate) use doneseq::corpus::{Aggregate, RunSummary};
+use doneseq::transcript::Format;
+use doneseq::{Monitor, Role};
 
-/// One run of the corpus: where the stop rule stopped it, and what the recorded run
-/// did after that.
-#[derive(Debug, Default, serde::Serialize)]
-pub(crate) struct RunSummary {
-    pub(crate) path: String,
-    /// The stop's kind, or `None` when the rule never stopped the run.
-    pub(crate) kind: Option<&'static str>,
-    /// The message index of the stop.
-    pub(crate) at: Option<usize>,
-    /// What fired: the condition's text or the sequence.
-    pub(crate) fired: Option<String>,
-    /// The stop's answer, if it has one.
-    pub(crate) answer: Option<String>,
-    /// Steps and tokens up to and including the stop (the whole run if none).
-    pub(crate) steps: u64,
-    pub(crate) tokens: u64,
-    /// The recorded run: all its steps and tokens.
-    pub(crate) recorded_steps: u64,
-    pub(crate) recorded_tokens: u64,
-    /// Whether the recorded final answer (the last `FINAL`, or else the last model
-    /// answer) comes after the stop: the rule would have cut the run too early.
-    pub(crate) early: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) error: Option<String>,
-    /// What the run's searches past a pattern's backtracking limit say, if any.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) warning: Option<String>,
-    /// The run's messages, for the HTML report (kept only when it is asked for).
-    #[serde(skip)]
+/// One run of the corpus: its summary, and its messages for the HTML report.
+#[derive(Debug)]
+pub(crate) struct Run {
+    pub(crate) summary: RunSummary,
+    /// Empty unless a report is asked for.
     pub(crate) timeline: Timeline,
 }
 
@@ -117,55 +92,6 @@ impl Timeline {
             error: message.error().is_some(),
         });
     }
-}
-
-impl RunSummary {
-    /// Whether the transcript could not be read.
-    pub(crate) fn failed(&self) -> bool {
-        self.error.is_some()
-    }
-
-    /// Whether two rules' runs of one transcript stop differently (where, how, or
-    /// with another answer).
-    pub(crate) fn differs(&self, other: &RunSummary) -> bool {
-        (self.kind, self.at, &self.answer, &self.error)
-            != (other.kind, other.at, &other.answer, &other.error)
-    }
-
-    /// One line: where and how it stopped.
-    pub(crate) fn verdict(&self) -> String {
-        if let Some(error) = &self.error {
-            return format!("error: {error}");
-        }
-        match (self.kind, self.at) {
-            (Some(kind), Some(at)) => format!(
-                "{kind} at message {at}: {} (answer: {})",
-                self.fired.as_deref().unwrap_or("?"),
-                self.answer
-                    .as_deref()
-                    .map_or_else(|| "none".to_owned(), |a| format!("{a:?}"))
-            ),
-            _ => "not stopped".to_owned(),
-        }
-    }
-}
-
-/// The totals over a corpus.
-#[derive(Debug, Default, serde::Serialize)]
-pub(crate) struct Aggregate {
-    pub(crate) runs: usize,
-    pub(crate) errors: usize,
-    pub(crate) done: usize,
-    pub(crate) exhausted: usize,
-    pub(crate) stuck: usize,
-    pub(crate) failed: usize,
-    pub(crate) cancelled: usize,
-    pub(crate) never_stopped: usize,
-    pub(crate) stopped_early: usize,
-    pub(crate) steps_to_stop: u64,
-    pub(crate) tokens_to_stop: u64,
-    pub(crate) steps_saved: u64,
-    pub(crate) tokens_saved: u64,
 }
 
 /// The transcript files `args` name: files as given, directories searched
@@ -273,199 +199,66 @@ fn matches(pattern: &[u8], text: &[u8]) -> bool {
     }
 }
 
-/// Checks one transcript to its end, keeping the first `timeline_rows` messages of
-/// its timeline.
-fn check_one(monitor: &Monitor, path: &Path, format: Format, timeline_rows: usize) -> RunSummary {
-    let mut summary = RunSummary {
-        path: path.display().to_string(),
-        timeline: Timeline {
-            limit: timeline_rows,
-            ..Timeline::default()
-        },
-        ..RunSummary::default()
-    };
-    let file = match File::open(path) {
-        Ok(file) => file,
-        Err(e) => {
-            summary.error = Some(format!("cannot open: {e}"));
-            return summary;
-        }
-    };
-    let mut run = monitor.start();
-    let (mut steps, mut tokens) = (0u64, 0u64);
-    let mut stopped_at_step: Option<u64> = None;
-    // The recorded final answer: the last FINAL's step, else the last model answer's.
-    let (mut last_final, mut last_answer): (Option<u64>, Option<u64>) = (None, None);
-    // Borrowed messages: a line's texts are not copied.
-    let mut reader = Reader::new(BufReader::new(file), format);
-    let mut next_index = 0;
-    let mut overrun_at = None;
-    while let Some(message) = reader.next_borrowed() {
-        let index = next_index;
-        next_index += 1;
-        let message = match message {
-            Ok(message) => message,
-            Err(e) => {
-                summary.error = Some(e.to_string());
-                return summary;
-            }
-        };
-        // System messages and the task's input are not steps (decided before the
-        // message is observed, as the monitor decides).
-        let step = monitor.is_step(&run, &message);
-        if timeline_rows > 0 {
-            summary
-                .timeline
-                .push(index, &message, !step && message.role() != Role::System);
-        }
-        if !step {
-            continue;
-        }
-        steps += 1;
-        tokens += message
-            .usage()
-            .map_or(0, |u| u.input_tokens + u.output_tokens);
-        if message.role() == Role::Llm
-            && message.tool_calls().is_empty()
-            && !message.is_no_response()
-        {
-            last_answer = Some(steps);
-            if doneseq::detect_final_in_text(message.content()).detected {
-                last_final = Some(steps);
-            }
-        }
-        if stopped_at_step.is_some() {
-            continue;
-        }
-        let verdict = monitor.observe(&mut run, &message);
-        if overrun_at.is_none() && run.pattern_overruns() > 0 {
-            overrun_at = Some(index);
-        }
-        if let Some(outcome) = verdict.outcome() {
-            stopped_at_step = Some(steps);
-            summary.kind = Some(outcome.kind.as_str());
-            summary.at = Some(index);
-            summary.fired = Some(match outcome.reason {
-                StopReason::Sequence(s) => format!("sequence {s} \"{}\"", monitor.sequences()[s]),
-                _ => outcome
-                    .leading()
-                    .map_or_else(|| "?".to_owned(), |c| c.text.to_string()),
-            });
-            summary.answer = outcome.answer.as_ref().map(|a| a.text.clone());
-            summary.steps = steps;
-            summary.tokens = tokens;
-        }
-    }
-    summary.recorded_steps = steps;
-    summary.recorded_tokens = tokens;
-    summary.warning = crate::check_cmd::overrun_warning(monitor, &run, overrun_at);
-    match stopped_at_step {
-        Some(at) => summary.early = last_final.or(last_answer).is_some_and(|end| end > at),
-        None => {
-            summary.steps = steps;
-            summary.tokens = tokens;
-        }
-    }
-    summary
-}
-
 /// Prints each run's warning on standard error, with its path (and `prefix`, which
 /// names the configuration when there are several).
-pub(crate) fn print_warnings(runs: &[RunSummary], prefix: &str) {
-    for run in runs {
+pub(crate) fn print_warnings(runs: &[Run], prefix: &str) {
+    for Run { summary: run, .. } in runs {
         if let Some(warning) = &run.warning {
             eprintln!("warning: {prefix}{}: {warning}", run.path);
         }
     }
 }
 
-/// Checks every path, in parallel, and returns the summaries in the paths' order (with
-/// their timelines, the corpus's share each, when `timelines` is set).
+/// Checks every path, in parallel, and returns the summaries in the paths' order, each
+/// with its timeline (the corpus's share of messages each, when `timelines` is set;
+/// else empty).
 pub(crate) fn check_all(
     monitor: &Monitor,
     paths: &[PathBuf],
     format: Format,
     timelines: bool,
-) -> Vec<RunSummary> {
-    let workers = std::thread::available_parallelism()
-        .map_or(1, std::num::NonZero::get)
-        .min(paths.len().max(1));
-    let rows = if timelines {
+) -> Vec<Run> {
+    let limit = if timelines {
         Timeline::rows_per_run(paths.len())
     } else {
         0
     };
-    let next = AtomicUsize::new(0);
-    let mut slots: Vec<Option<RunSummary>> = (0..paths.len()).map(|_| None).collect();
-    let results: Vec<Vec<(usize, RunSummary)>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..workers)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut done = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(path) = paths.get(i) else { break };
-                        done.push((i, check_one(monitor, path, format, rows)));
-                    }
-                    done
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_default())
-            .collect()
-    });
-    for (i, summary) in results.into_iter().flatten() {
-        slots[i] = Some(summary);
-    }
-    slots.into_iter().flatten().collect()
+    let start = || Timeline {
+        limit,
+        ..Timeline::default()
+    };
+    let each = |timeline: &mut Timeline, index, message: &doneseq::Message<'_>, step: bool| {
+        if limit > 0 {
+            timeline.push(index, message, !step && message.role() != Role::System);
+        }
+    };
+    doneseq::corpus::check_files_with(monitor, paths, format, start, each)
+        .into_iter()
+        .map(|(summary, timeline)| Run { summary, timeline })
+        .collect()
 }
 
 /// The totals of `runs`.
-pub(crate) fn aggregate(runs: &[RunSummary]) -> Aggregate {
-    let mut total = Aggregate {
-        runs: runs.len(),
-        ..Aggregate::default()
-    };
-    for run in runs {
-        if run.error.is_some() {
-            total.errors += 1;
-            continue;
-        }
-        match run.kind {
-            Some("done") => total.done += 1,
-            Some("exhausted") => total.exhausted += 1,
-            Some("stuck") => total.stuck += 1,
-            Some("failed") => total.failed += 1,
-            Some(_) => total.cancelled += 1,
-            None => total.never_stopped += 1,
-        }
-        total.stopped_early += usize::from(run.early);
-        total.steps_to_stop += run.steps;
-        total.tokens_to_stop += run.tokens;
-        total.steps_saved += run.recorded_steps - run.steps;
-        total.tokens_saved += run.recorded_tokens - run.tokens;
-    }
-    total
+pub(crate) fn aggregate(runs: &[Run]) -> Aggregate {
+    runs.iter().map(|run| &run.summary).collect()
 }
 
 /// Writes the runs, then the totals: one line each, or JSON Lines.
 pub(crate) fn write(
     out: &mut impl Write,
-    runs: &[RunSummary],
+    runs: &[Run],
     total: &Aggregate,
     json: bool,
 ) -> io::Result<()> {
     if json {
         for run in runs {
-            serde_json::to_writer(&mut *out, run)?;
+            serde_json::to_writer(&mut *out, &run.summary)?;
             out.write_all(b"\n")?;
         }
         serde_json::to_writer(&mut *out, &serde_json::json!({ "aggregate": total }))?;
         return out.write_all(b"\n");
     }
-    for run in runs {
+    for Run { summary: run, .. } in runs {
         if let Some(error) = &run.error {
             writeln!(out, "{}  error: {error}", run.path)?;
             continue;

@@ -11,7 +11,7 @@
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
-use crate::corpus::{Aggregate, RunSummary, Timeline};
+use crate::corpus::{Aggregate, Run, RunSummary, Timeline};
 
 /// The kinds in the order the page lists them, then the runs never stopped.
 const KINDS: [&str; 6] = [
@@ -53,7 +53,7 @@ pub(crate) struct Side<'a> {
     pub(crate) label: &'a str,
     /// The stop rule, as one condition.
     pub(crate) rule: String,
-    pub(crate) runs: &'a [RunSummary],
+    pub(crate) runs: &'a [Run],
     pub(crate) total: &'a Aggregate,
 }
 
@@ -180,7 +180,7 @@ fn totals(html: &mut String, sides: &[Side<'_>]) {
             .runs
             .iter()
             .zip(b.runs)
-            .filter(|(x, y)| x.differs(y))
+            .filter(|(x, y)| x.summary.differs(&y.summary))
             .count();
         let _ = write!(
             html,
@@ -196,7 +196,7 @@ fn kind_of(run: &RunSummary) -> Option<&'static str> {
     if run.error.is_some() {
         return None;
     }
-    Some(run.kind.unwrap_or("not stopped"))
+    Some(run.kind.map_or("not stopped", doneseq::VerdictKind::as_str))
 }
 
 /// Bars of the steps to the stop, one histogram per kind and side, all with the same
@@ -206,6 +206,7 @@ fn histogram(html: &mut String, sides: &[Side<'_>]) {
     let most = sides
         .iter()
         .flat_map(|side| side.runs)
+        .map(|r| &r.summary)
         .filter(|r| kind_of(r).is_some())
         .map(|r| r.steps)
         .max();
@@ -228,12 +229,16 @@ fn histogram(html: &mut String, sides: &[Side<'_>]) {
 }
 
 /// One side's histograms.
-fn bars(html: &mut String, runs: &[RunSummary], width: u64, bins: usize) {
+fn bars(html: &mut String, runs: &[Run], width: u64, bins: usize) {
     let bar = |steps: u64| usize::try_from(steps / width).unwrap_or(usize::MAX);
     html.push_str("<div class=\"histograms\">");
     for kind in KINDS {
         let mut counts = vec![0usize; bins];
-        for run in runs.iter().filter(|r| kind_of(r) == Some(kind)) {
+        for run in runs
+            .iter()
+            .map(|r| &r.summary)
+            .filter(|r| kind_of(r) == Some(kind))
+        {
             counts[bar(run.steps).min(bins - 1)] += 1;
         }
         let n: usize = counts.iter().sum();
@@ -282,7 +287,7 @@ fn attention(html: &mut String, sides: &[Side<'_>]) {
     let mut any = false;
     if let [a, b] = sides {
         let differing: Vec<usize> = (0..a.runs.len())
-            .filter(|&i| a.runs[i].differs(&b.runs[i]))
+            .filter(|&i| a.runs[i].summary.differs(&b.runs[i].summary))
             .collect();
         if !differing.is_empty() {
             any = true;
@@ -295,9 +300,9 @@ fn attention(html: &mut String, sides: &[Side<'_>]) {
                 let _ = write!(
                     html,
                     "<li><a href=\"#run-{i}\">{}</a><br><span class=\"verdict\">A: {}</span><br><span class=\"verdict\">B: {}</span></li>",
-                    escape(&a.runs[i].path),
-                    escape(&a.runs[i].verdict()),
-                    escape(&b.runs[i].verdict())
+                    escape(&a.runs[i].summary.path),
+                    escape(&a.runs[i].summary.verdict()),
+                    escape(&b.runs[i].summary.verdict())
                 );
             }
             html.push_str("</ul>");
@@ -316,6 +321,7 @@ fn attention(html: &mut String, sides: &[Side<'_>]) {
             let chosen: Vec<(usize, &RunSummary)> = side
                 .runs
                 .iter()
+                .map(|r| &r.summary)
                 .enumerate()
                 .filter(|(_, r)| wanted(r))
                 .collect();
@@ -355,19 +361,19 @@ fn every_run(html: &mut String, sides: &[Side<'_>]) {
         return;
     };
     for (i, run) in first.runs.iter().enumerate() {
-        let kind = kind_of(run).unwrap_or("error");
+        let kind = kind_of(&run.summary).unwrap_or("error");
         let _ = write!(
             html,
             "<details class=\"run\" id=\"run-{i}\" data-kind=\"{}\"><summary><code>{}</code>",
             kind.replace(' ', "-"),
-            escape(&run.path),
+            escape(&run.summary.path),
         );
         for side in sides {
-            summary(html, &side.runs[i], &lead(sides, side));
+            summary(html, &side.runs[i].summary, &lead(sides, side));
         }
         html.push_str("</summary>");
         for side in sides {
-            if let Some(warning) = &side.runs[i].warning {
+            if let Some(warning) = &side.runs[i].summary.warning {
                 let _ = write!(
                     html,
                     "<p class=\"note\">{}warning: {}</p>",
@@ -378,7 +384,7 @@ fn every_run(html: &mut String, sides: &[Side<'_>]) {
         }
         let stops: Vec<(String, Option<usize>)> = sides
             .iter()
-            .map(|side| (side.label.to_owned(), side.runs[i].at))
+            .map(|side| (side.label.to_owned(), side.runs[i].summary.at))
             .collect();
         timeline(html, &run.timeline, &stops);
         html.push_str("</details>\n");
@@ -472,19 +478,24 @@ fn timeline(html: &mut String, timeline: &Timeline, stops: &[(String, Option<usi
 #[cfg(test)]
 mod tests {
     use super::{Side, escape, page};
-    use crate::corpus::{RunSummary, aggregate};
+    use crate::corpus::{Run, RunSummary, aggregate};
+    use doneseq::VerdictKind;
 
     #[test]
     fn the_histogram_has_at_most_ten_bars_and_counts_every_run() {
         for most in [0u64, 1, 9, 10, 11, 99, 100, 12_345] {
-            let runs: Vec<RunSummary> = (0..=most)
+            let runs: Vec<Run> = (0..=most)
                 .step_by(usize::try_from(most / 50 + 1).unwrap())
-                .map(|steps| RunSummary {
-                    kind: Some("done"),
-                    at: Some(0),
-                    steps,
-                    recorded_steps: steps,
-                    ..RunSummary::default()
+                .map(|steps| {
+                    let mut summary = RunSummary::new("");
+                    summary.kind = Some(VerdictKind::Done);
+                    summary.at = Some(0);
+                    summary.steps = steps;
+                    summary.recorded_steps = steps;
+                    Run {
+                        summary,
+                        timeline: Default::default(),
+                    }
                 })
                 .collect();
             let total = aggregate(&runs);
