@@ -6,6 +6,7 @@
 
 mod answer;
 mod convert;
+mod corpus;
 mod de;
 mod errors;
 mod message;
@@ -51,6 +52,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(answer::extract_code_blocks, m)?)?;
     m.add_function(wrap_pyfunction!(answer::format_final_answer, m)?)?;
     m.add_function(wrap_pyfunction!(answer::rlm_policy, m)?)?;
+    m.add_function(wrap_pyfunction!(corpus::aggregate, m)?)?;
+    m.add_function(wrap_pyfunction!(corpus::merge_aggregates, m)?)?;
     m.add_class::<monitor::PyMonitor>()?;
     m.add_class::<monitor::PyRun>()?;
     m.add_class::<outcome::PyOutcome>()?;

@@ -10,6 +10,7 @@ use pyo3::types::{PyDict, PyList, PyString};
 use serde::Deserialize;
 
 use crate::convert::serialized;
+use crate::corpus;
 use crate::de::PyDe;
 use crate::errors;
 use crate::message::with_message;
@@ -20,6 +21,8 @@ use crate::outcome::PyOutcome;
 #[pyclass(frozen, name = "Monitor", module = "doneseq")]
 pub(crate) struct PyMonitor {
     inner: Arc<Monitor>,
+    /// What it was compiled from: what a pickle carries.
+    config: TaskConfig,
 }
 
 /// The done sequences of a list: text in the DSL or Langroid's object form.
@@ -82,9 +85,10 @@ fn config(
 }
 
 fn compile(py: Python<'_>, config: TaskConfig) -> PyResult<PyMonitor> {
-    let monitor = Monitor::new(config).map_err(|e| errors::error(py, "ConfigError", e))?;
+    let monitor = Monitor::new(config.clone()).map_err(|e| errors::error(py, "ConfigError", e))?;
     Ok(PyMonitor {
         inner: Arc::new(monitor),
+        config,
     })
 }
 
@@ -201,6 +205,60 @@ impl PyMonitor {
     #[getter]
     fn lowered(&self) -> String {
         self.inner.lowered().to_string()
+    }
+
+    /// The configuration it was compiled from, as a dict with the schema of
+    /// configuration files (`Monitor.from_config` reads it back).
+    #[getter]
+    fn config(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        serialized(py, &self.config)
+    }
+
+    /// Checks the transcript at `path` (a recorded run, in `format`) to its end: a
+    /// dict with `path`, `kind` (`None` when the rule never stops the run), `at`,
+    /// `fired`, `answer`, `steps` and `tokens` to the stop, `recorded_steps`,
+    /// `recorded_tokens`, `early` (the stop comes before the recorded final answer),
+    /// and `error` or `warning` when there are any: a line of `doneseq check --json`
+    /// over a corpus. An unreadable transcript is a summary with its `error`, not an
+    /// exception.
+    #[pyo3(signature = (path, format = "auto"))]
+    fn check_file(
+        &self,
+        py: Python<'_>,
+        path: &Bound<'_, PyAny>,
+        format: &str,
+    ) -> PyResult<Py<PyAny>> {
+        corpus::check_file(py, &self.inner, path, format)
+    }
+
+    /// `check_file` of every path, on all cores (`parallel`) or one after the other;
+    /// the summaries in the order of `paths`.
+    #[pyo3(signature = (paths, format = "auto", parallel = true))]
+    fn check_files(
+        &self,
+        py: Python<'_>,
+        paths: &Bound<'_, PyAny>,
+        format: &str,
+        parallel: bool,
+    ) -> PyResult<Py<PyList>> {
+        corpus::check_files(py, &self.inner, paths, format, parallel)
+    }
+
+    /// A monitor from the JSON text of `Monitor.config` (what unpickling calls).
+    #[staticmethod]
+    fn _from_json(py: Python<'_>, text: &str) -> PyResult<PyMonitor> {
+        let config: TaskConfig = serde_json::from_str(text)
+            .map_err(|e| errors::error(py, "ConfigError", format!("bad configuration: {e}")))?;
+        compile(py, config)
+    }
+
+    /// Pickles as its configuration, compiled again where it is unpickled: what
+    /// shipping a monitor to the workers of Dask or Ray takes.
+    fn __reduce__(&self, py: Python<'_>) -> PyResult<(Py<PyAny>, (String,))> {
+        let text = serde_json::to_string(&self.config)
+            .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?;
+        let rebuild = py.import("doneseq")?.getattr("_monitor_from_json")?;
+        Ok((rebuild.unbind(), (text,)))
     }
 
     fn __repr__(&self) -> String {

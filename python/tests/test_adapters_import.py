@@ -15,6 +15,7 @@ ADAPTERS = [
     ("openai_agents", "agents", "pip install openai-agents==0.24.0"),
     ("rlm_code", "rlm_code", "pip install rlm-code==0.1.13"),
     ("locus", "locus", "pip install locus-sdk==0.2.0"),
+    ("dask", "dask", 'pip install "dask[distributed]==2026.8.0"'),
 ]
 
 

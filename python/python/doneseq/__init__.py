@@ -12,6 +12,11 @@ composable stop conditions, compiled once in Rust and checked at every message::
         if outcome is not None:
             print(outcome.kind, outcome.answer)
             break
+
+Recorded runs are checked as ``doneseq check`` checks a corpus:
+``monitor.check_files(paths)`` gives each run's summary, ``doneseq.aggregate`` their
+totals, ``doneseq.merge_aggregates`` the sum of the totals of parts; ``doneseq.dask``
+maps the check over a corpus on a Dask cluster.
 """
 
 from doneseq._errors import (
@@ -21,15 +26,25 @@ from doneseq._errors import (
     MessageError,
     StateError,
     StopExprError,
+    SummaryError,
 )
 from doneseq._native import (
     Monitor,
     Outcome,
     Run,
+    aggregate,
+    merge_aggregates,
     parse_sequence,
     parse_stop,
     sequence_object,
 )
+
+
+def _monitor_from_json(config: str) -> Monitor:
+    """A monitor from its configuration's JSON text: what unpickling a ``Monitor``
+    calls (a module-level function, so that pickle finds it by name)."""
+    return Monitor._from_json(config)
+
 
 __all__ = [
     "ConfigError",
@@ -41,6 +56,9 @@ __all__ = [
     "Run",
     "StateError",
     "StopExprError",
+    "SummaryError",
+    "aggregate",
+    "merge_aggregates",
     "parse_sequence",
     "parse_stop",
     "sequence_object",

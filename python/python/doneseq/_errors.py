@@ -61,6 +61,11 @@ class StateError(DoneseqError):
     """A checkpoint that this monitor cannot resume."""
 
 
+class SummaryError(DoneseqError):
+    """A run summary or totals dict that is not one: an unknown key, a bad kind, a
+    value of the wrong type."""
+
+
 __all__ = [
     "ConfigError",
     "DoneseqError",
@@ -68,4 +73,5 @@ __all__ = [
     "MessageError",
     "StateError",
     "StopExprError",
+    "SummaryError",
 ]

@@ -1,6 +1,6 @@
 """Types of the Rust extension module (re-exported by ``doneseq``)."""
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from os import PathLike
 from typing import Any
 
@@ -30,6 +30,16 @@ def extract_code_blocks(text: str, language: str = "python") -> list[str]:
 def format_final_answer(value: Any) -> str:
     """A final answer value as text, as rlm-code formats it."""
 
+def aggregate(runs: Iterable[Mapping[str, Any]]) -> dict[str, int]:
+    """The totals of run summaries (as ``Monitor.check_file`` gives them): ``runs``,
+    ``errors``, ``done``, ``exhausted``, ``stuck``, ``failed``, ``cancelled``,
+    ``never_stopped``, ``stopped_early``, ``steps_to_stop``, ``tokens_to_stop``,
+    ``steps_saved``, ``tokens_saved``. Raises ``SummaryError``."""
+
+def merge_aggregates(parts: Iterable[Mapping[str, Any]]) -> dict[str, int]:
+    """The sum of totals (as ``aggregate`` gives them): a corpus's totals from its
+    parts'. Raises ``SummaryError``."""
+
 def rlm_policy(name: str, config: Mapping[str, Any] | None = None) -> str:
     """rlm-code's termination policy ``name`` as a stop condition (canonical text)."""
 
@@ -51,6 +61,25 @@ class Monitor:
     def done_sequences(self) -> list[str]: ...
     @property
     def lowered(self) -> str: ...
+    @property
+    def config(self) -> dict[str, Any]:
+        """The configuration it was compiled from (``from_config`` reads it back)."""
+    def check_file(self, path: str | PathLike[str], format: str = "auto") -> dict[str, Any]:
+        """Checks a recorded run to its end: a line of ``doneseq check --json`` over a
+        corpus (``path``, ``kind``, ``at``, ``fired``, ``answer``, ``steps``,
+        ``tokens``, ``recorded_steps``, ``recorded_tokens``, ``early``, and ``error``
+        or ``warning`` when there are any). An unreadable transcript gives its
+        ``error``; an unknown format raises ``ConfigError``."""
+    def check_files(
+        self,
+        paths: Iterable[str | PathLike[str]],
+        format: str = "auto",
+        parallel: bool = True,
+    ) -> list[dict[str, Any]]:
+        """``check_file`` of every path, on all cores (``parallel``) or one after the
+        other, in the order of ``paths``."""
+    @staticmethod
+    def _from_json(config: str) -> Monitor: ...
 
 class Run:
     """One run of a task."""
