@@ -88,7 +88,10 @@ fn files_checked_in_parallel_are_each_checked_alone_in_order() {
         assert_eq!(run.path, path.display().to_string());
     }
     let kinds: std::collections::HashSet<_> = runs.iter().map(|r| r.kind).collect();
-    assert!(kinds.len() >= 3, "the corpus has several outcomes: {kinds:?}");
+    assert!(
+        kinds.len() >= 3,
+        "the corpus has several outcomes: {kinds:?}"
+    );
     let bad = &runs[runs.len() - 2];
     assert!(
         bad.error.as_deref().is_some_and(|e| e.contains("line 3")),
@@ -122,7 +125,10 @@ fn the_totals_are_the_same_however_the_corpus_is_split() {
             + whole.errors,
         whole.runs
     );
-    assert!(whole.steps_saved > 0 && whole.stopped_early > 0, "{whole:?}");
+    assert!(
+        whole.steps_saved > 0 && whole.stopped_early > 0,
+        "{whole:?}"
+    );
     for parts in [1, 2, 3, 7, runs.len()] {
         let mut merged = Aggregate::default();
         for chunk in runs.chunks(runs.len().div_ceil(parts)) {
@@ -146,8 +152,8 @@ fn summaries_and_totals_round_trip_through_json() {
     assert_eq!(serde_json::from_str::<Aggregate>(&json).unwrap(), total);
     let error = serde_json::from_str::<Aggregate>(r#"{"runs": 1, "rnus": 2}"#).unwrap_err();
     assert!(error.to_string().contains("rnus"), "{error}");
-    let error = serde_json::from_str::<RunSummary>(r#"{"path": "a", "kind": "finished"}"#)
-        .unwrap_err();
+    let error =
+        serde_json::from_str::<RunSummary>(r#"{"path": "a", "kind": "finished"}"#).unwrap_err();
     assert!(error.to_string().contains("finished"), "{error}");
     std::fs::remove_dir_all(dir).unwrap();
 }
