@@ -90,24 +90,29 @@ pub(crate) fn check_files(
 /// their recorded final answer, runs never stopped, errors.
 #[pyfunction]
 pub(crate) fn aggregate(py: Python<'_>, runs: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let mut total = Aggregate::default();
-    for (i, run) in iterate(py, runs, "runs")?.into_iter().enumerate() {
-        let run = RunSummary::deserialize(PyDe::new(&run))
-            .map_err(|e| errors::error(py, "SummaryError", format!("runs[{i}]: {e}")))?;
-        total.add(&run);
-    }
-    serialized(py, &total)
+    sum(py, runs, "runs", Aggregate::add)
 }
 
 /// The sum of totals (dicts as `aggregate` gives them): the totals of the parts of a
 /// corpus merged into the whole's.
 #[pyfunction]
 pub(crate) fn merge_aggregates(py: Python<'_>, parts: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    sum(py, parts, "parts", Aggregate::merge)
+}
+
+/// The totals of `values` (an iterable of dicts read as `T`), each added by `add`; a
+/// dict that is not a `T` is a `SummaryError` naming its index.
+fn sum<T: for<'de> Deserialize<'de>>(
+    py: Python<'_>,
+    values: &Bound<'_, PyAny>,
+    what: &str,
+    add: fn(&mut Aggregate, &T),
+) -> PyResult<Py<PyAny>> {
     let mut total = Aggregate::default();
-    for (i, part) in iterate(py, parts, "parts")?.into_iter().enumerate() {
-        let part = Aggregate::deserialize(PyDe::new(&part))
-            .map_err(|e| errors::error(py, "SummaryError", format!("parts[{i}]: {e}")))?;
-        total.merge(&part);
+    for (i, value) in iterate(py, values, what)?.into_iter().enumerate() {
+        let value = T::deserialize(PyDe::new(&value))
+            .map_err(|e| errors::error(py, "SummaryError", format!("{what}[{i}]: {e}")))?;
+        add(&mut total, &value);
     }
     serialized(py, &total)
 }

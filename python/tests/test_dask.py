@@ -59,3 +59,11 @@ def test_summaries_are_a_bag_to_compose_with_dask(tmp_path, client):
     early = bag.filter(lambda run: run["early"]).pluck("path").compute()
     expected = [run["path"] for run in monitor.check_files(paths) if run["early"]]
     assert early == expected and early
+
+
+def test_an_empty_corpus_and_a_bad_format(client):
+    monitor = doneseq.Monitor.from_config(CONFIG)
+    result = check_corpus(monitor, [])
+    assert result.runs == [] and result.aggregate == doneseq.aggregate([])
+    with pytest.raises(doneseq.ConfigError, match="unknown format 'jsonll'"):
+        check_corpus(monitor, ["a.jsonl"], format="jsonll")

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::summary::{RunSummary, overrun_warning};
 use crate::message::{Message, Role};
-use crate::monitor::{Monitor, StopReason};
+use crate::monitor::Monitor;
 use crate::transcript::{Format, Reader};
 
 /// Checks the run `reader` reads to its end: where `monitor`'s rule stops it, and what
@@ -82,12 +82,7 @@ pub fn check_reader_with<R: BufRead>(
             stopped_at_step = Some(steps);
             summary.kind = Some(outcome.kind);
             summary.at = Some(index);
-            summary.fired = Some(match outcome.reason {
-                StopReason::Sequence(s) => format!("sequence {s} \"{}\"", monitor.sequences()[s]),
-                _ => outcome
-                    .leading()
-                    .map_or_else(|| "?".to_owned(), |c| c.text.to_string()),
-            });
+            summary.fired = Some(monitor.fired(outcome));
             summary.answer = outcome.answer.as_ref().map(|a| a.text.clone());
             summary.steps = steps;
             summary.tokens = tokens;
@@ -135,8 +130,29 @@ fn check_file_with(
 }
 
 /// Checks every file of `paths`, in parallel on as many threads as the machine has
-/// cores, and gives their summaries in the order of `paths` (whichever thread
-/// finishes first).
+/// cores, and gives their summaries in the order of `paths`, whichever thread
+/// finishes first. A file that cannot be opened or read is a summary with its error;
+/// the others are still checked.
+///
+/// ```
+/// use doneseq::corpus::check_files;
+/// use doneseq::transcript::Format;
+/// use doneseq::{Monitor, TaskConfig};
+///
+/// let dir = std::env::temp_dir().join(format!("doneseq-doc-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir)?;
+/// let good = dir.join("good.jsonl");
+/// std::fs::write(&good, "{\"role\": \"llm\", \"content\": \"FINAL(42)\"}\n")?;
+/// let paths = [good, dir.join("missing.jsonl")];
+///
+/// let mut config = TaskConfig::default();
+/// config.stop = Some("final".parse()?);
+/// let runs = check_files(&Monitor::new(config)?, &paths, Format::Auto);
+/// assert_eq!(runs[0].answer.as_deref(), Some("42"));
+/// assert!(runs[1].error.as_deref().is_some_and(|e| e.starts_with("cannot open")));
+/// std::fs::remove_dir_all(&dir)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[must_use]
 pub fn check_files<P: AsRef<Path> + Sync>(
     monitor: &Monitor,

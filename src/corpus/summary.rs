@@ -167,6 +167,7 @@ impl Aggregate {
 
     /// Adds the totals of another part of the corpus.
     pub fn merge(&mut self, other: &Aggregate) {
+        // Destructured, so that a new field cannot be left out of the sum.
         let Aggregate {
             runs,
             errors,

@@ -707,6 +707,32 @@ impl Monitor {
         Some(report::report(&self.plan, root as usize, &state.tree, seqs))
     }
 
+    /// What fired in `outcome`, in one line: `sequence N "<its DSL text>"` for a done
+    /// sequence, else the leading condition's text (`max_turns(2)`, `final`, ...).
+    ///
+    /// ```
+    /// use doneseq::{Message, Monitor, TaskConfig, ToolCall};
+    ///
+    /// let monitor = Monitor::new(TaskConfig::from_dsl(["T[add], A"])?)?;
+    /// let mut run = monitor.start();
+    /// monitor.observe(&mut run, &Message::llm("").with_tool_call(ToolCall::new("add", "{}")));
+    /// let verdict = monitor.observe(&mut run, &Message::agent("5"));
+    /// assert_eq!(monitor.fired(verdict.outcome().unwrap()), "sequence 0 \"T[add], A\"");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn fired(&self, outcome: &Outcome) -> String {
+        match outcome.reason {
+            StopReason::Sequence(i) => match self.sequences().get(i) {
+                Some(sequence) => format!("sequence {i} \"{sequence}\""),
+                None => format!("sequence {i}"),
+            },
+            _ => outcome
+                .leading()
+                .map_or_else(|| "?".to_owned(), |c| c.text.to_string()),
+        }
+    }
+
     /// Bytes the compiled automaton holds on the heap (its rows and tables).
     #[must_use]
     pub fn automaton_heap_bytes(&self) -> usize {

@@ -130,16 +130,7 @@ impl DoneseqHook {
 
 /// rig's reason text for a stop: `doneseq:<kind>: <what fired>`.
 fn stop_reason(monitor: &Monitor, outcome: &Outcome) -> String {
-    let fired = match outcome.reason {
-        doneseq::StopReason::Sequence(i) => monitor.sequences().get(i).map_or_else(
-            || format!("sequence {i}"),
-            |s| format!("sequence {i} \"{s}\""),
-        ),
-        _ => outcome
-            .leading()
-            .map_or_else(|| "?".to_owned(), |c| c.text.to_string()),
-    };
-    format!("doneseq:{}: {fired}", outcome.kind)
+    format!("doneseq:{}: {}", outcome.kind, monitor.fired(outcome))
 }
 
 /// The text of a user message (its text parts, joined by newlines).

@@ -60,6 +60,15 @@ fn add_call(id: &str, x: i64, y: i64) -> MockTurn {
     MockTurn::tool_call(id, "add", json!({"x": x, "y": y}))
 }
 
+/// The model adds 2 and 3, then 5 and 8, then answers.
+fn two_additions() -> Vec<MockTurn> {
+    vec![
+        add_call("c1", 2, 3),
+        add_call("c2", 5, 8),
+        MockTurn::text("13"),
+    ]
+}
+
 /// Runs `turns` with the counting tool and `hook`: rig's result as text (the
 /// response, or the error) and how many times the tool ran.
 async fn run(
@@ -85,16 +94,7 @@ async fn run(
 #[tokio::test]
 async fn a_done_sequence_ends_the_run_at_the_tool_result() {
     let hook = hook(&["T[add], A"], None);
-    let (result, calls) = run(
-        vec![
-            add_call("c1", 2, 3),
-            add_call("c2", 5, 8),
-            MockTurn::text("13"),
-        ],
-        &hook,
-        10,
-    )
-    .await;
+    let (result, calls) = run(two_additions(), &hook, 10).await;
     let outcome = hook.outcome().expect("doneseq stopped the run");
     assert_eq!(outcome.kind, VerdictKind::Done);
     assert_eq!(outcome.answer.as_ref().map(|a| a.text.as_str()), Some("5"));
@@ -192,16 +192,7 @@ async fn a_run_doneseq_does_not_stop_ends_as_rig_ends_it_and_the_next_starts_fre
         "the model turn, the result, the answer"
     );
     // The same hook on a second run: the sequence needs two calls of this run.
-    let (result, _) = run(
-        vec![
-            add_call("c1", 2, 3),
-            add_call("c2", 5, 8),
-            MockTurn::text("13"),
-        ],
-        &hook,
-        10,
-    )
-    .await;
+    let (result, _) = run(two_additions(), &hook, 10).await;
     assert!(result.unwrap_err().contains("doneseq:done"));
     // At the second result: step 3 of this run (the first run's steps do not count).
     assert_eq!(hook.outcome().unwrap().at, 3);

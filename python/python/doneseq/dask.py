@@ -63,6 +63,8 @@ def summaries(
     """The runs' summaries as a lazy Dask bag (one dict per path, in order), to
     filter, group or write out with Dask's own operations before computing."""
     names = [os.fspath(path) for path in paths]
+    # An unknown format is a ConfigError here, not on every worker.
+    monitor.check_files([], format)
     if partition_size is None and npartitions is None:
         npartitions = max(1, min(len(names), 100))
     bag = db.from_sequence(names, partition_size=partition_size, npartitions=npartitions)
