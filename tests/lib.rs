@@ -23,6 +23,8 @@ mod monitor;
 mod object;
 mod oracle;
 #[cfg(feature = "serde")]
+mod outcome_serde;
+#[cfg(feature = "serde")]
 mod replay;
 #[cfg(feature = "json")]
 mod robustness;

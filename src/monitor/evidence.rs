@@ -14,7 +14,7 @@ use crate::stop::{TokenBudget, ToolPhase};
 /// assert_eq!(Evidence::Turns { taken: 10, limit: 10 }.to_string(), "turns 10/10");
 /// ```
 #[derive(Clone, Debug, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(tag = "type", rename_all = "snake_case"))]
 #[non_exhaustive]
 pub enum Evidence {
@@ -163,7 +163,7 @@ pub enum Evidence {
 
 /// The limits of a token budget, in an [`Evidence::Tokens`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct TokenBudgetEvidence {
     /// Input plus output tokens.
     pub total: Option<u64>,
@@ -310,5 +310,40 @@ impl serde::Serialize for crate::FiredCondition {
         s.serialize_field("evidence", &self.evidence)?;
         s.serialize_field("detail", &self.evidence.to_string())?;
         s.end()
+    }
+}
+
+/// A fired condition deserializes from what it serializes to; `detail` is read from
+/// the evidence, so a `detail` in the input is accepted and not kept.
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for crate::FiredCondition {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<crate::FiredCondition, D::Error> {
+        #[derive(serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Wire {
+            node: crate::NodeId,
+            id: crate::stop::ConditionId,
+            text: String,
+            path: Vec<usize>,
+            rule: Option<crate::StopReason>,
+            kind: crate::VerdictKind,
+            at: u64,
+            evidence: Evidence,
+            #[serde(default, rename = "detail")]
+            _detail: Option<serde::de::IgnoredAny>,
+        }
+        let w = Wire::deserialize(deserializer)?;
+        Ok(crate::FiredCondition {
+            node: w.node,
+            id: w.id,
+            text: w.text.into(),
+            path: w.path,
+            rule: w.rule,
+            kind: w.kind,
+            at: w.at,
+            evidence: w.evidence,
+        })
     }
 }

@@ -7,7 +7,7 @@ use crate::stop::VerdictKind;
 
 /// The verdict after one message.
 #[derive(Clone, Debug, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(
     feature = "serde",
     serde(tag = "verdict", content = "outcome", rename_all = "snake_case")
@@ -55,7 +55,7 @@ impl NodeId {
 /// Why the task stopped: the leading condition that fired, named after the task
 /// option it came from (in Langroid's order), or the node of the stop tree.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(
     feature = "serde",
     serde(tag = "type", content = "value", rename_all = "snake_case")
@@ -113,7 +113,7 @@ pub struct FiredCondition {
 
 /// One done sequence that matched: which, and the steps it matched.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct SequenceMatch {
     /// The sequence's index in the task's list.
     pub sequence: usize,
@@ -123,7 +123,7 @@ pub struct SequenceMatch {
 
 /// Where an answer came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 #[non_exhaustive]
 pub enum AnswerSource {
@@ -144,7 +144,7 @@ pub enum AnswerSource {
 
 /// The task's answer.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Answer {
     /// The answer text.
     pub text: String,
@@ -161,9 +161,11 @@ pub struct Answer {
 /// (`{"sequence", "matched": {"start", "end"}}`), `answer` `{"text", "source"}` or
 /// null, and each condition `{"node", "id", "text", "path", "rule", "kind", "at",
 /// "evidence", "detail"}` where `evidence` is tagged by `type` and `detail` is its
-/// sentence.
+/// sentence. It deserializes from the same shape (`detail` is derived from the
+/// evidence, so it is accepted and not read), so an outcome can be stored beside a
+/// run's checkpoint and read back as the typed value.
 #[derive(Clone, Debug, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[non_exhaustive]
 pub struct Outcome {
     /// Done or exhausted.
