@@ -420,7 +420,23 @@ pub fn condition_code(fired: &FiredCondition) -> String {
     if let Evidence::Custom { name, .. } = &fired.evidence {
         return name.clone();
     }
-    match fired.id {
+    id_code(fired.id).to_owned()
+}
+
+/// awaken's code for a kind of condition (what [`condition_code`] gives for a
+/// built-in): awaken's policy name where awaken has the condition, doneseq's
+/// canonical name otherwise.
+///
+/// ```
+/// use doneseq::compat::awaken::id_code;
+/// use doneseq::stop::ConditionId;
+///
+/// assert_eq!(id_code(ConditionId::Tokens), "token_budget");
+/// assert_eq!(id_code(ConditionId::Final), "final");
+/// ```
+#[must_use]
+pub fn id_code(id: ConditionId) -> &'static str {
+    match id {
         ConditionId::MaxModelCalls => "max_rounds",
         ConditionId::Tokens => "token_budget",
         ConditionId::Tool => "stop_on_tool",
@@ -428,5 +444,4 @@ pub fn condition_code(fired: &FiredCondition) -> String {
         ConditionId::Loop => "loop_detection",
         other => other.name(),
     }
-    .to_owned()
 }
