@@ -32,6 +32,7 @@
 
 mod messages;
 mod plugin;
+mod run_end;
 mod specs;
 mod stats_plugin;
 mod stats_policy;

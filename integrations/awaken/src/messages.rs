@@ -34,17 +34,20 @@ fn model_turn(result: &StreamResult) -> Message<'static> {
         })
         .fold(Message::llm(result.text()), Message::with_tool_call);
     match &result.usage {
-        // awaken's counts are i32 (providers report them so); a negative count is
-        // read as none.
         Some(usage) if usage.prompt_tokens.is_some() || usage.completion_tokens.is_some() => {
-            let count = |n: Option<i32>| n.and_then(|n| u64::try_from(n).ok()).unwrap_or(0);
             message.with_usage(Usage {
-                input_tokens: count(usage.prompt_tokens),
-                output_tokens: count(usage.completion_tokens),
+                input_tokens: token_count(usage.prompt_tokens),
+                output_tokens: token_count(usage.completion_tokens),
             })
         }
         _ => message,
     }
+}
+
+/// A token count as awaken reports it (`i32`, as providers do); none, or a negative
+/// count, is 0.
+pub(crate) fn token_count(n: Option<i32>) -> u64 {
+    n.and_then(|n| u64::try_from(n).ok()).unwrap_or(0)
 }
 
 /// A tool result at `AfterToolExecute`: an agent message with the text the model

@@ -4,19 +4,17 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use awaken_runtime::agent::state::{RunLifecycle, RunLifecycleUpdate};
 use awaken_runtime::plugins::{Plugin, PluginDescriptor, PluginRegistrar};
 use awaken_runtime::state::{StateCommand, StateKeyOptions, StateStore};
 use awaken_runtime::{PhaseContext, PhaseHook};
-use awaken_runtime_contract::contract::lifecycle::TerminationReason;
+use awaken_runtime_contract::StateError;
 use awaken_runtime_contract::model::Phase;
 use awaken_runtime_contract::state::StateKey;
-use awaken_runtime_contract::{StateError, now_ms};
 use doneseq::compat::awaken::StopDecision;
 use doneseq::{Message, Monitor, Outcome, RunState};
 use serde::{Deserialize, Serialize};
 
-use crate::messages;
+use crate::{messages, run_end};
 
 /// The plugin's name, and the id its hooks are registered under.
 pub const PLUGIN_NAME: &str = "doneseq";
@@ -182,12 +180,7 @@ impl PhaseHook for ObserveHook {
             if let (Some(stop), StopDecision::Stop { code, detail }) =
                 (verdict.outcome(), StopDecision::from(&verdict))
             {
-                let (_, done_reason) =
-                    TerminationReason::stopped_with_detail(code, detail).to_run_status();
-                cmd.update::<RunLifecycle>(RunLifecycleUpdate::Done {
-                    done_reason: done_reason.unwrap_or_default(),
-                    updated_at: now_ms(),
-                });
+                run_end::stop(&mut cmd, code, detail);
                 outcome = Some(stop.clone());
             }
         } else if ctx.phase != Phase::RunStart {

@@ -8,6 +8,16 @@ use doneseq::stop::Condition;
 
 /// awaken's spec as doneseq's copy of it (the same variants and fields; this match
 /// is exhaustive, so a variant a new awaken adds stops the build here).
+///
+/// ```
+/// use awaken_runtime_contract::contract::lifecycle::StopConditionSpec as AwakenSpec;
+/// use doneseq::compat::awaken::StopConditionSpec;
+///
+/// assert_eq!(
+///     doneseq_awaken::spec(&AwakenSpec::TokenBudget { max_total: 1000 }),
+///     StopConditionSpec::TokenBudget { max_total: 1000 },
+/// );
+/// ```
 #[must_use]
 pub fn spec(spec: &AwakenSpec) -> StopConditionSpec {
     match spec {

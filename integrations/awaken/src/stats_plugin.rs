@@ -4,12 +4,10 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use awaken_runtime::agent::state::{RunLifecycle, RunLifecycleUpdate};
 use awaken_runtime::plugins::{Plugin, PluginDescriptor, PluginRegistrar};
 use awaken_runtime::policies::{StopDecision, StopPolicy, StopPolicyStats};
 use awaken_runtime::state::{StateCommand, StateKeyOptions};
 use awaken_runtime::{PhaseContext, PhaseHook};
-use awaken_runtime_contract::contract::lifecycle::TerminationReason;
 use awaken_runtime_contract::model::Phase;
 use awaken_runtime_contract::state::StateKey;
 use awaken_runtime_contract::{StateError, now_ms};
@@ -126,8 +124,7 @@ fn count(ctx: &PhaseContext) -> (Stats, StopPolicyStats) {
     match ctx.llm_response.as_ref().map(|r| &r.outcome) {
         Some(Ok(result)) => {
             let usage = result.usage.as_ref();
-            // Negative counts (providers report i32) count as none.
-            let tokens = |n: Option<i32>| n.and_then(|n| u64::try_from(n).ok()).unwrap_or(0);
+            let tokens = crate::messages::token_count;
             stats.total_input_tokens = stats
                 .total_input_tokens
                 .saturating_add(tokens(usage.and_then(|u| u.prompt_tokens)));
@@ -175,12 +172,7 @@ impl PhaseHook for EvaluateHook {
             StopDecision::Continue => None,
         });
         if let Some((code, detail)) = stop {
-            let (_, done_reason) =
-                TerminationReason::stopped_with_detail(code, detail).to_run_status();
-            cmd.update::<RunLifecycle>(RunLifecycleUpdate::Done {
-                done_reason: done_reason.unwrap_or_default(),
-                updated_at: now_ms(),
-            });
+            crate::run_end::stop(&mut cmd, code, detail);
         }
         Ok(cmd)
     }

@@ -243,10 +243,12 @@ impl Node {
 
     /// Whether it fires on `stats`; what fired goes to `out`.
     fn eval<'a>(&'a self, stats: &StopPolicyStats, out: &mut Vec<Fired<'a>>) -> bool {
-        let leaf = |out: &mut Vec<Fired<'a>>, kind: VerdictKind, evidence: Evidence| {
+        // A leaf's kind is its condition's, from doneseq's table of conditions (each
+        // accepted leaf has one).
+        let leaf = |out: &mut Vec<Fired<'a>>, evidence: Evidence| {
             out.push(Fired {
                 node: self,
-                kind,
+                kind: self.id.verdict_kind().unwrap_or(VerdictKind::Done),
                 evidence,
             });
             true
@@ -257,7 +259,6 @@ impl Node {
                 made >= *limit
                     && leaf(
                         out,
-                        VerdictKind::Exhausted,
                         Evidence::ModelCalls {
                             made,
                             limit: *limit,
@@ -273,7 +274,6 @@ impl Node {
                     || reached(budget.output, output))
                     && leaf(
                         out,
-                        VerdictKind::Exhausted,
                         Evidence::Tokens {
                             budget: (*budget).into(),
                             total,
@@ -286,7 +286,6 @@ impl Node {
                 stats.elapsed_ms >= *limit_ms
                     && leaf(
                         out,
-                        VerdictKind::Exhausted,
                         Evidence::Elapsed {
                             elapsed_ms: stats.elapsed_ms,
                             limit_ms: *limit_ms,
@@ -298,7 +297,6 @@ impl Node {
                 in_a_row >= *limit
                     && leaf(
                         out,
-                        VerdictKind::Failed,
                         Evidence::Errors {
                             in_a_row,
                             limit: *limit,
@@ -313,7 +311,6 @@ impl Node {
                 requested
                     && leaf(
                         out,
-                        VerdictKind::Done,
                         Evidence::Tool {
                             name: name.clone(),
                             executed: false,
@@ -325,12 +322,11 @@ impl Node {
                 let answered = stats.consecutive_errors == 0
                     && stats.last_tool_names.is_empty()
                     && !stats.last_response_text.is_empty();
-                answered && leaf(out, VerdictKind::Done, Evidence::NoToolCalls)
+                answered && leaf(out, Evidence::NoToolCalls)
             }
             Test::Text(pattern) => match pattern.find(&stats.last_response_text) {
                 Some(range) => leaf(
                     out,
-                    VerdictKind::Done,
                     Evidence::Text {
                         matched: stats.last_response_text[range].to_owned(),
                         role: Role::Llm,
