@@ -18,6 +18,7 @@ mod anthropic;
 mod autogen;
 mod completion;
 mod detect;
+mod fast;
 mod langroid;
 mod otel;
 mod parts;
@@ -511,6 +512,16 @@ impl<R: BufRead> State<R> {
         }
         let line = self.line;
         let text: &'b str = utf8(buffer, line)?;
+        // A log of chat messages, once it is known to be one: the commonest line is
+        // scanned straight into its message (the serde path reads anything else).
+        let fast = self.kind == Some(record::Kind::Message)
+            && self.by_first_key.is_empty()
+            && !self.cx.langroid;
+        if fast {
+            if let Some(message) = fast::message(text.trim(), self.cx.detect_langroid) {
+                return Ok(Some(message));
+            }
+        }
         if let Some(at) = too_deep(text) {
             return Err(TranscriptError::too_deep(line, text, at));
         }

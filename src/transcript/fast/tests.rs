@@ -1,0 +1,311 @@
+//! The fast path against the serde path: whatever the scanner accepts, the serde path
+//! reads as the same message; and the common lines are accepted (else the fast path
+//! would be dead code and these tests would prove nothing).
+
+use proptest::prelude::*;
+
+use super::message;
+use crate::Message;
+use crate::transcript::record::{self, Context, Kind, Out};
+
+/// The line as the reader's serde path reads it when the log is of chat messages:
+/// the depth check, then the message record.
+fn serde_path(text: &str) -> Option<Message<'_>> {
+    if crate::transcript::too_deep(text).is_some() {
+        return None;
+    }
+    let mut out = Out::new();
+    record::read(Kind::Message, text, &mut Context::default(), &mut out).ok()?;
+    match out.len() {
+        1 => out.pop(),
+        _ => None,
+    }
+}
+
+/// If the scanner accepts `line`, the serde path reads the same message; says which.
+fn agrees(line: &str) -> Result<bool, String> {
+    let text = line.trim();
+    let Some(fast) = message(text, false) else {
+        return Ok(false);
+    };
+    match serde_path(text) {
+        Some(slow) if slow == fast => Ok(true),
+        other => Err(format!(
+            "{line:?}\nfast: {fast:?}\nserde: {other:?} ({:?})",
+            serde_path_error(text)
+        )),
+    }
+}
+
+fn serde_path_error(text: &str) -> Option<String> {
+    let mut out = Out::new();
+    let failure = record::read(Kind::Message, text, &mut Context::default(), &mut out).err()?;
+    Some(match failure.problem {
+        record::Problem::Json(e) => e.to_string(),
+        record::Problem::Message(_, m) => m,
+    })
+}
+
+/// Lines the scanner must take: the shapes of doneseq's own logs and OpenAI's.
+const COMMON: &[&str] = &[
+    r#"{"role": "system", "content": "You are a careful assistant. Use the tools."}"#,
+    r#"{"role": "user", "content": "What is 17 times 23, plus 4?"}"#,
+    r#"{"role": "llm", "content": "Let me compute that.", "tool_calls": [{"name": "calculator", "arguments": {"expression": "17 * 23 + 4"}}], "usage": {"input_tokens": 61, "output_tokens": 22}}"#,
+    r#"{"role": "agent", "responder": "Calculator", "content": "395"}"#,
+    r#"{"role": "llm", "content": "", "tool_calls": [{"id": "call_2", "name": "search", "arguments": {"query": "capital of France"}}], "usage": {"input_tokens": 97, "output_tokens": 20}}"#,
+    r#"{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"calc","arguments":"{\"x\": \"6*7\"}"}}],"usage":{"prompt_tokens":5,"completion_tokens":0,"total_tokens":5}}"#,
+    r#"{"role": "tool", "tool_call_id": "c1", "name": "calc", "content": "42 \u00e9\ud83d\ude00 \n\t\"q\" \/ \\"}"#,
+    r#"{"role": "assistant", "content": "caf\u00e9 é", "metadata": {"a": [1, -2.5e3, true, false, null, {"b": "c"}]}, "annotations": [], "audio": null}"#,
+    r#"{"role": "user", "content": "", "tool_calls": []}"#,
+    r#"{"role": "User", "content": "hi", "name": null, "responder": "me"}"#,
+    r#"{"content": "order does not matter", "role": "llm"}"#,
+    r#"{"role": "llm", "tool_calls": [{"name": "f", "arguments": null}, {"name": "g"}, {"name": "h", "arguments": [1, 2]}, {"name": "i", "arguments": 0}]}"#,
+];
+
+#[test]
+fn the_common_lines_are_scanned_as_serde_reads_them() {
+    for line in COMMON {
+        assert_eq!(agrees(line), Ok(true), "{line}");
+    }
+}
+
+/// Lines the scanner gives to the serde path (which reads some, refuses others).
+const LEFT_TO_SERDE: &[&str] = &[
+    // Not the common keys, or not their common values.
+    r#"{"role": "llm", "content": [{"type": "text", "text": "hi"}]}"#,
+    r#"{"role": "llm", "content": "hi", "error": "boom"}"#,
+    r#"{"role": "llm", "content": "hi", "refusal": "no"}"#,
+    r#"{"role": "llm", "no_response": true}"#,
+    r#"{"role": "llm", "content": "hi", "usage": {"input_tokens": 1.0}}"#,
+    r#"{"role": "llm", "content": "hi", "usage": {"input_tokens": 1, "prompt_tokens": 2}}"#,
+    r#"{"role": "llm", "content": "hi", "usage": {"input_tokens": -1}}"#,
+    r#"{"role": "llm", "content": "hi", "usage": {"input_tokens": 01}}"#,
+    r#"{"role": "llm", "content": "hi", "usage": {"input_tokens": 99999999999999999999}}"#,
+    r#"{"role": "llm", "content": "hi", "usage": {"input_tokens": null}}"#,
+    r#"{"role": "llm", "content": "hi", "usage": {"cached": 1}}"#,
+    // Wrong: serde refuses these, with the position.
+    r#"{"role": "llm", "role": "user"}"#,
+    r#"{"role": null, "content": "hi"}"#,
+    r#"{"content": "hi"}"#,
+    r#"{}"#,
+    r#"{"role": "robot", "content": "hi"}"#,
+    r#"{"role": "llm", "content": "hi",}"#,
+    r#"{"role": "llm", "content": "hi"} x"#,
+    r#"{"role": "llm", "content": "hi""#,
+    r#"{"role": "llm", "content": "a\qb"}"#,
+    r#"{"role": "llm", "content": "\ud83d"}"#,
+    r#"{"role": "llm", "content": "\ude00"}"#,
+    r#"{"role": "llm", "content": "tab	inside"}"#,
+    r#"{"role": "llm", "tool_calls": [{"name": ""}]}"#,
+    r#"{"role": "llm", "tool_calls": [{"arguments": "{}"}]}"#,
+    r#"{"role": "llm", "tool_calls": [{"name": "f", "function": {"name": "g"}}]}"#,
+    r#"{"role": "llm", "tool_calls": [{"name": "f", "extra": 1}]}"#,
+    r#"{"role": "llm", "tool_calls": [{"function": {"arguments": "{}"}}]}"#,
+    r#"{"role": "llm", "tool_calls": [{"name": "f", "arguments": {"a": 1,}}]}"#,
+    r#"{"role": "llm", "tool_calls": [{"name": "f", "arguments": -}]}"#,
+    r#"{"role": "llm", "tool_calls": [{"name": "f", "arguments": 1.}]}"#,
+    r#"{"role": "llm", "tool_calls": [{"name": "f", "arguments": tru}]}"#,
+    r#"{"role": "llm", "tool_calls": [{"name": "f"},]}"#,
+    r#"{"ro\u006ce": "llm"}"#,
+];
+
+#[test]
+fn the_other_lines_are_left_to_serde() {
+    for line in LEFT_TO_SERDE {
+        assert!(message(line, false).is_none(), "{line}");
+    }
+}
+
+#[test]
+fn deep_lines_are_left_to_serde() {
+    let deep = |levels: usize| {
+        format!(
+            r#"{{"role": "llm", "metadata": {}1{}}}"#,
+            "[".repeat(levels),
+            "]".repeat(levels)
+        )
+    };
+    // Within the scanner's depth, read; past it, the serde path's (and its limit's).
+    assert_eq!(agrees(&deep(super::DEPTH - 1)), Ok(true));
+    assert!(message(&deep(crate::transcript::MAX_JSON_DEPTH + 1), false).is_none());
+    assert!(serde_path(&deep(crate::transcript::MAX_JSON_DEPTH + 1)).is_none());
+}
+
+#[test]
+fn langroid_roles_are_left_to_serde_when_they_matter() {
+    let line = r#"{"role": "LLM", "content": "{\"request\": \"calc\"}"}"#;
+    assert!(message(line, true).is_none());
+    assert_eq!(agrees(line), Ok(true));
+}
+
+#[test]
+fn every_sample_line_agrees() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let mut accepted = 0;
+    for dir in [root.clone(), root.join("formats")] {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "jsonl") {
+                for line in std::fs::read_to_string(&path).unwrap().lines() {
+                    accepted += usize::from(agrees(line).unwrap());
+                }
+            }
+        }
+    }
+    assert!(accepted > 10, "only {accepted} sample lines scanned");
+}
+
+/// Pieces of message lines: keys the scanner knows and some it does not, with values
+/// right and wrong for them.
+fn member() -> impl Strategy<Value = String> {
+    let text = prop_oneof![
+        Just(r#""hi""#.to_owned()),
+        Just(r#""""#.to_owned()),
+        Just(r#""caf\u00e9 \ud83d\ude00 \n \"q\"""#.to_owned()),
+        Just(r#""bad \x""#.to_owned()),
+        Just(r#""\ud800""#.to_owned()),
+        Just("\"a\u{1}b\"".to_owned()),
+        Just("null".to_owned()),
+        Just("1".to_owned()),
+        Just("[]".to_owned()),
+    ];
+    let role = prop_oneof![
+        Just(r#""llm""#),
+        Just(r#""assistant""#),
+        Just(r#""tool""#),
+        Just(r#""LLM""#),
+        Just(r#""bot""#),
+        Just("null"),
+        Just("3")
+    ];
+    let number = prop_oneof![
+        Just("0"),
+        Just("17"),
+        Just("007"),
+        Just("-1"),
+        Just("1.5"),
+        Just("2e3"),
+        Just("18446744073709551615"),
+        Just("18446744073709551616"),
+        Just("null"),
+        Just("\"5\""),
+    ];
+    let raw = prop_oneof![
+        Just("{}"),
+        Just(r#"{"a": [1, 2.5, -0, 1e-3, true, false, null, "x\\"y"]}"#),
+        Just(r#""{\"a\": 1}""#),
+        Just("null"),
+        Just("[1, [2, [3]]]"),
+        Just("{\"a\" 1}"),
+        Just("[1,]"),
+        Just("01"),
+        Just("-"),
+        Just("1.e5"),
+    ];
+    let call = (
+        proptest::option::of(text.clone()),
+        proptest::option::of(text.clone()),
+        proptest::option::of(raw.clone()),
+        proptest::option::of((text.clone(), proptest::option::of(raw))),
+        proptest::option::of(Just(r#""function""#)),
+        any::<bool>(),
+    )
+        .prop_map(|(id, name, arguments, function, kind, extra)| {
+            let mut fields = Vec::new();
+            if let Some(id) = id {
+                fields.push(format!(r#""id": {id}"#));
+            }
+            if let Some(kind) = kind {
+                fields.push(format!(r#""type": {kind}"#));
+            }
+            if let Some(name) = name {
+                fields.push(format!(r#""name": {name}"#));
+            }
+            if let Some(arguments) = arguments {
+                fields.push(format!(r#""arguments": {arguments}"#));
+            }
+            if let Some((name, arguments)) = function {
+                let mut inner = vec![format!(r#""name": {name}"#)];
+                if let Some(arguments) = arguments {
+                    inner.push(format!(r#""arguments": {arguments}"#));
+                }
+                fields.push(format!(r#""function": {{{}}}"#, inner.join(", ")));
+            }
+            if extra {
+                fields.push(r#""extra": 1"#.to_owned());
+            }
+            format!("{{{}}}", fields.join(", "))
+        });
+    let usage = proptest::collection::vec(
+        (
+            prop_oneof![
+                Just("input_tokens"),
+                Just("output_tokens"),
+                Just("prompt_tokens"),
+                Just("completion_tokens"),
+                Just("total_tokens"),
+                Just("cached_tokens"),
+            ],
+            number,
+        ),
+        0..4,
+    )
+    .prop_map(|members| {
+        let members: Vec<_> = members
+            .iter()
+            .map(|(k, v)| format!(r#""{k}": {v}"#))
+            .collect();
+        format!("{{{}}}", members.join(", "))
+    });
+    prop_oneof![
+        role.prop_map(|v| format!(r#""role": {v}"#)),
+        text.clone().prop_map(|v| format!(r#""content": {v}"#)),
+        text.clone().prop_map(|v| format!(r#""responder": {v}"#)),
+        text.clone().prop_map(|v| format!(r#""name": {v}"#)),
+        text.clone().prop_map(|v| format!(r#""tool_call_id": {v}"#)),
+        proptest::collection::vec(call, 0..3)
+            .prop_map(|calls| format!(r#""tool_calls": [{}]"#, calls.join(", "))),
+        usage.prop_map(|v| format!(r#""usage": {v}"#)),
+        text.clone().prop_map(|v| format!(r#""metadata": {v}"#)),
+        text.clone().prop_map(|v| format!(r#""error": {v}"#)),
+        Just(r#""no_response": true"#.to_owned()),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3000))]
+
+    /// Generated lines, mostly with the common keys, right and wrong.
+    #[test]
+    fn generated_lines_agree(
+        members in proptest::collection::vec(member(), 0..6),
+        role_first in any::<bool>(),
+    ) {
+        let mut members = members;
+        if role_first {
+            members.insert(0, r#""role": "llm""#.to_owned());
+        }
+        let line = format!("{{{}}}", members.join(", "));
+        prop_assert!(agrees(&line).is_ok(), "{}", agrees(&line).unwrap_err());
+    }
+
+    /// The common lines damaged anywhere: a byte cut, changed or added.
+    #[test]
+    fn damaged_lines_agree(
+        which in 0..COMMON.len(),
+        at in any::<prop::sample::Index>(),
+        edit in 0..3u8,
+        byte in prop::sample::select(&b"{}[]\",:\\ 0123456789.-+eEnultrfa\x01"[..]),
+    ) {
+        let mut bytes = COMMON[which].as_bytes().to_vec();
+        let at = at.index(bytes.len());
+        match edit {
+            0 => { bytes.remove(at); }
+            1 => bytes[at] = byte,
+            _ => bytes.insert(at, byte),
+        }
+        if let Ok(line) = String::from_utf8(bytes) {
+            prop_assert!(agrees(&line).is_ok(), "{}", agrees(&line).unwrap_err());
+        }
+    }
+}
