@@ -243,6 +243,34 @@ pub(crate) fn transcript(bytes: &[u8]) {
         let mut run = monitor.start();
         observe_all(monitor, &mut run, &messages);
     }
+    for line in bytes.split(|&b| b == b'\n').take(4) {
+        if let Ok(line) = std::str::from_utf8(line) {
+            reads_the_same_after_a_message(line);
+        }
+    }
+}
+
+/// A line of JSONL reads the same as a log's first line and after a chat message:
+/// the same messages, or the same error. (After a chat message the reader scans the
+/// commonest lines on a fast path of its own, and must never accept what the first
+/// line's reading refuses, nor read a line otherwise.)
+fn reads_the_same_after_a_message(line: &str) {
+    const PRIMER: &str = r#"{"role": "user", "content": "primer"}"#;
+    let alone: Result<Vec<_>, _> = Reader::new(line.as_bytes(), Format::Jsonl).collect();
+    let after = format!("{PRIMER}\n{line}");
+    let primed: Result<Vec<_>, _> = Reader::new(after.as_bytes(), Format::Jsonl).collect();
+    match (alone, primed) {
+        (Ok(alone), Ok(primed)) => assert_eq!(alone[..], primed[1..], "{line:?}"),
+        (Err(alone), Err(primed)) => {
+            assert_eq!(alone.line + 1, primed.line, "{line:?}");
+            assert_eq!(
+                (alone.column, alone.kind, &alone.message),
+                (primed.column, primed.kind, &primed.message),
+                "{line:?}"
+            );
+        }
+        (alone, primed) => panic!("{line:?} read alone: {alone:?}; after a message: {primed:?}"),
+    }
 }
 
 /// JSON configuration: a task (sequences as text or objects, options), a single
