@@ -189,12 +189,16 @@ impl Classifier {
             let rejected = &mut scratch.rejected;
             overrun = set.matches(message.content(), patset, rejected);
             let contents = self.content_patterns;
-            atoms.extend(
-                patset
-                    .iter()
-                    .filter(|p| p.as_usize() < contents && !rejected.contains(&p.as_u32()))
-                    .map(|p| self.pattern_base + p.as_u32()),
-            );
+            // Most messages match no regex; iterating an empty set still walks
+            // every regex's slot.
+            if !patset.is_empty() {
+                atoms.extend(
+                    patset
+                        .iter()
+                        .filter(|p| p.as_usize() < contents && !rejected.contains(&p.as_u32()))
+                        .map(|p| self.pattern_base + p.as_u32()),
+                );
+            }
         }
         if let Some(id) = self.final_atom {
             if final_answer {
