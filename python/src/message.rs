@@ -7,7 +7,8 @@
 //! The common message, an OpenAI chat message of `role`, `content`, `name`,
 //! `tool_calls` (string arguments) and `tool_call_id`, takes a shorter way here: keys
 //! and roles are recognised by identity with interned strings, texts are borrowed from
-//! their UTF-8 encoding, and the message is built with the core's constructors. Any
+//! their UTF-8 encoding ([`Utf8`]), and the message is built with the core's
+//! constructors. Any
 //! other key, any other type of value and anything the schema would refuse falls back
 //! to the schema's path, which then gives its own answer or error: this path never
 //! refuses a message, so it cannot disagree with the schema on what is an error, and
@@ -18,7 +19,9 @@ use std::borrow::Cow;
 use doneseq::{Message, Role, ToolCall};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyBytes, PyDict, PyList, PyString};
+use pyo3::types::{PyDict, PyList, PyString};
+
+use crate::utf8::Utf8;
 
 use crate::de::{PyDe, type_name};
 use crate::errors;
@@ -39,13 +42,9 @@ pub(crate) fn with_message<R>(
     };
     // `f` is called where the message is built: a message is large, and moving it
     // out and back would cost more than building it.
-    let f = match Gathered::read(py, dict) {
-        Some(gathered) => match gathered.with_message(f) {
-            Ok(result) => return Ok(result),
-            Err(f) => f,
-        },
-        None => f,
-    };
+    if let Some(gathered) = Gathered::read(py, dict) {
+        return Ok(f(&gathered.message()));
+    }
     let message = read_by_schema(py, message)?;
     Ok(f(&message))
 }
@@ -63,7 +62,7 @@ fn read_by_schema(py: Python<'_>, message: &Bound<'_, PyAny>) -> PyResult<Messag
 fn read_fast(message: &Bound<'_, PyAny>) -> Option<Message<'static>> {
     let dict = message.cast::<PyDict>().ok()?;
     let gathered = Gathered::read(message.py(), dict)?;
-    gathered.with_message(|m| m.clone().into_owned()).ok()
+    Some(gathered.message().into_owned())
 }
 
 /// Test support: the message `message` reads as (its `Debug` text), by the fast path
@@ -141,29 +140,28 @@ fn which<const N: usize>(key: &Bound<'_, PyAny>, names: [&Py<PyString>; N]) -> O
 
 /// A tool call's texts.
 struct Call<'py> {
-    name: Bound<'py, PyBytes>,
-    arguments: Option<Bound<'py, PyBytes>>,
-    id: Option<Bound<'py, PyBytes>>,
+    name: Utf8<'py>,
+    arguments: Option<Utf8<'py>>,
+    id: Option<Utf8<'py>>,
 }
 
-/// A message's texts, as UTF-8 `bytes` objects the message borrows from.
+/// A message's texts, as UTF-8 the message borrows from.
 struct Gathered<'py> {
     role: Role,
-    content: Option<Bound<'py, PyBytes>>,
-    responder: Option<Bound<'py, PyBytes>>,
-    name: Option<Bound<'py, PyBytes>>,
-    tool_call_id: Option<Bound<'py, PyBytes>>,
+    content: Option<Utf8<'py>>,
+    responder: Option<Utf8<'py>>,
+    name: Option<Utf8<'py>>,
+    tool_call_id: Option<Utf8<'py>>,
     calls: Vec<Call<'py>>,
 }
 
 /// A string value as UTF-8, `Some(None)` for `None`, `None` for anything else (left
-/// to the schema).
-fn text<'py>(value: &Bound<'py, PyAny>) -> Option<Option<Bound<'py, PyBytes>>> {
+/// to the schema, as is a string that has no UTF-8: a lone surrogate).
+fn text<'py>(value: &Bound<'py, PyAny>) -> Option<Option<Utf8<'py>>> {
     if value.is_none() {
         return Some(None);
     }
-    let s = value.cast::<PyString>().ok()?;
-    s.encode_utf8().ok().map(Some)
+    Utf8::of(value.cast::<PyString>().ok()?).map(Some)
 }
 
 impl<'py> Gathered<'py> {
@@ -253,7 +251,7 @@ impl<'py> Gathered<'py> {
                 // What the schema refuses, it says why.
                 _ => return None,
             };
-            if name.as_bytes().is_empty() {
+            if name.as_str().is_empty() {
                 return None;
             }
             calls.push(Call {
@@ -265,40 +263,25 @@ impl<'py> Gathered<'py> {
         Some(calls)
     }
 
-    /// `f` of the message, borrowing the texts; `f` back if a text is not UTF-8 (left
-    /// to the schema).
-    fn with_message<R, F: FnOnce(&Message<'_>) -> R>(&self, f: F) -> Result<R, F> {
-        match self.message() {
-            Some(message) => Ok(f(&message)),
-            None => Err(f),
-        }
-    }
-
-    /// The message, borrowing the texts; `None` if one is not UTF-8.
+    /// The message, borrowing the texts.
     #[inline(always)]
-    fn message(&self) -> Option<Message<'_>> {
-        fn utf8<'a>(bytes: &'a Bound<'_, PyBytes>) -> Option<&'a str> {
-            std::str::from_utf8(bytes.as_bytes()).ok()
-        }
-        fn optional<'a>(bytes: Option<&'a Bound<'_, PyBytes>>) -> Option<Option<&'a str>> {
-            bytes.map_or(Some(None), |b| utf8(b).map(Some))
-        }
-        let content = optional(self.content.as_ref())?.unwrap_or("");
+    fn message(&self) -> Message<'_> {
+        let content = self.content.as_ref().map_or("", Utf8::as_str);
         let mut message = Message::new(self.role, Cow::Borrowed(content));
-        if let Some(responder) = optional(self.responder.as_ref().or(self.name.as_ref()))? {
-            message = message.with_responder(responder);
+        if let Some(responder) = self.responder.as_ref().or(self.name.as_ref()) {
+            message = message.with_responder(responder.as_str());
         }
         for call in &self.calls {
-            let arguments = optional(call.arguments.as_ref())?.unwrap_or("");
-            let mut tool = ToolCall::new(utf8(&call.name)?, arguments);
-            if let Some(id) = optional(call.id.as_ref())? {
-                tool = tool.with_id(id);
+            let arguments = call.arguments.as_ref().map_or("", Utf8::as_str);
+            let mut tool = ToolCall::new(call.name.as_str(), arguments);
+            if let Some(id) = &call.id {
+                tool = tool.with_id(id.as_str());
             }
             message = message.with_tool_call(tool);
         }
-        if let Some(id) = optional(self.tool_call_id.as_ref())? {
-            message = message.with_tool_call_id(id);
+        if let Some(id) = &self.tool_call_id {
+            message = message.with_tool_call_id(id.as_str());
         }
-        Some(message)
+        message
     }
 }

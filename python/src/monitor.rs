@@ -273,12 +273,10 @@ pub(crate) struct PyRun {
     state: RunState,
 }
 
-#[pymethods]
 impl PyRun {
-    /// Observes one message (a dict with the transcript's fields: role, content,
-    /// responder or name, tool_calls, tool_call_id, usage, error, confidence, reward,
-    /// metrics, elapsed_ms, no_response); the outcome if the run stops here.
-    fn observe(
+    /// `Run.observe`: defined by hand as a one-argument method ([`crate::method_o`]),
+    /// which Python calls without building a tuple of arguments.
+    pub(crate) fn observe(
         &mut self,
         py: Python<'_>,
         message: &Bound<'_, PyAny>,
@@ -286,7 +284,10 @@ impl PyRun {
         let (monitor, state) = (&self.monitor, &mut self.state);
         with_message(py, message, |message| observe(monitor, state, message))
     }
+}
 
+#[pymethods]
+impl PyRun {
     /// What `observe` would say of this message, without changing the run: a
     /// what-if (a candidate response a framework has not accepted yet).
     fn peek(&self, py: Python<'_>, message: &Bound<'_, PyAny>) -> PyResult<Option<PyOutcome>> {

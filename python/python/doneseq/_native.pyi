@@ -84,7 +84,8 @@ class Monitor:
 class Run:
     """One run of a task."""
 
-    def observe(self, message: Mapping[str, Any]) -> Outcome | None: ...
+    def observe(self, message: Mapping[str, Any], /) -> Outcome | None:
+        """Observes one message; the outcome if the run stops here."""
     def peek(self, message: Mapping[str, Any]) -> Outcome | None:
         """What ``observe`` would say, without changing the run."""
     @property
