@@ -53,6 +53,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parse_stop, m)?)?;
     m.add_function(wrap_pyfunction!(sequence_object, m)?)?;
     m.add_function(wrap_pyfunction!(message::message_debug, m)?)?;
+    m.add_function(wrap_pyfunction!(utf8::set_borrowing, m)?)?;
     m.add_function(wrap_pyfunction!(answer::detect_final_in_text, m)?)?;
     m.add_function(wrap_pyfunction!(answer::detect_final_in_code, m)?)?;
     m.add_function(wrap_pyfunction!(answer::extract_code_blocks, m)?)?;

@@ -12,6 +12,7 @@
 //! used.)
 
 use std::ptr::NonNull;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -74,11 +75,22 @@ impl<'py> Utf8<'py> {
 }
 
 /// Whether the running interpreter has `PyUnicode_AsUTF8AndSize` in its stable ABI
-/// (3.10 and later), asked once.
+/// (3.10 and later), asked once; and not turned off by [`set_borrowing`].
 #[cfg(not(windows))]
 fn borrows(py: Python<'_>) -> bool {
-    static BORROWS: PyOnceLock<bool> = PyOnceLock::new();
-    *BORROWS.get_or_init(py, || py.version_info() >= (3, 10))
+    static HAS_IT: PyOnceLock<bool> = PyOnceLock::new();
+    *HAS_IT.get_or_init(py, || py.version_info() >= (3, 10)) && !ENCODE.load(Ordering::Relaxed)
+}
+
+/// Set by the tests to take 3.9's way on any interpreter.
+static ENCODE: AtomicBool = AtomicBool::new(false);
+
+/// Test support: `False` makes every text go through a `bytes` object, as on CPython
+/// 3.9 (so that the tests run that way on the interpreter they have); `True` undoes it.
+#[pyfunction]
+#[pyo3(name = "_borrow_utf8")]
+pub(crate) fn set_borrowing(enabled: bool) {
+    ENCODE.store(!enabled, Ordering::Relaxed);
 }
 
 #[cfg(not(windows))]

@@ -8,6 +8,7 @@ from __future__ import annotations
 import itertools
 import json
 import random
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -70,6 +71,15 @@ REFUSED: list[Any] = [
     {1: "x"},
     ["role", "assistant"],
 ]
+
+
+@pytest.fixture(autouse=True, params=[True, False], ids=["utf8-borrowed", "utf8-encoded"])
+def utf8_reading(request: pytest.FixtureRequest) -> Iterator[None]:
+    # Texts borrowed from the strings (CPython 3.10 on) and encoded into bytes (3.9's
+    # way, taken here on this interpreter): every test both ways.
+    _native._borrow_utf8(request.param)
+    yield
+    _native._borrow_utf8(True)
 
 
 def both(message: Any) -> tuple[str | None, str]:

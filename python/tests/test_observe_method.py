@@ -8,11 +8,21 @@ from __future__ import annotations
 
 import inspect
 import threading
+from collections.abc import Iterator
 
 import pytest
 
 import doneseq
 from doneseq import _native
+
+
+@pytest.fixture(autouse=True, params=[True, False], ids=["utf8-borrowed", "utf8-encoded"])
+def utf8_reading(request: pytest.FixtureRequest) -> Iterator[None]:
+    # Texts borrowed from the strings (CPython 3.10 on) and encoded into bytes (3.9's
+    # way, taken here on this interpreter): every test both ways.
+    _native._borrow_utf8(request.param)
+    yield
+    _native._borrow_utf8(True)
 
 
 def test_its_signature_and_docstring() -> None:
