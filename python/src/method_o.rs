@@ -8,14 +8,16 @@
 //! `METH_O` method gets its one argument as it is, and `METH_O` and
 //! `PyDescr_NewMethod` are in the stable ABI of every CPython 3: the package defines
 //! `observe` so, by hand, and puts it on the `Run` class when the module loads. The
-//! method does what a PyO3 method does around the call: it borrows the run (a
-//! `RuntimeError`-like `PyBorrowMutError` if it is in use) and turns a Rust panic into
-//! `pyo3_runtime.PanicException`, so that none crosses into Python.
+//! method goes through PyO3's own trampoline, as PyO3's methods do, and borrows the
+//! run as they do: a Rust panic becomes `pyo3_runtime.PanicException` and never
+//! crosses into Python.
 
 use std::ffi::CStr;
 
 use pyo3::ffi;
-use pyo3::panic::PanicException;
+// PyO3's own (hidden) trampolines, which its generated methods use: pinned with PyO3
+// in Cargo.lock, and checked by the tests of this method.
+use pyo3::impl_::trampoline;
 use pyo3::prelude::*;
 use pyo3::types::PyType;
 
@@ -36,7 +38,7 @@ pub(crate) fn install(class: &Bound<'_, PyType>) -> PyResult<()> {
     let def: &'static mut ffi::PyMethodDef = Box::leak(Box::new(ffi::PyMethodDef {
         ml_name: c"observe".as_ptr(),
         ml_meth: ffi::PyMethodDefPointer {
-            PyCFunction: observe,
+            PyCFunction: trampoline::binaryfunc::<Observe>,
         },
         ml_flags: ffi::METH_O,
         ml_doc: DOC.as_ptr(),
@@ -49,35 +51,37 @@ pub(crate) fn install(class: &Bound<'_, PyType>) -> PyResult<()> {
     class.setattr("observe", descriptor)
 }
 
-/// The C function of `Run.observe`: `slf` the run, `message` the argument.
-extern "C" fn observe(slf: *mut ffi::PyObject, message: *mut ffi::PyObject) -> *mut ffi::PyObject {
-    // SAFETY: CPython calls a method with the thread attached to the interpreter.
-    let py = unsafe { Python::assume_attached() };
-    let result = std::panic::catch_unwind(|| {
-        // SAFETY: both are borrowed references, alive for the call.
-        let (slf, message) = unsafe {
-            (
-                Bound::from_borrowed_ptr(py, slf),
-                Bound::from_borrowed_ptr(py, message),
-            )
-        };
-        let run = slf.cast::<PyRun>()?;
-        let outcome = run.try_borrow_mut()?.observe(py, &message)?;
-        Ok::<_, PyErr>(match outcome {
-            Some(outcome) => Bound::new(py, outcome)?.into_any().unbind(),
-            None => py.None(),
-        })
-    });
-    let error = match result {
-        Ok(Ok(value)) => return value.into_ptr(),
-        Ok(Err(error)) => error,
-        Err(panic) => {
-            let text = (panic.downcast_ref::<String>().map(String::as_str))
-                .or_else(|| panic.downcast_ref::<&str>().copied())
-                .unwrap_or("a panic with no message");
-            PanicException::new_err(text.to_owned())
-        }
+/// `Run.observe`'s body, called by PyO3's trampoline for a two-pointer C function
+/// (`binaryfunc`, whose signature `METH_O`'s is): the trampoline attaches PyO3 to the
+/// interpreter as for its own methods (its count of the thread's attachment, its pool
+/// of deferred reference counts) and turns an error into the raised exception and a
+/// panic into `PanicException`.
+struct Observe;
+
+impl trampoline::MethodDef<trampoline::binaryfunc::Func> for Observe {
+    const METH: trampoline::binaryfunc::Func = observe;
+}
+
+/// # Safety
+///
+/// `slf` and `message` are live objects, borrowed for the call (as CPython passes a
+/// `METH_O` method's).
+unsafe fn observe(
+    py: Python<'_>,
+    slf: *mut ffi::PyObject,
+    message: *mut ffi::PyObject,
+) -> PyResult<*mut ffi::PyObject> {
+    // SAFETY: both are borrowed references, alive for the call (the caller's contract).
+    let (slf, message) = unsafe {
+        (
+            Bound::from_borrowed_ptr(py, slf),
+            Bound::from_borrowed_ptr(py, message),
+        )
     };
-    error.restore(py);
-    std::ptr::null_mut()
+    let run = slf.cast::<PyRun>()?;
+    let outcome = run.try_borrow_mut()?.observe(py, &message)?;
+    Ok(match outcome {
+        Some(outcome) => Bound::new(py, outcome)?.into_any().into_ptr(),
+        None => py.None().into_ptr(),
+    })
 }
