@@ -17,20 +17,26 @@ const TASK_SOURCE: &str = "user";
 /// One message or event. `id`, `metadata`, `created_at`, a handoff's `context`, a
 /// summary's `tool_calls` and `results` (the events before it hold them) and a
 /// structured message's `format_string` are not read.
+/// (Read by serde, or by the fast path's scanner, which fills the same struct.)
 #[derive(Deserialize)]
 pub(super) struct AgentMessage<'a> {
     #[serde(rename = "type", borrow)]
-    kind: Str<'a>,
+    pub(super) kind: Str<'a>,
     #[serde(borrow)]
-    source: Str<'a>,
-    /// Read once the type says what it holds.
-    #[serde(default, borrow)]
-    content: Option<&'a RawValue>,
+    pub(super) source: Str<'a>,
+    /// Its JSON text, read once the type says what it holds.
+    #[serde(default, borrow, deserialize_with = "json_text")]
+    pub(super) content: Option<&'a str>,
     #[serde(default)]
-    models_usage: Option<ProviderUsage>,
+    pub(super) models_usage: Option<ProviderUsage>,
     /// A handoff's target.
     #[serde(default, borrow)]
-    target: Option<Str<'a>>,
+    pub(super) target: Option<Str<'a>>,
+}
+
+/// A value's JSON text (`None` for `null`).
+fn json_text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de str>, D::Error> {
+    Ok(Option::<&'de RawValue>::deserialize(d)?.map(RawValue::get))
 }
 
 #[derive(Deserialize)]
@@ -72,7 +78,7 @@ pub(super) fn read<'a>(
     out: &mut Out<'a>,
 ) -> Result<(), Failure<'a>> {
     let kind = &*message.kind.0;
-    let content = message.content.map_or("null", RawValue::get);
+    let content = message.content.unwrap_or("null");
     let usage = message.models_usage.map(ProviderUsage::into_usage);
     let source = message.source.into_cow();
     match kind {
@@ -132,7 +138,10 @@ pub(super) fn read<'a>(
             out.push(chat(Cow::Borrowed(content), source, usage));
         }
         kind if kind.ends_with("Message") => {
-            let text = parse::<Str<'a>>(content)?.into_cow();
+            let text = match super::fast::json_string(content) {
+                Some(text) => text,
+                None => parse::<Str<'a>>(content)?.into_cow(),
+            };
             let mut step = chat(text, source, usage);
             if kind == "StopMessage" {
                 step = step.as_stop();

@@ -16,6 +16,8 @@
 
 use std::borrow::Cow;
 
+use super::autogen::AgentMessage;
+use super::wire::{ProviderUsage, Str};
 use crate::{Message, Role, ToolCall, Usage};
 
 /// The deepest nesting the scanner follows (the line's object is level 1); deeper
@@ -35,9 +37,7 @@ pub(super) fn message(text: &str, langroid_roles: bool) -> Option<Message<'_>> {
     let (mut responder, mut name, mut tool_call_id) = (None, None, None);
     let mut tool_calls = Vec::new();
     let mut usage = None;
-    s.expect(b'{')?;
-    loop {
-        let key = s.key()?;
+    s.object(|s, key| {
         match key {
             b"role" => {
                 seen.once(0)?;
@@ -81,10 +81,8 @@ pub(super) fn message(text: &str, langroid_roles: bool) -> Option<Message<'_>> {
             }
             _ => return None,
         }
-        if s.close(b'}')? {
-            break;
-        }
-    }
+        Some(())
+    })?;
     s.end()?;
     let role_text = role?;
     if langroid_roles && matches!(&*role_text, "LLM" | "Agent" | "User" | "System") {
@@ -101,6 +99,58 @@ pub(super) fn message(text: &str, langroid_roles: bool) -> Option<Message<'_>> {
         tool_call_id,
         rare: None,
     })
+}
+
+/// An AutoGen message or event (`model_dump()`) if the scanner is sure of it: the
+/// struct the serde path reads (its type, source, content as JSON text, usage and a
+/// handoff's target; any other key skipped, as serde does), which the one conversion
+/// then reads.
+pub(super) fn agent_message(text: &str) -> Option<AgentMessage<'_>> {
+    let mut s = Scan { text, at: 0 };
+    let mut seen = Seen::default();
+    let (mut kind, mut source, mut content, mut usage, mut target) = (None, None, None, None, None);
+    s.object(|s, key| {
+        match key {
+            b"type" => {
+                seen.once(0)?;
+                kind = Some(s.string()?);
+            }
+            b"source" => {
+                seen.once(1)?;
+                source = Some(s.string()?);
+            }
+            b"content" => {
+                seen.once(2)?;
+                content = s.nullable(|s| s.raw(2))?;
+            }
+            b"models_usage" => {
+                seen.once(3)?;
+                usage = s.nullable(Scan::provider_usage)?;
+            }
+            b"target" => {
+                seen.once(4)?;
+                target = s.nullable(Scan::string)?;
+            }
+            _ => s.skip(2)?,
+        }
+        Some(())
+    })?;
+    s.end()?;
+    Some(AgentMessage {
+        kind: Str(kind?),
+        source: Str(source?),
+        content,
+        models_usage: usage,
+        target: target.map(Str),
+    })
+}
+
+/// The text of `text` if it is one JSON string the scanner is sure of.
+pub(super) fn json_string(text: &str) -> Option<Cow<'_, str>> {
+    let mut s = Scan { text, at: 0 };
+    let string = s.string()?;
+    s.end()?;
+    Some(string)
 }
 
 /// The keys of an object seen so far: a second one is serde's "duplicate field".
@@ -170,14 +220,38 @@ impl<'a> Scan<'a> {
         self.peek().is_none().then_some(())
     }
 
+    /// An object's members: `member` reads the value of each key (an empty object has
+    /// none).
+    fn object(&mut self, mut member: impl FnMut(&mut Self, &'a [u8]) -> Option<()>) -> Option<()> {
+        self.expect(b'{')?;
+        if self.peek()? == b'}' {
+            self.at += 1;
+            return Some(());
+        }
+        loop {
+            let key = self.key()?;
+            member(self, key)?;
+            if self.close(b'}')? {
+                return Some(());
+            }
+        }
+    }
+
+    /// A value's JSON text, checked, at nesting `depth`.
+    fn raw(&mut self, depth: usize) -> Option<&'a str> {
+        self.peek()?;
+        let start = self.at;
+        self.skip(depth)?;
+        Some(&self.text[start..self.at])
+    }
+
     /// An object's key (with no escapes) and its colon.
     #[inline]
     fn key(&mut self) -> Option<&'a [u8]> {
         self.expect(b'"')?;
-        let bytes = self.bytes();
-        let rest = &bytes[self.at..];
-        let end = memchr::memchr2(b'"', b'\\', rest)?;
-        if rest[end] != b'"' || rest[..end].iter().any(|&b| b < 0x20) {
+        let rest = &self.bytes()[self.at..];
+        let end = plain(rest)?;
+        if rest[end] != b'"' {
             return None;
         }
         let key = &rest[..end];
@@ -243,6 +317,27 @@ impl<'a> Scan<'a> {
         }
     }
 
+    /// Skips a string, checking it as [`Scan::string`] does, without building it.
+    fn skip_string(&mut self) -> Option<()> {
+        self.expect(b'"')?;
+        let bytes = self.bytes();
+        loop {
+            let end = self.at + plain(&bytes[self.at..])?;
+            self.at = end + 1;
+            if bytes[end] == b'"' {
+                return Some(());
+            }
+            // Just past a backslash.
+            let escape = *bytes.get(self.at)?;
+            self.at += 1;
+            match escape {
+                b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => {}
+                b'u' => drop(self.unicode_escape()?),
+                _ => return None,
+            }
+        }
+    }
+
     /// The character of a `\u` escape (just past the `u`), a surrogate pair joined;
     /// a lone surrogate gives up (serde_json refuses it in a string it reads).
     fn unicode_escape(&mut self) -> Option<char> {
@@ -297,27 +392,45 @@ impl<'a> Scan<'a> {
     fn usage(&mut self) -> Option<Usage> {
         let mut seen = Seen::default();
         let mut usage = Usage::default();
-        self.expect(b'{')?;
-        loop {
-            match self.key()? {
+        self.object(|s, key| {
+            match key {
                 b"input_tokens" | b"prompt_tokens" => {
                     seen.once(0)?;
-                    usage.input_tokens = self.count()?;
+                    usage.input_tokens = s.count()?;
                 }
                 b"output_tokens" | b"completion_tokens" => {
                     seen.once(1)?;
-                    usage.output_tokens = self.count()?;
+                    usage.output_tokens = s.count()?;
                 }
                 b"total_tokens" => {
                     seen.once(2)?;
-                    self.skip(3)?;
+                    s.skip(3)?;
                 }
                 _ => return None,
             }
-            if self.close(b'}')? {
-                return Some(usage);
-            }
-        }
+            Some(())
+        })?;
+        Some(usage)
+    }
+
+    /// A provider's usage (OpenAI's names as aliases, Anthropic's cache counts); any
+    /// other key skipped, as serde does.
+    fn provider_usage(&mut self) -> Option<ProviderUsage> {
+        let mut seen = Seen::default();
+        let mut usage = ProviderUsage::default();
+        self.object(|s, key| {
+            let (bit, slot) = match key {
+                b"input_tokens" | b"prompt_tokens" => (0, &mut usage.input_tokens),
+                b"output_tokens" | b"completion_tokens" => (1, &mut usage.output_tokens),
+                b"cache_creation_input_tokens" => (2, &mut usage.cache_creation_input_tokens),
+                b"cache_read_input_tokens" => (3, &mut usage.cache_read_input_tokens),
+                _ => return s.skip(3),
+            };
+            seen.once(bit)?;
+            *slot = s.nullable(Scan::count)?;
+            Some(())
+        })?;
+        Some(usage)
     }
 
     /// `tool_calls`: a list of calls.
@@ -341,35 +454,32 @@ impl<'a> Scan<'a> {
     fn call(&mut self) -> Option<ToolCall<'a>> {
         let mut seen = Seen::default();
         let (mut id, mut name, mut arguments, mut function) = (None, None, None, None);
-        self.expect(b'{')?;
-        loop {
-            match self.key()? {
+        self.object(|s, key| {
+            match key {
                 b"id" => {
                     seen.once(0)?;
-                    id = self.nullable(Scan::string)?;
+                    id = s.nullable(Scan::string)?;
                 }
                 b"type" => {
                     seen.once(1)?;
-                    self.skip(4)?;
+                    s.skip(4)?;
                 }
                 b"name" => {
                     seen.once(2)?;
-                    name = self.nullable(Scan::string)?;
+                    name = s.nullable(Scan::string)?;
                 }
                 b"arguments" => {
                     seen.once(3)?;
-                    arguments = self.nullable(|s| s.arguments(4))?;
+                    arguments = s.nullable(|s| s.arguments(4))?;
                 }
                 b"function" => {
                     seen.once(4)?;
-                    function = self.nullable(Scan::function)?;
+                    function = s.nullable(Scan::function)?;
                 }
                 _ => return None,
             }
-            if self.close(b'}')? {
-                break;
-            }
-        }
+            Some(())
+        })?;
         let (name, arguments) = match (name, function) {
             (Some(name), None) => (name, arguments),
             (None, Some((name, inner))) if arguments.is_none() => (name, inner),
@@ -390,23 +500,21 @@ impl<'a> Scan<'a> {
     fn function(&mut self) -> Option<(Cow<'a, str>, Option<Cow<'a, str>>)> {
         let mut seen = Seen::default();
         let (mut name, mut arguments) = (None, None);
-        self.expect(b'{')?;
-        loop {
-            match self.key()? {
+        self.object(|s, key| {
+            match key {
                 b"name" => {
                     seen.once(0)?;
-                    name = Some(self.string()?);
+                    name = Some(s.string()?);
                 }
                 b"arguments" => {
                     seen.once(1)?;
-                    arguments = self.nullable(|s| s.arguments(5))?;
+                    arguments = s.nullable(|s| s.arguments(5))?;
                 }
                 _ => return None,
             }
-            if self.close(b'}')? {
-                return Some((name?, arguments));
-            }
-        }
+            Some(())
+        })?;
+        Some((name?, arguments))
     }
 
     /// A call's arguments at nesting `depth`: a string of JSON is its text, any other
@@ -415,16 +523,14 @@ impl<'a> Scan<'a> {
         if self.peek()? == b'"' {
             return self.string();
         }
-        let start = self.at;
-        self.skip(depth)?;
-        Some(Cow::Borrowed(&self.text[start..self.at]))
+        self.raw(depth).map(Cow::Borrowed)
     }
 
     /// Skips a value at nesting `depth` (of its brackets, if it has any), checking it
     /// is JSON.
     fn skip(&mut self, depth: usize) -> Option<()> {
         match self.peek()? {
-            b'"' => self.string().map(drop),
+            b'"' => self.skip_string(),
             open @ (b'{' | b'[') => {
                 if depth > DEPTH {
                     return None;
@@ -437,7 +543,7 @@ impl<'a> Scan<'a> {
                 }
                 loop {
                     if open == b'{' {
-                        self.string()?;
+                        self.skip_string()?;
                         self.expect(b':')?;
                     }
                     self.skip(depth + 1)?;
@@ -499,11 +605,29 @@ impl<'a> Scan<'a> {
 /// does not allow in a string) gives up.
 #[inline]
 fn plain(rest: &[u8]) -> Option<usize> {
-    let end = memchr::memchr2(b'"', b'\\', rest)?;
-    if rest[..end].iter().any(|&b| b < 0x20) {
-        return None;
+    // Eight bytes at a time (SWAR, as serde_json scans strings): a byte is flagged if
+    // it is a quote, a backslash or below 0x20. Each test can flag bytes after a true
+    // one (a borrow carries), never before it, so the lowest flag is the first.
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
+    let mut i = 0;
+    while let Some(word) = rest.get(i..i + 8) {
+        let x = u64::from_le_bytes(word.try_into().ok()?);
+        let flags = zero(x ^ (ONES * u64::from(b'"')))
+            | zero(x ^ (ONES * u64::from(b'\\')))
+            | (x.wrapping_sub(ONES * 0x20) & !x & HIGH);
+        if flags != 0 {
+            i += flags.trailing_zeros() as usize / 8;
+            return (rest[i] >= 0x20).then_some(i);
+        }
+        i += 8;
     }
-    Some(end)
+    let tail = rest.get(i..)?;
+    let end = i + tail
+        .iter()
+        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
+    (rest[end] >= 0x20).then_some(end)
 }
 
 #[cfg(test)]

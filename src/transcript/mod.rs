@@ -280,11 +280,10 @@ fn line_end(bytes: &[u8]) -> usize {
 /// Where `text` nests JSON arrays and objects deeper than [`MAX_JSON_DEPTH`]: the byte
 /// offset of the bracket one level too deep. Brackets in strings are text.
 fn too_deep(text: &str) -> Option<usize> {
-    // Nesting cannot be deeper than the number of opening brackets: count them first
-    // with memchr (vectorized), and walk the text byte by byte (about 15
-    // instructions a byte, a fifth of a replay's time) only when there are more.
-    let opening = memchr::memchr2_iter(b'[', b'{', text.as_bytes()).take(MAX_JSON_DEPTH + 1);
-    if opening.count() <= MAX_JSON_DEPTH {
+    // Nesting cannot be deeper than the number of opening brackets: count them first,
+    // and walk the text byte by byte (about 15 instructions a byte, a fifth of a
+    // replay's time) only when there are more.
+    if openings(text.as_bytes()) <= MAX_JSON_DEPTH {
         return None;
     }
     let mut depth = 0usize;
@@ -312,6 +311,22 @@ fn too_deep(text: &str) -> Option<usize> {
         }
     }
     None
+}
+
+/// How many `[` and `{` `bytes` holds. A loop the compiler vectorizes: `[` (0x5B) and
+/// `{` (0x7B) are the only bytes that are `{` with bit 5 set, so one comparison a
+/// byte, summed in bytes over blocks of 255. (Searching for each bracket with memchr
+/// calls it once per bracket: several times slower on a line of JSON.)
+fn openings(bytes: &[u8]) -> usize {
+    bytes
+        .chunks(255)
+        .map(|block| {
+            let count = block
+                .iter()
+                .fold(0u8, |n, &b| n + u8::from(b | 0x20 == b'{'));
+            usize::from(count)
+        })
+        .sum()
 }
 
 /// Reads a whole transcript.

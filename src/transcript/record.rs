@@ -7,7 +7,7 @@ use serde::Deserialize;
 
 use super::wire::{Converted, JsonLine, MessageSeed, RawArguments};
 use super::{
-    Format, TranscriptErrorKind, anthropic, autogen, completion, langroid, otel, responses,
+    Format, TranscriptErrorKind, anthropic, autogen, completion, fast, langroid, otel, responses,
 };
 use crate::Message;
 
@@ -186,7 +186,13 @@ pub(super) fn read<'a>(
         Kind::ResponsesItem => responses::read_item(parse(text)?, text, cx, out),
         Kind::Response => responses::read_response(parse(text)?, text, cx, out),
         Kind::ResponsesRequest => responses::read_request(parse(text)?, cx, out),
-        Kind::AutoGen => autogen::read(parse(text)?, text, out),
+        Kind::AutoGen => {
+            let message = match fast::agent_message(text) {
+                Some(message) => message,
+                None => parse(text)?,
+            };
+            autogen::read(message, text, out)
+        }
         Kind::TaskResult => autogen::read_result(parse(text)?, out),
         Kind::Otlp => otel::read(parse(text)?, text, cx, out),
     }

@@ -600,13 +600,13 @@ impl<'de, A: ArgumentsText<'de>> Line<'de, A> {
 #[derive(Deserialize, Default)]
 pub(super) struct ProviderUsage {
     #[serde(default, alias = "prompt_tokens")]
-    input_tokens: Option<u64>,
+    pub(super) input_tokens: Option<u64>,
     #[serde(default, alias = "completion_tokens")]
-    output_tokens: Option<u64>,
+    pub(super) output_tokens: Option<u64>,
     #[serde(default)]
-    cache_creation_input_tokens: Option<u64>,
+    pub(super) cache_creation_input_tokens: Option<u64>,
     #[serde(default)]
-    cache_read_input_tokens: Option<u64>,
+    pub(super) cache_read_input_tokens: Option<u64>,
 }
 
 impl ProviderUsage {

@@ -4,8 +4,9 @@
 
 use proptest::prelude::*;
 
-use super::message;
+use super::{agent_message, message, plain};
 use crate::Message;
+use crate::transcript::autogen::{self, AgentMessage};
 use crate::transcript::record::{self, Context, Kind, Out};
 
 /// The line as the reader's serde path reads it when the log is of chat messages:
@@ -307,5 +308,132 @@ proptest! {
         if let Ok(line) = String::from_utf8(bytes) {
             prop_assert!(agrees(&line).is_ok(), "{}", agrees(&line).unwrap_err());
         }
+    }
+}
+
+/// AutoGen messages: the struct the scanner fills reads as the one serde fills (the
+/// same messages or the same error), where the scanner takes the line; says whether.
+fn agent_agrees(line: &str) -> Result<bool, String> {
+    let text = line.trim();
+    let Some(fast) = agent_message(text) else {
+        return Ok(false);
+    };
+    let slow = match crate::transcript::too_deep(text) {
+        Some(_) => None,
+        None => serde_json::from_str::<AgentMessage<'_>>(text).ok(),
+    };
+    let Some(slow) = slow else {
+        return Err(format!("{line:?}: the scanner read what serde refuses"));
+    };
+    let (fast, slow) = (read_agent(fast, text), read_agent(slow, text));
+    if fast == slow {
+        Ok(true)
+    } else {
+        Err(format!("{line:?}\nfast: {fast:?}\nserde: {slow:?}"))
+    }
+}
+
+/// The messages the one conversion makes of `message`, or its error's text.
+fn read_agent<'a>(message: AgentMessage<'a>, text: &'a str) -> Result<Vec<Message<'a>>, String> {
+    let mut out = Out::new();
+    match autogen::read(message, text, &mut out) {
+        Ok(()) => Ok(out.into_vec()),
+        Err(failure) => Err(match failure.problem {
+            record::Problem::Json(e) => e.to_string(),
+            record::Problem::Message(_, m) => m,
+        }),
+    }
+}
+
+/// AutoGen's shapes, as `model_dump()` writes them.
+const AUTOGEN: &[&str] = &[
+    r#"{"id": "1", "source": "user", "models_usage": null, "metadata": {}, "created_at": "2026-11-25T02:10:57.078061Z", "content": "What is 17 times 23?", "type": "TextMessage"}"#,
+    r#"{"id": "2", "source": "assistant", "models_usage": {"prompt_tokens": 61, "completion_tokens": 22}, "metadata": {}, "created_at": "2026-11-25T02:10:57.080643Z", "content": [{"id": "call_1", "arguments": "{\"expression\": \"17 * 23 + 4\"}", "name": "calculator"}], "type": "ToolCallRequestEvent"}"#,
+    r#"{"id": "3", "source": "assistant", "models_usage": null, "metadata": {}, "created_at": "2026-11-25T02:10:57.087386Z", "content": [{"content": "395", "name": "calculator", "call_id": "call_1", "is_error": false}], "type": "ToolCallExecutionEvent"}"#,
+    r#"{"source": "assistant", "content": "done \u00e9", "type": "StopMessage", "models_usage": {"input_tokens": 1, "cache_read_input_tokens": 2, "total": {"x": [1]}}}"#,
+    r#"{"source": "planner", "content": "over to you", "target": "coder", "context": [], "type": "HandoffMessage"}"#,
+    r#"{"source": "a", "content": [{"type": "image"}, "text"], "type": "MultiModalMessage"}"#,
+    r#"{"source": "a", "content": {"answer": 42}, "type": "StructuredMessage[Answer]", "format_string": null}"#,
+    r#"{"source": "a", "content": "thinking", "type": "ThoughtEvent"}"#,
+    r#"{"source": "a", "content": "x", "type": "Bogus"}"#,
+];
+
+#[test]
+fn autogen_messages_are_scanned_as_serde_reads_them() {
+    for line in AUTOGEN {
+        assert_eq!(agent_agrees(line), Ok(true), "{line}");
+    }
+    let sample = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples/formats/autogen-task-result.json");
+    let result: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(sample).unwrap()).unwrap();
+    let messages = result["messages"].as_array().unwrap();
+    assert!(!messages.is_empty());
+    for message in messages {
+        let line = message.to_string();
+        assert_eq!(agent_agrees(&line), Ok(true), "{line}");
+    }
+}
+
+#[test]
+fn autogen_lines_left_to_serde() {
+    for line in [
+        r#"{"source": "a", "content": "x"}"#,
+        r#"{"type": "TextMessage", "content": "x"}"#,
+        r#"{"type": "TextMessage", "type": "TextMessage", "source": "a"}"#,
+        r#"{"type": "TextMessage", "source": "a", "models_usage": {"prompt_tokens": 1.5}}"#,
+        r#"{"type": "TextMessage", "source": "a", "models_usage": {"prompt_tokens": 1, "input_tokens": 1}}"#,
+        r#"{"type": "TextMessage", "source": null}"#,
+        r#"{"type": "TextMessage", "source": "a", "content": [1,]}"#,
+    ] {
+        assert!(agent_message(line).is_none(), "{line}");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1000))]
+
+    /// AutoGen lines damaged anywhere.
+    #[test]
+    fn damaged_autogen_lines_agree(
+        which in 0..AUTOGEN.len(),
+        at in any::<prop::sample::Index>(),
+        edit in 0..3u8,
+        byte in prop::sample::select(&b"{}[]\",:\\ 0123456789.-+eEnultrfa\x01"[..]),
+    ) {
+        let mut bytes = AUTOGEN[which].as_bytes().to_vec();
+        let at = at.index(bytes.len());
+        match edit {
+            0 => { bytes.remove(at); }
+            1 => bytes[at] = byte,
+            _ => bytes.insert(at, byte),
+        }
+        if let Ok(line) = String::from_utf8(bytes) {
+            prop_assert!(agent_agrees(&line).is_ok(), "{}", agent_agrees(&line).unwrap_err());
+        }
+    }
+}
+
+proptest! {
+    /// The eight-bytes-at-a-time search finds what a byte loop finds: the first quote
+    /// or backslash, or nothing where a control character or the end comes first.
+    #[test]
+    fn plain_finds_the_first_special_byte(
+        bytes in proptest::collection::vec(
+            prop_oneof![
+                4 => 0x20u8..0x7f,
+                1 => Just(b'"'),
+                1 => Just(b'\\'),
+                1 => 0u8..0x20,
+                1 => 0x80u8..=0xff,
+            ],
+            0..40,
+        )
+    ) {
+        let naive = bytes
+            .iter()
+            .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
+            .filter(|&i| bytes[i] >= 0x20);
+        prop_assert_eq!(plain(&bytes), naive);
     }
 }
