@@ -8,8 +8,8 @@
 //! `tool_calls` (string arguments) and `tool_call_id`, takes a shorter way here: keys
 //! and roles are recognised by identity with interned strings, texts are borrowed from
 //! their UTF-8 encoding ([`Utf8`]), and the message is built with the core's
-//! constructors. Any
-//! other key, any other type of value and anything the schema would refuse falls back
+//! constructors. Any other key, any other type of value and anything the schema
+//! would refuse falls back
 //! to the schema's path, which then gives its own answer or error: this path never
 //! refuses a message, so it cannot disagree with the schema on what is an error, and
 //! `python/tests/test_message_paths.py` checks that both build the same message.
@@ -21,10 +21,9 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyList, PyString};
 
-use crate::utf8::Utf8;
-
 use crate::de::{PyDe, type_name};
 use crate::errors;
+use crate::utf8::Utf8;
 
 /// Reads `message` (a dict) and calls `f` with it; `f`'s result, or the schema's error
 /// as `doneseq.MessageError`.

@@ -16,8 +16,8 @@ const TASK_SOURCE: &str = "user";
 
 /// One message or event. `id`, `metadata`, `created_at`, a handoff's `context`, a
 /// summary's `tool_calls` and `results` (the events before it hold them) and a
-/// structured message's `format_string` are not read.
-/// (Read by serde, or by the fast path's scanner, which fills the same struct.)
+/// structured message's `format_string` are not read. Filled by serde, or by the
+/// fast path's scanner, and converted by [`read`] either way.
 #[derive(Deserialize)]
 pub(super) struct AgentMessage<'a> {
     #[serde(rename = "type", borrow)]

@@ -17,7 +17,7 @@
 use std::borrow::Cow;
 
 use super::autogen::AgentMessage;
-use super::wire::{ProviderUsage, Str};
+use super::wire::{ProviderUsage, Str, is_langroid_role};
 use crate::{Message, Role, ToolCall, Usage};
 
 /// The deepest nesting the scanner follows (the line's object is level 1); deeper
@@ -85,7 +85,7 @@ pub(super) fn message(text: &str, langroid_roles: bool) -> Option<Message<'_>> {
     })?;
     s.end()?;
     let role_text = role?;
-    if langroid_roles && matches!(&*role_text, "LLM" | "Agent" | "User" | "System") {
+    if langroid_roles && is_langroid_role(&role_text) {
         return None;
     }
     let role: Role = role_text.parse().ok()?;

@@ -500,7 +500,7 @@ impl<'de, A: ArgumentsText<'de>> Line<'de, A> {
     /// Whether the role is written as Langroid writes its entities (`LLM`, `Agent`,
     /// `User`, `System`): a Langroid-shaped log.
     pub(super) fn langroid_role(&self) -> bool {
-        matches!(&*self.role.0, "LLM" | "Agent" | "User" | "System")
+        is_langroid_role(&self.role.0)
     }
 
     /// The message this line describes, or what is wrong with it. The results of
@@ -591,6 +591,12 @@ impl<'de, A: ArgumentsText<'de>> Line<'de, A> {
             rare: (!rare.is_empty()).then(|| Box::new(rare)),
         }))
     }
+}
+
+/// Whether `role` is written as Langroid writes its entities (`LLM`, `Agent`, `User`,
+/// `System`): a Langroid-shaped log, whose content may hold Langroid's tool JSON.
+pub(super) fn is_langroid_role(role: &str) -> bool {
+    matches!(role, "LLM" | "Agent" | "User" | "System")
 }
 
 /// Token usage as a provider's response reports it (OpenAI's Chat Completions and
