@@ -60,7 +60,7 @@
 //! - `cli` (default): the `doneseq` binary; it pulls in clap, toml and serde_norway
 //!   (YAML). Library users can turn it off with
 //!   `default-features = false, features = ["serde"]`.
-//! - `oracle`: [`naive`], the reference matcher the tests and fuzzers compare with
+//! - `oracle`: the `naive` module, the reference matcher the tests and fuzzers compare with
 //!   (test support, not covered by semver).
 #![cfg_attr(docsrs, feature(doc_cfg))]
 // The crate parses text from outside (configs, model output): no unsafe code, so a bug

@@ -46,13 +46,13 @@ pub(super) fn read_request<'a>(
 #[derive(Deserialize)]
 pub(super) struct Response<'a> {
     #[serde(rename = "type", borrow)]
-    kind: Str<'a>,
+    pub(super) kind: Str<'a>,
     #[serde(borrow)]
-    role: Str<'a>,
+    pub(super) role: Str<'a>,
     #[serde(borrow)]
-    content: Content<'a, RawArguments<'a>>,
+    pub(super) content: Content<'a, RawArguments<'a>>,
     #[serde(default)]
-    usage: Option<ProviderUsage>,
+    pub(super) usage: Option<ProviderUsage>,
 }
 
 /// The model's message of a response.

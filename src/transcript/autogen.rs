@@ -32,6 +32,19 @@ pub(super) struct AgentMessage<'a> {
     /// A handoff's target.
     #[serde(default, borrow)]
     pub(super) target: Option<Str<'a>>,
+    /// The content as the fast path's scanner read it on its way (the type comes
+    /// after it), where that is what the type says it holds; `content` is read
+    /// otherwise.
+    #[serde(skip)]
+    pub(super) scanned: Option<Scanned<'a>>,
+}
+
+/// A message's content, read by the fast path's scanner before it knows the type: a
+/// string, or a list read as the calls or results its first key suggests.
+pub(super) enum Scanned<'a> {
+    Text(Cow<'a, str>),
+    Calls(Vec<FunctionCall<'a>>),
+    Results(Vec<ExecutionResult<'a>>),
 }
 
 /// A value's JSON text (`None` for `null`).
@@ -40,25 +53,25 @@ fn json_text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de str>,
 }
 
 #[derive(Deserialize)]
-struct FunctionCall<'a> {
+pub(super) struct FunctionCall<'a> {
     #[serde(default, borrow)]
-    id: Option<Str<'a>>,
+    pub(super) id: Option<Str<'a>>,
     #[serde(borrow)]
-    name: Str<'a>,
+    pub(super) name: Str<'a>,
     #[serde(default)]
-    arguments: Option<RawArguments<'a>>,
+    pub(super) arguments: Option<RawArguments<'a>>,
 }
 
 #[derive(Deserialize)]
-struct ExecutionResult<'a> {
+pub(super) struct ExecutionResult<'a> {
     #[serde(borrow)]
-    content: Str<'a>,
+    pub(super) content: Str<'a>,
     #[serde(default, borrow)]
-    name: Option<Str<'a>>,
+    pub(super) name: Option<Str<'a>>,
     #[serde(default, borrow)]
-    call_id: Option<Str<'a>>,
+    pub(super) call_id: Option<Str<'a>>,
     #[serde(default)]
-    is_error: bool,
+    pub(super) is_error: bool,
 }
 
 /// A multimodal message's part: text, or an image (any object).
@@ -83,7 +96,14 @@ pub(super) fn read<'a>(
     let source = message.source.into_cow();
     match kind {
         "ToolCallRequestEvent" => {
-            let calls = parse::<Vec<FunctionCall<'a>>>(content)?;
+            let scanned = match message.scanned {
+                Some(Scanned::Calls(calls)) => Some(calls),
+                _ => super::fast::function_calls(content),
+            };
+            let calls = match scanned {
+                Some(calls) => calls,
+                None => parse::<Vec<FunctionCall<'a>>>(content)?,
+            };
             let mut request = Message::new(Role::Llm, "").with_responder(source);
             for call in calls {
                 if call.name.is_empty() {
@@ -102,7 +122,15 @@ pub(super) fn read<'a>(
             out.push(request);
         }
         "ToolCallExecutionEvent" => {
-            for result in parse::<Vec<ExecutionResult<'a>>>(content)? {
+            let scanned = match message.scanned {
+                Some(Scanned::Results(results)) => Some(results),
+                _ => super::fast::execution_results(content),
+            };
+            let results = match scanned {
+                Some(results) => results,
+                None => parse::<Vec<ExecutionResult<'a>>>(content)?,
+            };
+            for result in results {
                 let text = result.content.into_cow();
                 let mut step =
                     Message::new(Role::Agent, text.clone()).with_responder(source.clone());
@@ -138,7 +166,11 @@ pub(super) fn read<'a>(
             out.push(chat(Cow::Borrowed(content), source, usage));
         }
         kind if kind.ends_with("Message") => {
-            let text = match super::fast::json_string(content) {
+            let scanned = match message.scanned {
+                Some(Scanned::Text(text)) => Some(text),
+                _ => super::fast::json_string(content),
+            };
+            let text = match scanned {
                 Some(text) => text,
                 None => parse::<Str<'a>>(content)?.into_cow(),
             };

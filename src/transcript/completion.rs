@@ -5,6 +5,7 @@ use serde::Deserialize;
 
 use super::record::{Context, Failure, Out, message};
 use super::wire::{JsonLine, ProviderUsage};
+use crate::Message;
 
 /// A `chat.completion` object. Its other fields (`id`, `object`, `created`, `model`,
 /// `system_fingerprint`, `service_tier`) describe the call, not the message.
@@ -44,10 +45,16 @@ pub(super) fn read<'a>(
     };
     let start = out.len();
     message(choice.message, within, cx, out)?;
-    if let (Some(usage), Some(last)) = (completion.usage, out[start..].last_mut()) {
+    add_usage(completion.usage, out[start..].last_mut());
+    Ok(())
+}
+
+/// The call's usage goes to the completion's last message (its answer, or the last
+/// tool result it carries), unless that message reports its own.
+pub(super) fn add_usage(usage: Option<ProviderUsage>, last: Option<&mut Message<'_>>) {
+    if let (Some(usage), Some(last)) = (usage, last) {
         if last.usage.is_none() {
             last.usage = Some(usage.into_usage());
         }
     }
-    Ok(())
 }

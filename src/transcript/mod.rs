@@ -527,20 +527,30 @@ impl<R: BufRead> State<R> {
         }
         let line = self.line;
         let text: &'b str = utf8(buffer, line)?;
-        // A log of chat messages, once it is known to be one: the commonest line is
-        // scanned straight into its message (the serde path reads anything else).
-        let fast = self.kind == Some(record::Kind::Message)
-            && self.by_first_key.is_empty()
-            && !self.cx.langroid;
-        if fast {
-            if let Some(message) = fast::message(text.trim(), self.cx.detect_langroid) {
+        // A chat message, where the log is known to be of them (or the line's first
+        // key says it is one): the commonest line is scanned straight into its
+        // message (the serde path reads anything else).
+        // (A log that has shown two kinds predicts the kind by the first key.)
+        let key = self.first_key(text.trim());
+        if self.reads_chat(key) {
+            if let Some(chat) = fast::message(text.trim(), self.cx.detect_langroid) {
+                // As the serde path would: the kind read last, the key's kind learnt.
+                self.kind = Some(record::Kind::Message);
+                self.learn(key, record::Kind::Message);
+                if chat.results.is_empty() {
+                    if let Some(message) = chat.message {
+                        return Ok(Some(message));
+                    }
+                }
+                let mut out: record::Out<'b> = chat.results.into_iter().collect();
+                out.extend(chat.message);
+                let message = out.remove(0);
+                self.pending
+                    .extend(out.into_iter().map(Message::into_owned));
                 return Ok(Some(message));
             }
         }
-        if let Some(at) = too_deep(text) {
-            return Err(TranscriptError::too_deep(line, text, at));
-        }
-        let mut out = self.read_record_in(text.trim(), text, line)?;
+        let mut out = self.read_record_in(text.trim(), key, text, line)?;
         if out.len() == 1 {
             return Ok(out.pop());
         }
@@ -563,6 +573,21 @@ impl<R: BufRead> State<R> {
         }
     }
 
+    /// Whether a record (whose first key is `key`, where the log predicts kinds by
+    /// it) is to be read as a chat message, as the fast path reads it: the kind the
+    /// log's records have been (or that records with its first key have been) is a
+    /// chat message, nothing is left to do between records (no model turn of
+    /// Responses items open), and Langroid's tool JSON is not searched for.
+    fn reads_chat(&self, key: Option<&str>) -> bool {
+        if self.cx.langroid || self.cx.responses.is_open() {
+            return false;
+        }
+        let predicted = key
+            .and_then(|key| self.by_first_key.iter().find(|(k, _)| k == key))
+            .map(|&(_, kind)| kind);
+        predicted.or(self.kind) == Some(record::Kind::Message)
+    }
+
     /// Reads the next line into the scratch buffer, and its messages into `pending`.
     fn scratch_step(&mut self) -> Result<(), TranscriptError> {
         let mut scratch = std::mem::take(&mut self.scratch);
@@ -581,10 +606,8 @@ impl<R: BufRead> State<R> {
         }
         let line = self.line;
         let text = utf8(scratch, line)?;
-        if let Some(at) = too_deep(text) {
-            return Err(TranscriptError::too_deep(line, text, at));
-        }
-        let out = self.read_record_in(text.trim(), text, line)?;
+        let key = self.first_key(text.trim());
+        let out = self.read_record_in(text.trim(), key, text, line)?;
         self.pending
             .extend(out.into_iter().map(Message::into_owned));
         Ok(())
@@ -628,7 +651,7 @@ impl<R: BufRead> State<R> {
         let out = if trimmed.starts_with('[') {
             self.read_array(trimmed, text, start)?
         } else {
-            self.read_record_in(trimmed, text, start)?
+            self.read_record_in(trimmed, self.first_key(trimmed), text, start)?
         };
         self.pending
             .extend(out.into_iter().map(Message::into_owned));
@@ -651,7 +674,7 @@ impl<R: BufRead> State<R> {
         let count = elements.len();
         for (i, element) in elements.into_iter().enumerate() {
             let messages = self
-                .read_record_in(element.get(), whole, base)
+                .read_record_in(element.get(), self.first_key(element.get()), whole, base)
                 .map_err(|mut e| {
                     if e.kind == Kind::Message || e.kind == Kind::ToolSearch {
                         e.message =
@@ -669,20 +692,11 @@ impl<R: BufRead> State<R> {
     fn read_record_in<'t>(
         &mut self,
         text: &'t str,
+        key: Option<&'t str>,
         whole: &'t str,
         base: usize,
     ) -> Result<record::Out<'t>, TranscriptError> {
         let allowed = record::Kind::of(self.format);
-        // A log that mixes kinds (chat messages and response objects) writes each
-        // kind's keys in its own order: the first key predicts the kind, so that a
-        // record is not parsed as the wrong kind first.
-        // (Looked at only once the log has shown two kinds: a log of one kind pays
-        // nothing.)
-        let key = if self.by_first_key.is_empty() {
-            None
-        } else {
-            first_key(text)
-        };
         let predicted = key.and_then(|key| {
             (self.by_first_key.iter())
                 .find(|(k, _)| k == key)
@@ -709,6 +723,9 @@ impl<R: BufRead> State<R> {
             }
             Err(failure) => failure,
         };
+        if let record::Problem::TooDeep(at) = failure.problem {
+            return Err(self.too_deep_in(failure.within, at, whole, base));
+        }
         // Another kind of record of the format (a log may mix messages and response
         // objects): read as its keys say.
         if let Some(other) = detect::kind(text).filter(|k| *k != kind && allowed.contains(k)) {
@@ -721,6 +738,26 @@ impl<R: BufRead> State<R> {
         }
         let (within, problem) = (failure.within, failure.problem);
         Err(self.error(within, whole, base, problem))
+    }
+
+    /// The first key of the record `text` where the log predicts kinds by it: a log
+    /// that mixes kinds (chat messages and response objects) writes each kind's keys
+    /// in its own order, so that the first key says which kind to read a record as
+    /// first. (Looked at only once the log has shown two kinds: a log of one kind
+    /// pays nothing.)
+    fn first_key<'t>(&self, text: &'t str) -> Option<&'t str> {
+        if self.by_first_key.is_empty() {
+            None
+        } else {
+            first_key(text)
+        }
+    }
+
+    /// The error for `within` (a part of `whole`, whose first line is `base`) nesting
+    /// too deep at its byte `at`.
+    fn too_deep_in(&self, within: &str, at: usize, whole: &str, base: usize) -> TranscriptError {
+        let offset = (within.as_ptr() as usize).saturating_sub(whole.as_ptr() as usize);
+        TranscriptError::too_deep(base, whole, offset + at)
     }
 
     /// Remembers that records whose first key is `key` were of `kind`.
@@ -787,6 +824,7 @@ impl<R: BufRead> State<R> {
                     format: Some(format),
                 }
             }
+            record::Problem::TooDeep(at) => self.too_deep_in(within, at, whole, base),
             record::Problem::Message(error_kind, message) => TranscriptError {
                 line: base + line,
                 column: None,

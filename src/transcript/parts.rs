@@ -25,28 +25,45 @@ pub(super) enum Content<'a, A> {
 #[serde(bound(deserialize = "A: Deserialize<'de> + ArgumentsText<'a>"))]
 pub(super) struct Part<'a, A> {
     #[serde(rename = "type", default, borrow)]
-    kind: Option<Str<'a>>,
+    pub(super) kind: Option<Str<'a>>,
     /// `text`, `input_text`, `output_text`.
     #[serde(default, borrow)]
-    text: Option<Str<'a>>,
+    pub(super) text: Option<Str<'a>>,
     #[serde(default, borrow)]
-    refusal: Option<Str<'a>>,
+    pub(super) refusal: Option<Str<'a>>,
     /// A tool use's id and name (Anthropic `tool_use`, `server_tool_use`,
     /// `mcp_tool_use`).
     #[serde(default, borrow)]
-    id: Option<Str<'a>>,
+    pub(super) id: Option<Str<'a>>,
     #[serde(default, borrow)]
-    name: Option<Str<'a>>,
+    pub(super) name: Option<Str<'a>>,
     /// A tool use's arguments, kept as JSON text.
     #[serde(default)]
-    input: Option<A>,
+    pub(super) input: Option<A>,
     /// A tool result's call (`tool_result`, `mcp_tool_result`).
     #[serde(default, borrow)]
-    tool_use_id: Option<Str<'a>>,
+    pub(super) tool_use_id: Option<Str<'a>>,
     #[serde(default, borrow)]
-    content: Option<Content<'a, A>>,
+    pub(super) content: Option<Content<'a, A>>,
     #[serde(default)]
-    is_error: Option<bool>,
+    pub(super) is_error: Option<bool>,
+}
+
+// By hand: `A` needs no default.
+impl<A> Default for Part<'_, A> {
+    fn default() -> Self {
+        Part {
+            kind: None,
+            text: None,
+            refusal: None,
+            id: None,
+            name: None,
+            input: None,
+            tool_use_id: None,
+            content: None,
+            is_error: None,
+        }
+    }
 }
 
 // By hand, not `untagged`: an untagged enum buffers the value and, on a mismatch,

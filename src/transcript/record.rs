@@ -136,6 +136,9 @@ pub(super) enum Problem {
     Json(serde_json::Error),
     /// Values that are wrong, at the start of `within`.
     Message(TranscriptErrorKind, String),
+    /// JSON nested deeper than [`super::MAX_JSON_DEPTH`]: the bracket one level too
+    /// deep is at this byte of `within`.
+    TooDeep(usize),
 }
 
 impl<'a> Failure<'a> {
@@ -167,6 +170,7 @@ pub(super) fn read<'a>(
     }
     match kind {
         Kind::Message => {
+            shallow(text)?;
             // Converted where it is read (the line is never moved).
             let mut de = serde_json::Deserializer::from_str(text);
             let seed = MessageSeed::<RawArguments<'a>> {
@@ -178,12 +182,33 @@ pub(super) fn read<'a>(
                 .map_err(|e| Failure::json(text, e))?;
             push_message(converted, text, cx, out)
         }
-        Kind::Completion => completion::read(parse(text)?, text, cx, out),
+        Kind::Completion => {
+            if !cx.langroid {
+                if let Some(chat) = fast::completion(text, cx.detect_langroid) {
+                    out.extend(chat.results);
+                    out.extend(chat.message);
+                    return Ok(());
+                }
+            }
+            completion::read(parse(text)?, text, cx, out)
+        }
         Kind::ChatRequest | Kind::AnthropicRequest => {
             anthropic::read_request(parse(text)?, text, cx, out)
         }
-        Kind::AnthropicResponse => anthropic::read_response(parse(text)?, text, out),
-        Kind::ResponsesItem => responses::read_item(parse(text)?, text, cx, out),
+        Kind::AnthropicResponse => {
+            let response = match fast::anthropic_response(text) {
+                Some(response) => response,
+                None => parse(text)?,
+            };
+            anthropic::read_response(response, text, out)
+        }
+        Kind::ResponsesItem => {
+            let item = match fast::responses_item(text) {
+                Some(item) => item,
+                None => parse(text)?,
+            };
+            responses::read_item(item, text, cx, out)
+        }
         Kind::Response => responses::read_response(parse(text)?, text, cx, out),
         Kind::ResponsesRequest => responses::read_request(parse(text)?, cx, out),
         Kind::AutoGen => {
@@ -200,7 +225,21 @@ pub(super) fn read<'a>(
 
 /// `text` as a `T`.
 pub(super) fn parse<'a, T: Deserialize<'a>>(text: &'a str) -> Result<T, Failure<'a>> {
+    shallow(text)?;
     serde_json::from_str(text).map_err(|e| Failure::json(text, e))
+}
+
+/// Refuses `text` if it nests deeper than [`super::MAX_JSON_DEPTH`], before serde
+/// reads it. (Checked here, not for every line: the fast path follows no deeper
+/// nesting than its own, lower, limit, and most lines never reach serde.)
+fn shallow(text: &str) -> Result<(), Failure<'_>> {
+    match super::too_deep(text) {
+        Some(at) => Err(Failure {
+            within: text,
+            problem: Problem::TooDeep(at),
+        }),
+        None => Ok(()),
+    }
 }
 
 /// The messages of one chat message (several when Anthropic tool results ride in it),

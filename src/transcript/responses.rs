@@ -16,41 +16,41 @@ use crate::{Message, Role, ToolCall};
 
 /// One item: the union of the fields of the item types read. Other fields (`id` of
 /// a message, `status`, `summary`, `encrypted_content`, ...) are not read.
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 pub(super) struct Item<'a> {
     /// Absent on an input message given as `{"role", "content"}`.
     #[serde(rename = "type", default, borrow)]
-    kind: Option<Str<'a>>,
+    pub(super) kind: Option<Str<'a>>,
     #[serde(default, borrow)]
-    role: Option<Str<'a>>,
+    pub(super) role: Option<Str<'a>>,
     #[serde(default, borrow)]
-    content: Option<Content<'a, RawArguments<'a>>>,
+    pub(super) content: Option<Content<'a, RawArguments<'a>>>,
     /// A function's (or MCP tool's, or custom tool's) name.
     #[serde(default, borrow)]
-    name: Option<Str<'a>>,
+    pub(super) name: Option<Str<'a>>,
     /// A function call's arguments (a string of JSON).
     #[serde(default)]
-    arguments: Option<RawArguments<'a>>,
+    pub(super) arguments: Option<RawArguments<'a>>,
     /// A built-in tool's action, or a custom tool's input.
     #[serde(default)]
-    action: Option<RawArguments<'a>>,
+    pub(super) action: Option<RawArguments<'a>>,
     #[serde(default)]
-    input: Option<RawArguments<'a>>,
+    pub(super) input: Option<RawArguments<'a>>,
     /// The code interpreter's code, the file search's queries.
     #[serde(default)]
-    code: Option<RawArguments<'a>>,
+    pub(super) code: Option<RawArguments<'a>>,
     #[serde(default)]
-    queries: Option<RawArguments<'a>>,
+    pub(super) queries: Option<RawArguments<'a>>,
     #[serde(default, borrow)]
-    call_id: Option<Str<'a>>,
+    pub(super) call_id: Option<Str<'a>>,
     #[serde(default, borrow)]
-    id: Option<Str<'a>>,
+    pub(super) id: Option<Str<'a>>,
     /// A tool's output: a string, or a list of content parts.
     #[serde(default, borrow)]
-    output: Option<Content<'a, RawArguments<'a>>>,
+    pub(super) output: Option<Content<'a, RawArguments<'a>>>,
     /// An MCP call's error.
     #[serde(default, borrow)]
-    error: Option<Str<'a>>,
+    pub(super) error: Option<Str<'a>>,
 }
 
 /// The model turn being assembled from consecutive model items.
@@ -65,6 +65,11 @@ impl Turn {
         if let Some(message) = self.open.take() {
             out.push(message);
         }
+    }
+
+    /// Whether a model turn is open.
+    pub(super) fn is_open(&self) -> bool {
+        self.open.is_some()
     }
 
     /// The open turn's message, opened if none is.

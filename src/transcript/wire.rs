@@ -359,7 +359,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Arguments<'a> {
 /// other value the JSON text it was written in, borrowed from the line (serde_json's
 /// raw values), so an object of arguments is neither parsed into values nor written
 /// again.
-pub(super) struct RawArguments<'a>(Cow<'a, str>);
+pub(super) struct RawArguments<'a>(pub(super) Cow<'a, str>);
 
 impl<'a> ArgumentsText<'a> for RawArguments<'a> {
     fn into_text(self) -> Cow<'a, str> {

@@ -2,31 +2,51 @@
 //! reads as the same message; and the common lines are accepted (else the fast path
 //! would be dead code and these tests would prove nothing).
 
+mod records;
+
+use std::cell::Cell;
+
 use proptest::prelude::*;
 
-use super::{agent_message, message, plain};
+use super::scan::{DEPTH, plain};
+use super::{Chat, agent_message, message};
 use crate::Message;
 use crate::transcript::autogen::{self, AgentMessage};
 use crate::transcript::record::{self, Context, Kind, Out};
 
+thread_local! {
+    /// The fast path is off (on this thread).
+    pub(super) static OFF: Cell<bool> = const { Cell::new(false) };
+}
+
+/// `f`'s result with the fast path off: the serde path's.
+fn serde_only<T>(f: impl FnOnce() -> T) -> T {
+    OFF.set(true);
+    let result = f();
+    OFF.set(false);
+    result
+}
+
 /// The line as the reader's serde path reads it when the log is of chat messages:
 /// the depth check, then the message record.
-fn serde_path(text: &str) -> Option<Message<'_>> {
+fn serde_path(text: &str) -> Option<Vec<Message<'_>>> {
     if crate::transcript::too_deep(text).is_some() {
         return None;
     }
     let mut out = Out::new();
     record::read(Kind::Message, text, &mut Context::default(), &mut out).ok()?;
-    match out.len() {
-        1 => out.pop(),
-        _ => None,
-    }
+    Some(out.into_vec())
 }
 
-/// If the scanner accepts `line`, the serde path reads the same message; says which.
+/// The messages of a chat the scanner read, in the order the reader gives them.
+fn messages(chat: Chat<'_>) -> Vec<Message<'_>> {
+    chat.results.into_iter().chain(chat.message).collect()
+}
+
+/// If the scanner accepts `line`, the serde path reads the same messages; says which.
 fn agrees(line: &str) -> Result<bool, String> {
     let text = line.trim();
-    let Some(fast) = message(text, false) else {
+    let Some(fast) = message(text, false).map(messages) else {
         return Ok(false);
     };
     match serde_path(text) {
@@ -41,10 +61,16 @@ fn agrees(line: &str) -> Result<bool, String> {
 fn serde_path_error(text: &str) -> Option<String> {
     let mut out = Out::new();
     let failure = record::read(Kind::Message, text, &mut Context::default(), &mut out).err()?;
-    Some(match failure.problem {
+    Some(problem_text(failure.problem))
+}
+
+/// A failure's problem as text, to compare and show.
+fn problem_text(problem: record::Problem) -> String {
+    match problem {
         record::Problem::Json(e) => e.to_string(),
         record::Problem::Message(_, m) => m,
-    })
+        record::Problem::TooDeep(at) => format!("nested too deep at byte {at}"),
+    }
 }
 
 /// Lines the scanner must take: the shapes of doneseq's own logs and OpenAI's.
@@ -61,6 +87,17 @@ const COMMON: &[&str] = &[
     r#"{"role": "User", "content": "hi", "name": null, "responder": "me"}"#,
     r#"{"content": "order does not matter", "role": "llm"}"#,
     r#"{"role": "llm", "tool_calls": [{"name": "f", "arguments": null}, {"name": "g"}, {"name": "h", "arguments": [1, 2]}, {"name": "i", "arguments": 0}]}"#,
+    // Content parts (OpenAI's and Anthropic's) and refusals.
+    r#"{"role": "llm", "content": [{"type": "text", "text": "hi"}]}"#,
+    r#"{"role": "llm", "content": "hi", "refusal": "no"}"#,
+    r#"{"role": "assistant", "content": null, "refusal": "I can't help with that."}"#,
+    r#"{"role": "assistant", "content": "", "refusal": ""}"#,
+    r#"{"role": "user", "content": [{"type": "input_text", "text": "look"}, {"type": "input_image", "image_url": "https://x/y.png"}, {"type": "text", "text": "and é"}]}"#,
+    r#"{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "395"}]}"#,
+    r#"{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "1"}], "usage": {"input_tokens": 3}}"#,
+    r#"{"role": "user", "name": "me", "content": [{"type": "tool_result", "tool_use_id": "t", "content": [{"type": "text", "text": "boom"}], "is_error": true}, {"type": "tool_result", "tool_use_id": "u", "content": null, "is_error": true}, {"type": "text", "text": "and go on", "cache_control": {"type": "ephemeral"}}]}"#,
+    r#"{"role": "assistant", "content": [{"type": "thinking", "thinking": "hmm", "signature": "x"}, {"type": "text", "text": "a", "citations": null}, {"type": "tool_use", "id": "toolu_2", "name": "search", "input": {"query": "q"}}, {"type": "tool_use", "name": "f", "input": null}], "tool_calls": [{"name": "g"}]}"#,
+    r#"{"role": "assistant", "content": [{"type": "refusal", "refusal": "no"}, {"type": "output_text", "text": "yes", "annotations": []}]}"#,
 ];
 
 #[test]
@@ -73,9 +110,7 @@ fn the_common_lines_are_scanned_as_serde_reads_them() {
 /// Lines the scanner gives to the serde path (which reads some, refuses others).
 const LEFT_TO_SERDE: &[&str] = &[
     // Not the common keys, or not their common values.
-    r#"{"role": "llm", "content": [{"type": "text", "text": "hi"}]}"#,
     r#"{"role": "llm", "content": "hi", "error": "boom"}"#,
-    r#"{"role": "llm", "content": "hi", "refusal": "no"}"#,
     r#"{"role": "llm", "no_response": true}"#,
     r#"{"role": "llm", "content": "hi", "usage": {"input_tokens": 1.0}}"#,
     r#"{"role": "llm", "content": "hi", "usage": {"input_tokens": 1, "prompt_tokens": 2}}"#,
@@ -108,6 +143,19 @@ const LEFT_TO_SERDE: &[&str] = &[
     r#"{"role": "llm", "tool_calls": [{"name": "f", "arguments": tru}]}"#,
     r#"{"role": "llm", "tool_calls": [{"name": "f"},]}"#,
     r#"{"ro\u006ce": "llm"}"#,
+    // Content parts the conversion refuses, or wrong JSON in them.
+    r#"{"role": "llm", "content": [{"type": "bogus"}]}"#,
+    r#"{"role": "llm", "content": [{"text": "no type"}]}"#,
+    r#"{"role": "llm", "content": [{"type": "text"}]}"#,
+    r#"{"role": "llm", "content": [{"type": "refusal", "text": "x"}]}"#,
+    r#"{"role": "llm", "content": [{"type": "text", "text": "a", "type": "text"}]}"#,
+    r#"{"role": "llm", "content": [{"type": "tool_result", "content": [{"type": "tool_use", "name": "x"}]}]}"#,
+    r#"{"role": "llm", "content": [{"type": "tool_use", "name": ""}]}"#,
+    r#"{"role": "llm", "content": [{"type": "text", "text": "a"},]}"#,
+    r#"{"role": "llm", "content": [{"type": "tool_result", "is_error": "yes"}]}"#,
+    r#"{"role": "llm", "content": {"type": "text"}}"#,
+    r#"{"role": "llm", "content": 5}"#,
+    r#"{"role": "llm", "content": "hi", "refusal": 1}"#,
 ];
 
 #[test]
@@ -127,7 +175,7 @@ fn deep_lines_are_left_to_serde() {
         )
     };
     // Within the scanner's depth, read; past it, the serde path's (and its limit's).
-    assert_eq!(agrees(&deep(super::DEPTH - 1)), Ok(true));
+    assert_eq!(agrees(&deep(DEPTH - 1)), Ok(true));
     assert!(message(&deep(crate::transcript::MAX_JSON_DEPTH + 1), false).is_none());
     assert!(serde_path(&deep(crate::transcript::MAX_JSON_DEPTH + 1)).is_none());
 }
@@ -268,9 +316,60 @@ fn member() -> impl Strategy<Value = String> {
             .prop_map(|calls| format!(r#""tool_calls": [{}]"#, calls.join(", "))),
         usage.prop_map(|v| format!(r#""usage": {v}"#)),
         text.clone().prop_map(|v| format!(r#""metadata": {v}"#)),
+        text.clone().prop_map(|v| format!(r#""refusal": {v}"#)),
+        proptest::collection::vec(part(), 0..3)
+            .prop_map(|parts| format!(r#""content": [{}]"#, parts.join(", "))),
         text.clone().prop_map(|v| format!(r#""error": {v}"#)),
         Just(r#""no_response": true"#.to_owned()),
     ]
+}
+
+/// A content part: the known types with their fields right and wrong, and others.
+fn part() -> impl Strategy<Value = String> {
+    let kind = prop_oneof![
+        Just(r#""text""#),
+        Just(r#""output_text""#),
+        Just(r#""refusal""#),
+        Just(r#""tool_use""#),
+        Just(r#""tool_result""#),
+        Just(r#""thinking""#),
+        Just(r#""bogus""#),
+        Just("null"),
+    ];
+    let value = prop_oneof![
+        Just(r#""x""#),
+        Just(r#""""#),
+        Just(r#""\u00e9\n""#),
+        Just("null"),
+        Just("true"),
+        Just("1"),
+        Just(r#"{"q": [1]}"#),
+        Just(r#"[{"type": "text", "text": "inner"}]"#),
+        Just(r#"[{"type": "tool_use", "name": "x"}]"#),
+    ];
+    let key = prop_oneof![
+        Just("text"),
+        Just("refusal"),
+        Just("id"),
+        Just("name"),
+        Just("input"),
+        Just("tool_use_id"),
+        Just("content"),
+        Just("is_error"),
+        Just("signature"),
+    ];
+    (
+        proptest::option::of(kind),
+        proptest::collection::vec((key, value), 0..4),
+    )
+        .prop_map(|(kind, members)| {
+            let mut fields: Vec<String> = kind
+                .map(|k| format!(r#""type": {k}"#))
+                .into_iter()
+                .collect();
+            fields.extend(members.iter().map(|(k, v)| format!(r#""{k}": {v}"#)));
+            format!("{{{}}}", fields.join(", "))
+        })
 }
 
 /// One of `lines` damaged at one place: a byte cut, changed or added (a byte JSON
@@ -334,7 +433,10 @@ fn agent_agrees(line: &str) -> Result<bool, String> {
     let Some(slow) = slow else {
         return Err(format!("{line:?}: the scanner read what serde refuses"));
     };
-    let (fast, slow) = (read_agent(fast, text), read_agent(slow, text));
+    let (fast, slow) = (
+        read_agent(fast, text),
+        serde_only(|| read_agent(slow, text)),
+    );
     if fast == slow {
         Ok(true)
     } else {
@@ -347,10 +449,7 @@ fn read_agent<'a>(message: AgentMessage<'a>, text: &'a str) -> Result<Vec<Messag
     let mut out = Out::new();
     match autogen::read(message, text, &mut out) {
         Ok(()) => Ok(out.into_vec()),
-        Err(failure) => Err(match failure.problem {
-            record::Problem::Json(e) => e.to_string(),
-            record::Problem::Message(_, m) => m,
-        }),
+        Err(failure) => Err(problem_text(failure.problem)),
     }
 }
 
@@ -365,6 +464,12 @@ const AUTOGEN: &[&str] = &[
     r#"{"source": "a", "content": {"answer": 42}, "type": "StructuredMessage[Answer]", "format_string": null}"#,
     r#"{"source": "a", "content": "thinking", "type": "ThoughtEvent"}"#,
     r#"{"source": "a", "content": "x", "type": "Bogus"}"#,
+    // Contents whose first key suggests the other kind of list (read again as the
+    // type says), or a list where a string goes.
+    r#"{"source": "a", "content": [{"name": "calculator", "content": "395", "call_id": "call_1"}], "type": "ToolCallExecutionEvent"}"#,
+    r#"{"source": "a", "content": [{"content": "x", "id": "call_1", "name": "search", "arguments": "{}"}], "type": "ToolCallRequestEvent"}"#,
+    r#"{"source": "a", "content": [{"content": "x", "call_id": "call_1"}], "type": "TextMessage"}"#,
+    r#"{"source": "a", "content": "text", "type": "ToolCallRequestEvent"}"#,
 ];
 
 #[test]

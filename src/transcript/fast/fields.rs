@@ -1,0 +1,216 @@
+//! The values of the records' fields the scanner reads: token usage, tool calls and
+//! their arguments, content as text or parts.
+
+use std::borrow::Cow;
+
+use super::scan::{DEPTH, Scan, Seen};
+use crate::transcript::parts::{Content, Part};
+use crate::transcript::wire::{ProviderUsage, RawArguments, Str};
+use crate::{ToolCall, Usage};
+
+impl<'a> Scan<'a> {
+    /// `usage`: input and output tokens (OpenAI's names as aliases), `total_tokens`
+    /// ignored; no other key. Its braces at nesting `depth`.
+    pub(super) fn usage(&mut self, depth: usize) -> Option<Usage> {
+        let mut seen = Seen::default();
+        let mut usage = Usage::default();
+        self.object(|s, key| {
+            match key {
+                b"input_tokens" | b"prompt_tokens" => {
+                    seen.once(0)?;
+                    usage.input_tokens = s.count()?;
+                }
+                b"output_tokens" | b"completion_tokens" => {
+                    seen.once(1)?;
+                    usage.output_tokens = s.count()?;
+                }
+                b"total_tokens" => {
+                    seen.once(2)?;
+                    s.skip(depth + 1)?;
+                }
+                _ => return None,
+            }
+            Some(())
+        })?;
+        Some(usage)
+    }
+
+    /// A provider's usage (OpenAI's names as aliases, Anthropic's cache counts); any
+    /// other key skipped, as serde does. Its braces at nesting `depth`.
+    pub(super) fn provider_usage(&mut self, depth: usize) -> Option<ProviderUsage> {
+        let mut seen = Seen::default();
+        let mut usage = ProviderUsage::default();
+        self.object(|s, key| {
+            let (bit, slot) = match key {
+                b"input_tokens" | b"prompt_tokens" => (0, &mut usage.input_tokens),
+                b"output_tokens" | b"completion_tokens" => (1, &mut usage.output_tokens),
+                b"cache_creation_input_tokens" => (2, &mut usage.cache_creation_input_tokens),
+                b"cache_read_input_tokens" => (3, &mut usage.cache_read_input_tokens),
+                _ => return s.skip(depth + 1),
+            };
+            seen.once(bit)?;
+            *slot = s.nullable(Scan::count)?;
+            Some(())
+        })?;
+        Some(usage)
+    }
+
+    /// `tool_calls`: a list of calls, whose brackets are at nesting `depth`.
+    pub(super) fn calls(&mut self, depth: usize) -> Option<Vec<ToolCall<'a>>> {
+        self.array(depth, |s| s.call(depth + 1))
+    }
+
+    /// One tool call, in doneseq's shape (`name`, `arguments`) or OpenAI's
+    /// (`function: {name, arguments}`), with its `id` and an ignored `type`; its
+    /// braces at nesting `depth`.
+    fn call(&mut self, depth: usize) -> Option<ToolCall<'a>> {
+        let mut seen = Seen::default();
+        let (mut id, mut name, mut arguments, mut function) = (None, None, None, None);
+        self.object(|s, key| {
+            match key {
+                b"id" => {
+                    seen.once(0)?;
+                    id = s.nullable(Scan::string)?;
+                }
+                b"type" => {
+                    seen.once(1)?;
+                    s.skip(depth + 1)?;
+                }
+                b"name" => {
+                    seen.once(2)?;
+                    name = s.nullable(Scan::string)?;
+                }
+                b"arguments" => {
+                    seen.once(3)?;
+                    arguments = s.nullable(|s| s.arguments(depth + 1))?;
+                }
+                b"function" => {
+                    seen.once(4)?;
+                    function = s.nullable(|s| s.function(depth + 1))?;
+                }
+                _ => return None,
+            }
+            Some(())
+        })?;
+        let (name, arguments) = match (name, function) {
+            (Some(name), None) => (name, arguments),
+            (None, Some((name, inner))) if arguments.is_none() => (name, inner),
+            _ => return None,
+        };
+        if name.is_empty() {
+            return None;
+        }
+        let call = ToolCall::new(name, arguments.unwrap_or_default());
+        Some(match id {
+            Some(id) => call.with_id(id),
+            None => call,
+        })
+    }
+
+    /// OpenAI's `function`: its `name` (required) and `arguments`; its braces at
+    /// nesting `depth`.
+    #[allow(clippy::type_complexity)]
+    fn function(&mut self, depth: usize) -> Option<(Cow<'a, str>, Option<Cow<'a, str>>)> {
+        let mut seen = Seen::default();
+        let (mut name, mut arguments) = (None, None);
+        self.object(|s, key| {
+            match key {
+                b"name" => {
+                    seen.once(0)?;
+                    name = Some(s.string()?);
+                }
+                b"arguments" => {
+                    seen.once(1)?;
+                    arguments = s.nullable(|s| s.arguments(depth + 1))?;
+                }
+                _ => return None,
+            }
+            Some(())
+        })?;
+        Some((name?, arguments))
+    }
+
+    /// A call's arguments at nesting `depth`: a string of JSON is its text, any other
+    /// value the JSON text it is written in.
+    pub(super) fn arguments(&mut self, depth: usize) -> Option<Cow<'a, str>> {
+        if self.peek()? == b'"' {
+            return self.string();
+        }
+        self.raw(depth).map(Cow::Borrowed)
+    }
+
+    /// A `content`: a string, or a list of parts whose brackets are at nesting
+    /// `depth` (the caller reads `null`).
+    pub(super) fn content(&mut self, depth: usize) -> Option<Content<'a, RawArguments<'a>>> {
+        match self.peek()? {
+            b'"' => self.string().map(Content::Text),
+            b'[' => self.array(depth, |s| s.part(depth + 1)).map(Content::Parts),
+            _ => None,
+        }
+    }
+
+    /// One content part: the fields [`Part`] reads, any other key skipped (as serde
+    /// does); its braces at nesting `depth`.
+    fn part(&mut self, depth: usize) -> Option<Part<'a, RawArguments<'a>>> {
+        if depth > DEPTH {
+            return None;
+        }
+        let mut seen = Seen::default();
+        let mut part = Part::default();
+        let inner = depth + 1;
+        self.object(|s, key| {
+            match key {
+                b"type" => {
+                    seen.once(0)?;
+                    part.kind = s.str()?;
+                }
+                b"text" => {
+                    seen.once(1)?;
+                    part.text = s.str()?;
+                }
+                b"refusal" => {
+                    seen.once(2)?;
+                    part.refusal = s.str()?;
+                }
+                b"id" => {
+                    seen.once(3)?;
+                    part.id = s.str()?;
+                }
+                b"name" => {
+                    seen.once(4)?;
+                    part.name = s.str()?;
+                }
+                b"input" => {
+                    seen.once(5)?;
+                    part.input = s.raw_arguments(inner)?;
+                }
+                b"tool_use_id" => {
+                    seen.once(6)?;
+                    part.tool_use_id = s.str()?;
+                }
+                b"content" => {
+                    seen.once(7)?;
+                    part.content = s.nullable(|s| s.content(inner))?;
+                }
+                b"is_error" => {
+                    seen.once(8)?;
+                    part.is_error = s.nullable(Scan::boolean)?;
+                }
+                _ => s.skip(inner)?,
+            }
+            Some(())
+        })?;
+        Some(part)
+    }
+
+    /// An optional string field: `null` is absent, as serde reads an `Option<Str>`.
+    pub(super) fn str(&mut self) -> Option<Option<Str<'a>>> {
+        Some(self.nullable(Scan::string)?.map(Str))
+    }
+
+    /// An optional field of arguments at nesting `depth`, as serde reads an
+    /// `Option<RawArguments>`.
+    pub(super) fn raw_arguments(&mut self, depth: usize) -> Option<Option<RawArguments<'a>>> {
+        Some(self.nullable(|s| s.arguments(depth))?.map(RawArguments))
+    }
+}

@@ -1,0 +1,402 @@
+//! The scanner's cursor: JSON read byte by byte, straight from a line, giving up
+//! (`None`) at anything it is not sure of.
+
+use std::borrow::Cow;
+
+/// The deepest nesting the scanner follows (the line's object is level 1); deeper
+/// lines go to the serde path, which checks them against
+/// [`super::super::MAX_JSON_DEPTH`].
+pub(super) const DEPTH: usize = 32;
+
+/// The keys of an object seen so far: a second one is serde's "duplicate field".
+#[derive(Default)]
+pub(super) struct Seen(u32);
+
+impl Seen {
+    pub(super) fn once(&mut self, bit: u32) -> Option<()> {
+        let mask = 1 << bit;
+        if self.0 & mask != 0 {
+            return None;
+        }
+        self.0 |= mask;
+        Some(())
+    }
+}
+
+/// A cursor over a line's JSON.
+pub(super) struct Scan<'a> {
+    pub(super) text: &'a str,
+    pub(super) at: usize,
+}
+
+impl<'a> Scan<'a> {
+    /// A cursor at the start of `text`.
+    pub(super) fn new(text: &'a str) -> Scan<'a> {
+        Scan { text, at: 0 }
+    }
+
+    pub(super) fn bytes(&self) -> &'a [u8] {
+        self.text.as_bytes()
+    }
+
+    /// The next byte that is not JSON whitespace, not consumed.
+    #[inline]
+    pub(super) fn peek(&mut self) -> Option<u8> {
+        let bytes = self.bytes();
+        while let Some(&b) = bytes.get(self.at) {
+            // Whitespace is below `!`: one comparison for every other byte.
+            if b > b' ' || !matches!(b, b' ' | b'\n' | b'\t' | b'\r') {
+                return Some(b);
+            }
+            self.at += 1;
+        }
+        None
+    }
+
+    /// Consumes `byte` (after whitespace), or gives up.
+    #[inline]
+    pub(super) fn expect(&mut self, byte: u8) -> Option<()> {
+        (self.peek()? == byte).then(|| self.at += 1)
+    }
+
+    /// After a member or element: `Some(true)` at the closing `close` (consumed),
+    /// `Some(false)` at a comma (consumed).
+    #[inline]
+    pub(super) fn close(&mut self, close: u8) -> Option<bool> {
+        match self.peek()? {
+            b',' => {
+                self.at += 1;
+                Some(false)
+            }
+            b if b == close => {
+                self.at += 1;
+                Some(true)
+            }
+            _ => None,
+        }
+    }
+
+    /// Nothing but whitespace is left.
+    pub(super) fn end(&mut self) -> Option<()> {
+        self.peek().is_none().then_some(())
+    }
+
+    /// An object's members: `member` reads the value of each key (an empty object has
+    /// none).
+    pub(super) fn object(
+        &mut self,
+        mut member: impl FnMut(&mut Self, &'a [u8]) -> Option<()>,
+    ) -> Option<()> {
+        self.expect(b'{')?;
+        if self.peek()? == b'}' {
+            self.at += 1;
+            return Some(());
+        }
+        loop {
+            let key = self.key()?;
+            member(self, key)?;
+            if self.close(b'}')? {
+                return Some(());
+            }
+        }
+    }
+
+    /// A list's elements, each read by `element`; its brackets at nesting `depth`.
+    pub(super) fn array<T>(
+        &mut self,
+        depth: usize,
+        mut element: impl FnMut(&mut Self) -> Option<T>,
+    ) -> Option<Vec<T>> {
+        if depth > DEPTH {
+            return None;
+        }
+        self.expect(b'[')?;
+        let mut items = Vec::new();
+        if self.peek()? == b']' {
+            self.at += 1;
+            return Some(items);
+        }
+        loop {
+            items.push(element(self)?);
+            if self.close(b']')? {
+                return Some(items);
+            }
+        }
+    }
+
+    /// `true` or `false`.
+    pub(super) fn boolean(&mut self) -> Option<bool> {
+        match self.peek()? {
+            b't' => self.literal(b"true").map(|()| true),
+            b'f' => self.literal(b"false").map(|()| false),
+            _ => None,
+        }
+    }
+
+    /// A value's JSON text, checked, at nesting `depth`.
+    pub(super) fn raw(&mut self, depth: usize) -> Option<&'a str> {
+        self.peek()?;
+        let start = self.at;
+        self.skip(depth)?;
+        Some(&self.text[start..self.at])
+    }
+
+    /// An object's key (with no escapes) and its colon.
+    #[inline]
+    pub(super) fn key(&mut self) -> Option<&'a [u8]> {
+        self.expect(b'"')?;
+        let bytes = self.bytes();
+        let start = self.at;
+        let end = start + plain(&bytes[start..])?;
+        if bytes[end] != b'"' {
+            return None;
+        }
+        // The colon most often follows at once.
+        if bytes.get(end + 1) == Some(&b':') {
+            self.at = end + 2;
+        } else {
+            self.at = end + 1;
+            self.expect(b':')?;
+        }
+        Some(&bytes[start..end])
+    }
+
+    /// `read`'s value, or `None` for `null` (an absent field, as serde reads an
+    /// `Option`).
+    #[inline]
+    pub(super) fn nullable<T>(
+        &mut self,
+        read: impl FnOnce(&mut Self) -> Option<T>,
+    ) -> Option<Option<T>> {
+        if self.peek()? == b'n' {
+            self.literal(b"null")?;
+            return Some(None);
+        }
+        read(self).map(Some)
+    }
+
+    fn literal(&mut self, word: &[u8]) -> Option<()> {
+        self.bytes()[self.at..]
+            .starts_with(word)
+            .then(|| self.at += word.len())
+    }
+
+    /// A string: borrowed from the line when it has no escapes, decoded otherwise.
+    #[inline]
+    pub(super) fn string(&mut self) -> Option<Cow<'a, str>> {
+        self.expect(b'"')?;
+        let bytes = self.bytes();
+        let start = self.at;
+        let end = start + plain(&bytes[start..])?;
+        self.at = end + 1;
+        if bytes[end] == b'"' {
+            return Some(Cow::Borrowed(&self.text[start..end]));
+        }
+        // Escapes: decoded into a new string, as serde_json does, sized once (the
+        // string's JSON text is at least as long as its text).
+        let mut probe = Scan {
+            text: self.text,
+            at: start - 1,
+        };
+        probe.skip_string()?;
+        let mut out = String::with_capacity(probe.at - start);
+        out.push_str(&self.text[start..end]);
+        loop {
+            // Just past a backslash.
+            let escape = *bytes.get(self.at)?;
+            self.at += 1;
+            out.push(match escape {
+                b'"' => '"',
+                b'\\' => '\\',
+                b'/' => '/',
+                b'b' => '\u{8}',
+                b'f' => '\u{c}',
+                b'n' => '\n',
+                b'r' => '\r',
+                b't' => '\t',
+                b'u' => self.unicode_escape()?,
+                _ => return None,
+            });
+            let from = self.at;
+            let end = from + plain(&bytes[from..])?;
+            out.push_str(&self.text[from..end]);
+            self.at = end + 1;
+            if bytes[end] == b'"' {
+                return Some(Cow::Owned(out));
+            }
+        }
+    }
+
+    /// Skips a string, checking it as [`Scan::string`] does, without building it.
+    fn skip_string(&mut self) -> Option<()> {
+        self.expect(b'"')?;
+        let bytes = self.bytes();
+        loop {
+            let end = self.at + plain(&bytes[self.at..])?;
+            self.at = end + 1;
+            if bytes[end] == b'"' {
+                return Some(());
+            }
+            // Just past a backslash.
+            let escape = *bytes.get(self.at)?;
+            self.at += 1;
+            match escape {
+                b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => {}
+                b'u' => drop(self.unicode_escape()?),
+                _ => return None,
+            }
+        }
+    }
+
+    /// The character of a `\u` escape (just past the `u`), a surrogate pair joined;
+    /// a lone surrogate gives up (serde_json refuses it in a string it reads).
+    fn unicode_escape(&mut self) -> Option<char> {
+        let first = self.hex4()?;
+        match first {
+            0xD800..=0xDBFF => {
+                self.literal(b"\\u")?;
+                let second = self.hex4()?;
+                if !(0xDC00..=0xDFFF).contains(&second) {
+                    return None;
+                }
+                char::from_u32(0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00))
+            }
+            0xDC00..=0xDFFF => None,
+            _ => char::from_u32(first),
+        }
+    }
+
+    fn hex4(&mut self) -> Option<u32> {
+        let digits = self.bytes().get(self.at..self.at + 4)?;
+        let mut value = 0;
+        for &d in digits {
+            value = value * 16 + char::from(d).to_digit(16)?;
+        }
+        self.at += 4;
+        Some(value)
+    }
+
+    /// A count of tokens: an integer that fits a `u64` (serde_json refuses a float or
+    /// a negative number there; the scanner gives up on them).
+    pub(super) fn count(&mut self) -> Option<u64> {
+        self.peek()?;
+        let bytes = self.bytes();
+        let start = self.at;
+        let mut end = start;
+        let mut value: u64 = 0;
+        while let Some(&d) = bytes.get(end).filter(|d| d.is_ascii_digit()) {
+            value = value.checked_mul(10)?.checked_add(u64::from(d - b'0'))?;
+            end += 1;
+        }
+        let digits = end - start;
+        let leading_zero = digits > 1 && bytes[start] == b'0';
+        if digits == 0 || leading_zero || matches!(bytes.get(end), Some(b'.' | b'e' | b'E')) {
+            return None;
+        }
+        self.at = end;
+        Some(value)
+    }
+
+    /// Skips a value at nesting `depth` (of its brackets, if it has any), checking it
+    /// is JSON.
+    pub(super) fn skip(&mut self, depth: usize) -> Option<()> {
+        match self.peek()? {
+            b'"' => self.skip_string(),
+            open @ (b'{' | b'[') => {
+                if depth > DEPTH {
+                    return None;
+                }
+                self.at += 1;
+                let close = if open == b'{' { b'}' } else { b']' };
+                if self.peek()? == close {
+                    self.at += 1;
+                    return Some(());
+                }
+                loop {
+                    if open == b'{' {
+                        self.skip_string()?;
+                        self.expect(b':')?;
+                    }
+                    self.skip(depth + 1)?;
+                    if self.close(close)? {
+                        return Some(());
+                    }
+                }
+            }
+            b't' => self.literal(b"true"),
+            b'f' => self.literal(b"false"),
+            b'n' => self.literal(b"null"),
+            _ => self.number(),
+        }
+    }
+
+    /// A JSON number, checked against JSON's grammar.
+    fn number(&mut self) -> Option<()> {
+        let bytes = self.bytes();
+        let mut i = self.at;
+        let digits = |i: &mut usize| {
+            let start = *i;
+            while bytes.get(*i).is_some_and(u8::is_ascii_digit) {
+                *i += 1;
+            }
+            *i > start
+        };
+        if bytes.get(i) == Some(&b'-') {
+            i += 1;
+        }
+        match bytes.get(i)? {
+            b'0' => i += 1,
+            b'1'..=b'9' => {
+                digits(&mut i);
+            }
+            _ => return None,
+        }
+        if bytes.get(i) == Some(&b'.') {
+            i += 1;
+            if !digits(&mut i) {
+                return None;
+            }
+        }
+        if matches!(bytes.get(i), Some(b'e' | b'E')) {
+            i += 1;
+            if matches!(bytes.get(i), Some(b'+' | b'-')) {
+                i += 1;
+            }
+            if !digits(&mut i) {
+                return None;
+            }
+        }
+        self.at = i;
+        Some(())
+    }
+}
+
+/// The length of the plain run at the start of a string's remaining bytes: up to the
+/// closing quote or a backslash, which must come; a control character (which JSON
+/// does not allow in a string) gives up.
+#[inline]
+pub(super) fn plain(rest: &[u8]) -> Option<usize> {
+    // Eight bytes at a time (SWAR, as serde_json scans strings): a byte is flagged if
+    // it is a quote, a backslash or below 0x20. Each test can flag bytes after a true
+    // one (a borrow carries), never before it, so the lowest flag is the first.
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
+    let mut i = 0;
+    while let Some(word) = rest.get(i..i + 8) {
+        let x = u64::from_le_bytes(word.try_into().ok()?);
+        let flags = zero(x ^ (ONES * u64::from(b'"')))
+            | zero(x ^ (ONES * u64::from(b'\\')))
+            | (x.wrapping_sub(ONES * 0x20) & !x & HIGH);
+        if flags != 0 {
+            i += flags.trailing_zeros() as usize / 8;
+            return (rest[i] >= 0x20).then_some(i);
+        }
+        i += 8;
+    }
+    let tail = rest.get(i..)?;
+    let end = i + tail
+        .iter()
+        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
+    (rest[end] >= 0x20).then_some(end)
+}

@@ -1,0 +1,236 @@
+//! The fast path against the serde path for every kind of record it scans, through
+//! the reader: a transcript read with the fast path on gives the same messages and
+//! errors as with it off.
+
+use proptest::prelude::*;
+
+use super::super::{
+    anthropic_response, completion, execution_results, function_calls, responses_item,
+};
+use super::{damaged, serde_only};
+use crate::Message;
+use crate::transcript::{Format, Reader, TranscriptError};
+
+/// Every message of `text` (read as `auto` reads it), or the error that ends it.
+fn read_all(text: &str) -> Vec<Result<Message<'static>, TranscriptError>> {
+    let mut reader = Reader::new(text.as_bytes(), Format::Auto);
+    let mut read = Vec::new();
+    while let Some(next) = reader.next_borrowed() {
+        let failed = next.is_err();
+        read.push(next.map(Message::into_owned));
+        if failed || read.len() > 1_000 {
+            break;
+        }
+    }
+    read
+}
+
+/// Whether `text` reads the same with the fast path on and off; the difference if not.
+fn reads_alike(text: &str) -> Result<(), String> {
+    let fast = read_all(text);
+    let slow = serde_only(|| read_all(text));
+    if fast == slow {
+        Ok(())
+    } else {
+        Err(format!("{text}\nfast: {fast:#?}\nserde: {slow:#?}"))
+    }
+}
+
+/// OpenAI `chat.completion` objects.
+const COMPLETIONS: &[&str] = &[
+    r#"{"id": "chatcmpl-1", "object": "chat.completion", "created": 1732492800, "model": "gpt-4o", "choices": [{"index": 0, "message": {"role": "assistant", "content": "Let me compute that.", "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "calculator", "arguments": "{\"expression\": \"17 * 23 + 4\"}"}}], "refusal": null}, "logprobs": null, "finish_reason": "tool_calls"}], "usage": {"prompt_tokens": 61, "completion_tokens": 22, "total_tokens": 83}}"#,
+    r#"{"id": "chatcmpl-3", "object": "chat.completion", "created": 1732492802, "model": "gpt-4o", "choices": [{"index": 0, "message": {"role": "assistant", "content": "Paris.", "refusal": null, "annotations": []}, "logprobs": {"content": [{"token": "Paris", "logprob": -0.01, "bytes": [80, 97], "top_logprobs": []}]}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 130, "completion_tokens": 12, "total_tokens": 142, "prompt_tokens_details": {"cached_tokens": 0}}, "system_fingerprint": "fp_1", "service_tier": "default"}"#,
+    r#"{"choices": [{"message": {"role": "assistant", "content": null, "refusal": "I can't."}}], "usage": null}"#,
+    r#"{"choices": [{"message": {"role": "assistant", "content": "own usage", "usage": {"input_tokens": 1}}}], "usage": {"prompt_tokens": 5}}"#,
+    r#"{"model": "m", "choices": [{"finish_reason": "stop", "message": {"role": "assistant", "content": "caf\u00e9 \"q\""}}]}"#,
+];
+
+/// Completions the scanner leaves to the serde path (which reads or refuses them).
+const COMPLETIONS_LEFT: &[&str] = &[
+    r#"{"choices": [{"message": {"role": "assistant", "content": "a"}}, {"message": {"role": "assistant", "content": "b"}}]}"#,
+    r#"{"choices": [], "usage": null}"#,
+    r#"{"choices": [{"index": 0}]}"#,
+    r#"{"choices": [{"message": {"role": "assistant", "content": "a"}, "message": {"role": "assistant"}}]}"#,
+    r#"{"choices": [{"message": {"role": "assistant", "content": "a", "extra": 1}}]}"#,
+    r#"{"choices": [{"message": {"role": "assistant"}}], "usage": {"prompt_tokens": 1.5}}"#,
+    r#"{"choices": [{"message": {"role": "assistant"}}], "choices": []}"#,
+];
+
+/// Anthropic response messages.
+const ANTHROPIC_RESPONSES: &[&str] = &[
+    r#"{"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": [{"type": "text", "text": "Let me compute that."}, {"type": "tool_use", "id": "toolu_1", "name": "calculator", "input": {"expression": "17 * 23 + 4"}}], "stop_reason": "tool_use", "stop_sequence": null, "usage": {"input_tokens": 61, "output_tokens": 22}}"#,
+    r#"{"id": "msg_3", "type": "message", "role": "assistant", "content": [{"type": "thinking", "thinking": "...", "signature": "s"}, {"type": "text", "text": "Paris", "citations": [{"type": "web_search_result_location", "url": "u"}]}, {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"query": "q"}}, {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": []}], "usage": {"input_tokens": 40, "cache_creation_input_tokens": 3, "cache_read_input_tokens": 2270, "output_tokens": 9, "server_tool_use": {"web_search_requests": 1}}, "container": null}"#,
+    r#"{"type": "message", "role": "assistant", "content": "plain text"}"#,
+    r#"{"type": "message", "role": "user", "content": []}"#,
+    r#"{"type": "message", "role": "assistant", "content": [{"type": "tool_result", "tool_use_id": "x", "content": "r"}]}"#,
+];
+
+/// Anthropic responses left to the serde path.
+const ANTHROPIC_LEFT: &[&str] = &[
+    r#"{"type": "message", "role": "assistant", "content": null}"#,
+    r#"{"type": "message", "role": "assistant"}"#,
+    r#"{"type": "message", "role": "assistant", "content": [], "usage": {"input_tokens": -1}}"#,
+    r#"{"type": "message", "type": "message", "role": "assistant", "content": []}"#,
+];
+
+/// OpenAI Responses items.
+const RESPONSES_ITEMS: &[&str] = &[
+    r#"{"role": "user", "content": "What is 17 times 23, plus 4?"}"#,
+    r#"{"id": "rs_1", "type": "reasoning", "summary": [{"type": "summary_text", "text": "think"}], "encrypted_content": null}"#,
+    r#"{"id": "msg_1", "type": "message", "status": "completed", "role": "assistant", "content": [{"type": "output_text", "text": "Let me compute that.", "annotations": []}]}"#,
+    r#"{"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "calculator", "arguments": "{\"expression\": \"17 * 23 + 4\"}", "status": "completed"}"#,
+    r#"{"type": "function_call_output", "call_id": "call_1", "output": "395"}"#,
+    r#"{"id": "ws_1", "type": "web_search_call", "status": "completed", "action": {"type": "search", "query": "q"}}"#,
+    r#"{"type": "mcp_call", "id": "mcp_1", "name": "lookup", "server_label": "s", "arguments": "{}", "output": null, "error": "denied"}"#,
+    r#"{"type": "custom_tool_call", "call_id": "c", "name": "patch", "input": "*** Begin"}"#,
+    r#"{"type": "function_call_output", "call_id": "call_2", "output": [{"type": "input_text", "text": "two"}, {"type": "input_text", "text": "parts"}]}"#,
+    r#"{"type": "message", "role": "developer", "content": [{"type": "input_text", "text": "be brief"}]}"#,
+    r#"{"type": "item_reference", "id": "msg_0"}"#,
+    r#"{"type": "code_interpreter_call", "id": "ci", "code": "print(1)", "container_id": "c"}"#,
+    r#"{"type": "message", "role": "assistant", "content": [{"type": "refusal", "refusal": "no"}]}"#,
+    r#"{"type": "function_call_output", "output": "no call id"}"#,
+    r#"{"type": "function_call", "call_id": "c"}"#,
+    r#"{"type": "mystery_item"}"#,
+];
+
+/// Responses items left to the serde path.
+const RESPONSES_LEFT: &[&str] = &[
+    r#"{"type": "message", "type": "message", "role": "user", "content": "x"}"#,
+    r#"{"type": "function_call", "name": "f", "arguments": {"a": 1,}}"#,
+    r#"{"type": 5}"#,
+    r#"{"type": "message", "role": "user", "content": {"a": 1}}"#,
+];
+
+#[test]
+fn every_kind_is_scanned_as_serde_reads_it() {
+    for line in COMPLETIONS {
+        assert!(completion(line, false).is_some(), "{line}");
+    }
+    for line in COMPLETIONS_LEFT {
+        assert!(completion(line, false).is_none(), "{line}");
+    }
+    for line in ANTHROPIC_RESPONSES {
+        assert!(anthropic_response(line).is_some(), "{line}");
+    }
+    for line in ANTHROPIC_LEFT {
+        assert!(anthropic_response(line).is_none(), "{line}");
+    }
+    for line in RESPONSES_ITEMS {
+        assert!(responses_item(line).is_some(), "{line}");
+    }
+    for line in RESPONSES_LEFT {
+        assert!(responses_item(line).is_none(), "{line}");
+    }
+    let lists = [
+        COMPLETIONS,
+        COMPLETIONS_LEFT,
+        ANTHROPIC_RESPONSES,
+        ANTHROPIC_LEFT,
+    ];
+    for line in lists
+        .concat()
+        .into_iter()
+        .chain(RESPONSES_ITEMS.iter().copied())
+    {
+        // Alone, and after a chat message (a log that mixes kinds).
+        reads_alike(line).unwrap();
+        reads_alike(&format!(
+            "{{\"role\": \"user\", \"content\": \"hi\"}}\n{line}\n"
+        ))
+        .unwrap();
+    }
+    // Whole logs of each kind, mixed with chat messages.
+    for kind in [COMPLETIONS, ANTHROPIC_RESPONSES, RESPONSES_ITEMS] {
+        let mut log = String::new();
+        for line in kind {
+            log.push_str(line);
+            log.push_str("\n{\"role\": \"user\", \"content\": [{\"type\": \"tool_result\", \"tool_use_id\": \"t\", \"content\": \"r\"}]}\n");
+        }
+        reads_alike(&log).unwrap();
+    }
+}
+
+#[test]
+fn autogen_contents_are_scanned_as_serde_reads_them() {
+    let calls = r#"[{"id": "call_1", "arguments": "{\"expression\": \"17 * 23\"}", "name": "calculator"}, {"name": "f", "arguments": null, "extra": [1]}]"#;
+    let results = r#"[{"content": "395", "name": "calculator", "call_id": "call_1", "is_error": false}, {"content": "", "is_error": true, "name": null}]"#;
+    assert_eq!(function_calls(calls).map(|c| c.len()), Some(2));
+    assert_eq!(execution_results(results).map(|r| r.len()), Some(2));
+    for (content, left) in [
+        (r#"[{"id": "c"}]"#, true),
+        (r#"[{"name": "f", "name": "g"}]"#, true),
+        (r#"[{"content": null}]"#, false),
+        (r#"[{"content": "x", "is_error": null}]"#, false),
+    ] {
+        if left {
+            assert!(function_calls(content).is_none(), "{content}");
+        } else {
+            assert!(execution_results(content).is_none(), "{content}");
+        }
+    }
+    for (kind, content) in [
+        ("ToolCallRequestEvent", calls),
+        ("ToolCallExecutionEvent", results),
+        ("ToolCallRequestEvent", r#"[{"name": ""}]"#),
+        (
+            "ToolCallExecutionEvent",
+            r#"[{"content": "x", "is_error": null}]"#,
+        ),
+        (
+            "ToolCallRequestEvent",
+            r#"[{"name": "f", "arguments": {"a": [1, {"b": null}]}}]"#,
+        ),
+    ] {
+        let line = format!(r#"{{"source": "assistant", "type": "{kind}", "content": {content}}}"#);
+        reads_alike(&line).unwrap();
+    }
+}
+
+/// Every sample file reads the same both ways.
+#[test]
+fn every_sample_file_reads_alike() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let mut files = 0;
+    for dir in [root.clone(), root.join("formats")] {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path
+                .extension()
+                .is_some_and(|e| e == "jsonl" || e == "json")
+            {
+                reads_alike(&std::fs::read_to_string(&path).unwrap()).unwrap();
+                files += 1;
+            }
+        }
+    }
+    assert!(files > 10, "{files} files");
+}
+
+/// The records of every kind, for damage.
+const ALL: &[&str] = &[
+    COMPLETIONS[0],
+    COMPLETIONS[1],
+    COMPLETIONS[2],
+    ANTHROPIC_RESPONSES[0],
+    ANTHROPIC_RESPONSES[1],
+    RESPONSES_ITEMS[2],
+    RESPONSES_ITEMS[3],
+    RESPONSES_ITEMS[4],
+    RESPONSES_ITEMS[5],
+    RESPONSES_ITEMS[8],
+    r#"{"id": "2", "source": "assistant", "models_usage": {"prompt_tokens": 61, "completion_tokens": 22}, "metadata": {}, "content": [{"id": "call_1", "arguments": "{\"expression\": \"17 * 23 + 4\"}", "name": "calculator"}], "type": "ToolCallRequestEvent"}"#,
+    r#"{"id": "3", "source": "assistant", "models_usage": null, "content": [{"content": "395", "name": "calculator", "call_id": "call_1", "is_error": false}], "type": "ToolCallExecutionEvent"}"#,
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3000))]
+
+    /// Each kind's records damaged anywhere: alone (the kind detected from it), and
+    /// after the same record undamaged (the kind known).
+    #[test]
+    fn damaged_records_read_alike(line in damaged(ALL), which in 0..ALL.len()) {
+        prop_assert!(reads_alike(&line).is_ok(), "{}", reads_alike(&line).unwrap_err());
+        let log = format!("{}\n{line}\n", ALL[which]);
+        prop_assert!(reads_alike(&log).is_ok(), "{}", reads_alike(&log).unwrap_err());
+    }
+}
