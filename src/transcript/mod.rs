@@ -537,17 +537,27 @@ impl<R: BufRead> State<R> {
                 // As the serde path would: the kind read last, the key's kind learnt.
                 self.kind = Some(record::Kind::Message);
                 self.learn(key, record::Kind::Message);
-                if chat.results.is_empty() {
-                    if let Some(message) = chat.message {
-                        return Ok(Some(message));
+                let fast::Chat {
+                    mut results,
+                    message,
+                } = chat;
+                // The first message is returned, any others kept (owned) for the
+                // next calls.
+                let first = match message {
+                    Some(message) if results.is_empty() => Some(message),
+                    None if results.len() == 1 => results.pop(),
+                    message => {
+                        results.extend(message);
+                        let mut rest = results.into_iter();
+                        let first = rest.next();
+                        self.pending.extend(rest.map(Message::into_owned));
+                        first
                     }
+                };
+                // (A chat message stands for one message or more: `first` is one.)
+                if first.is_some() {
+                    return Ok(first);
                 }
-                let mut out: record::Out<'b> = chat.results.into_iter().collect();
-                out.extend(chat.message);
-                let message = out.remove(0);
-                self.pending
-                    .extend(out.into_iter().map(Message::into_owned));
-                return Ok(Some(message));
             }
         }
         let mut out = self.read_record_in(text.trim(), key, text, line)?;

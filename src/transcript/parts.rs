@@ -164,10 +164,10 @@ pub(super) fn text<'a, A: ArgumentsText<'a>>(
 }
 
 /// The text of a `content` that holds no tool uses or results (`what` it is, for the
-/// error when it does).
+/// error when it does: written only then).
 pub(super) fn plain_text<'a, A: ArgumentsText<'a>>(
     content: Option<Content<'a, A>>,
-    what: &str,
+    what: impl std::fmt::Display,
 ) -> Result<Cow<'a, str>, String> {
     let mut found = Found::default();
     let text = text(content, &mut found)?;
@@ -220,8 +220,8 @@ pub(super) fn read<'a, A: ArgumentsText<'a>>(
                 continue;
             }
             kind @ ("tool_result" | "mcp_tool_result") => {
-                let what = format!("content part {i} of type \"{kind}\"");
-                let content = plain_text(part.content, &what)?;
+                let what = format_args!("content part {i} of type \"{kind}\"");
+                let content = plain_text(part.content, what)?;
                 let mut result = Message::new(Role::Agent, content);
                 if part.is_error == Some(true) {
                     let error = match result.content() {

@@ -142,7 +142,7 @@ fn item_into<'a>(item: Item<'a>, turn: &mut Turn, out: &mut Out<'a>) -> Result<(
         | "shell_call_output"
         | "apply_patch_call_output" => {
             turn.close(out);
-            let text = parts::plain_text(item.output, &format!("the output of a {kind} item"))?;
+            let text = parts::plain_text(item.output, format_args!("the output of a {kind} item"))?;
             let mut result = Message::new(Role::Agent, text);
             match item.call_id.or(item.id) {
                 Some(id) => result = result.with_tool_call_id(id.into_cow()),
