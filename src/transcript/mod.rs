@@ -531,9 +531,10 @@ impl<R: BufRead> State<R> {
         // key says it is one): the commonest line is scanned straight into its
         // message (the serde path reads anything else).
         // (A log that has shown two kinds predicts the kind by the first key.)
-        let key = self.first_key(text.trim());
+        let trimmed = text.trim();
+        let key = self.first_key(trimmed);
         if self.reads_chat(key) {
-            if let Some(chat) = fast::message(text.trim(), self.cx.detect_langroid) {
+            if let Some(chat) = fast::message(trimmed, self.cx.detect_langroid) {
                 // As the serde path would: the kind read last, the key's kind learnt.
                 self.kind = Some(record::Kind::Message);
                 self.learn(key, record::Kind::Message);
@@ -560,7 +561,7 @@ impl<R: BufRead> State<R> {
                 }
             }
         }
-        let mut out = self.read_record_in(text.trim(), key, text, line)?;
+        let mut out = self.read_record_in(trimmed, key, text, line)?;
         if out.len() == 1 {
             return Ok(out.pop());
         }
@@ -616,8 +617,9 @@ impl<R: BufRead> State<R> {
         }
         let line = self.line;
         let text = utf8(scratch, line)?;
-        let key = self.first_key(text.trim());
-        let out = self.read_record_in(text.trim(), key, text, line)?;
+        let trimmed = text.trim();
+        let key = self.first_key(trimmed);
+        let out = self.read_record_in(trimmed, key, text, line)?;
         self.pending
             .extend(out.into_iter().map(Message::into_owned));
         Ok(())
