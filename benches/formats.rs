@@ -4,6 +4,11 @@
 //! each format as JSON Lines, 50,000 cycles (about 300,000 messages), read with
 //! `Reader::next_borrowed` and nothing else. Run with `cargo bench --bench formats`;
 //! the target is every format within 1.5x of doneseq's JSONL per message.
+//!
+//! Timings on a shared machine vary by a third from run to run; instructions do not.
+//! With `DONESEQ_READ_ONCE=<format>:<times>` in the environment the binary only
+//! builds that format's transcript and reads it that many times, for
+//! `scripts/count-reads`, which counts the instructions per message under valgrind.
 
 use std::time::Duration;
 
@@ -115,7 +120,31 @@ fn formats_bench(c: &mut Criterion) {
     group.finish();
 }
 
+/// `DONESEQ_READ_ONCE=<format>:<times>`: the transcript of that format built and
+/// read that many times, its messages printed (nothing measured here: the counting
+/// is valgrind's). `false` if the variable is not set.
+fn read_once() -> bool {
+    let Ok(spec) = std::env::var("DONESEQ_READ_ONCE") else {
+        return false;
+    };
+    let (name, times) = spec
+        .split_once(':')
+        .expect("DONESEQ_READ_ONCE is <format>:<times>");
+    let format: Format = name.parse().expect("a format's name");
+    let times: usize = times.parse().expect("a number of reads");
+    let text = transcript(format);
+    let mut messages = 0;
+    for _ in 0..times {
+        messages = std::hint::black_box(read(std::hint::black_box(&text), Format::Auto)).0;
+    }
+    println!("{messages}");
+    true
+}
+
 fn benches() {
+    if read_once() {
+        return;
+    }
     let mut c = Criterion::default().configure_from_args();
     formats_bench(&mut c);
 }
