@@ -418,7 +418,12 @@ impl<'a> Scan<'a> {
                 }
                 b"content" => {
                     seen.once(1)?;
-                    content = s.nullable(|s| s.content(inner))?;
+                    // A string, most often: read here, not through the parts' reader.
+                    content = if s.peek()? == b'"' {
+                        Some(parts::Content::Text(s.string()?))
+                    } else {
+                        s.nullable(|s| s.content(inner))?
+                    };
                 }
                 b"responder" => {
                     seen.once(2)?;
