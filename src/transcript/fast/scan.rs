@@ -142,7 +142,7 @@ impl<'a> Scan<'a> {
     }
 
     /// An object's key (with no escapes) and its colon.
-    #[inline]
+    #[inline(always)]
     pub(super) fn key(&mut self) -> Option<&'a [u8]> {
         self.expect(b'"')?;
         let bytes = self.bytes();
