@@ -187,18 +187,30 @@ fn langroid_roles_are_left_to_serde_when_they_matter() {
     assert_eq!(agrees(line), Ok(true));
 }
 
-#[test]
-fn every_sample_line_agrees() {
+/// The sample files under `examples/` and `examples/formats/` whose extension is one
+/// of `extensions`, with their texts.
+fn sample_files(extensions: &[&str]) -> Vec<(std::path::PathBuf, String)> {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
-    let mut accepted = 0;
+    let mut files = Vec::new();
     for dir in [root.clone(), root.join("formats")] {
         for entry in std::fs::read_dir(dir).unwrap() {
             let path = entry.unwrap().path();
-            if path.extension().is_some_and(|e| e == "jsonl") {
-                for line in std::fs::read_to_string(&path).unwrap().lines() {
-                    accepted += usize::from(agrees(line).unwrap());
-                }
+            let extension = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+            if extensions.contains(&extension) {
+                let text = std::fs::read_to_string(&path).unwrap();
+                files.push((path, text));
             }
+        }
+    }
+    files
+}
+
+#[test]
+fn every_sample_line_agrees() {
+    let mut accepted = 0;
+    for (_, text) in sample_files(&["jsonl"]) {
+        for line in text.lines() {
+            accepted += usize::from(agrees(line).unwrap());
         }
     }
     assert!(accepted > 10, "only {accepted} sample lines scanned");

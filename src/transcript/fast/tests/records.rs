@@ -7,7 +7,7 @@ use proptest::prelude::*;
 use super::super::{
     anthropic_response, completion, execution_results, function_calls, responses_item,
 };
-use super::{damaged, serde_only};
+use super::{damaged, sample_files, serde_only};
 use crate::Message;
 use crate::transcript::{Format, Reader, TranscriptError};
 
@@ -189,21 +189,13 @@ fn autogen_contents_are_scanned_as_serde_reads_them() {
 /// Every sample file reads the same both ways.
 #[test]
 fn every_sample_file_reads_alike() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
-    let mut files = 0;
-    for dir in [root.clone(), root.join("formats")] {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path
-                .extension()
-                .is_some_and(|e| e == "jsonl" || e == "json")
-            {
-                reads_alike(&std::fs::read_to_string(&path).unwrap()).unwrap();
-                files += 1;
-            }
+    let files = sample_files(&["jsonl", "json"]);
+    for (path, text) in &files {
+        if let Err(e) = reads_alike(text) {
+            panic!("{}: {e}", path.display());
         }
     }
-    assert!(files > 10, "{files} files");
+    assert!(files.len() > 10, "{} files", files.len());
 }
 
 /// The records of every kind, for damage.
