@@ -98,12 +98,9 @@ pub(super) fn read<'a>(
         "ToolCallRequestEvent" => {
             let scanned = match message.scanned {
                 Some(Scanned::Calls(calls)) => Some(calls),
-                _ => super::fast::function_calls(content),
+                _ => None,
             };
-            let calls = match scanned {
-                Some(calls) => calls,
-                None => parse::<Vec<FunctionCall<'a>>>(content)?,
-            };
+            let calls = read_content(scanned, content, super::fast::function_calls, parse)?;
             let mut request = Message::new(Role::Llm, "").with_responder(source);
             for call in calls {
                 if call.name.is_empty() {
@@ -124,12 +121,9 @@ pub(super) fn read<'a>(
         "ToolCallExecutionEvent" => {
             let scanned = match message.scanned {
                 Some(Scanned::Results(results)) => Some(results),
-                _ => super::fast::execution_results(content),
+                _ => None,
             };
-            let results = match scanned {
-                Some(results) => results,
-                None => parse::<Vec<ExecutionResult<'a>>>(content)?,
-            };
+            let results = read_content(scanned, content, super::fast::execution_results, parse)?;
             for result in results {
                 let text = result.content.into_cow();
                 let mut step =
@@ -168,12 +162,11 @@ pub(super) fn read<'a>(
         kind if kind.ends_with("Message") => {
             let scanned = match message.scanned {
                 Some(Scanned::Text(text)) => Some(text),
-                _ => super::fast::json_string(content),
+                _ => None,
             };
-            let text = match scanned {
-                Some(text) => text,
-                None => parse::<Str<'a>>(content)?.into_cow(),
-            };
+            let text = read_content(scanned, content, super::fast::json_string, |c| {
+                parse::<Str<'a>>(c).map(Str::into_cow)
+            })?;
             let mut step = chat(text, source, usage);
             if kind == "StopMessage" {
                 step = step.as_stop();
@@ -195,6 +188,21 @@ pub(super) fn read<'a>(
         }
     }
     Ok(())
+}
+
+/// A message's content: as the scanner read it on its way where that is what the type
+/// says it holds (`scanned`), else as the scanner reads it now, else as serde reads
+/// it (the error, if any, is serde's).
+fn read_content<'a, T>(
+    scanned: Option<T>,
+    content: &'a str,
+    scan: fn(&'a str) -> Option<T>,
+    parse: impl FnOnce(&'a str) -> Result<T, Failure<'a>>,
+) -> Result<T, Failure<'a>> {
+    match scanned.or_else(|| scan(content)) {
+        Some(value) => Ok(value),
+        None => parse(content),
+    }
 }
 
 /// A chat message: the task's (source `user`) is the user's, any other an agent's

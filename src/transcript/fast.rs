@@ -44,13 +44,7 @@ pub(super) struct Chat<'a> {
 /// entities is left to the serde path when `langroid_roles` is set: it turns on the
 /// search for Langroid's tool JSON.
 pub(super) fn message(text: &str, langroid_roles: bool) -> Option<Chat<'_>> {
-    if off() {
-        return None;
-    }
-    let mut s = Scan::new(text);
-    let chat = s.chat(1, langroid_roles)?;
-    s.end()?;
-    Some(chat)
+    whole(text, |s| s.chat(1, langroid_roles))
 }
 
 /// The message of an OpenAI `chat.completion` object (its one choice's message, with
@@ -58,146 +52,137 @@ pub(super) fn message(text: &str, langroid_roles: bool) -> Option<Chat<'_>> {
 /// `model`, a choice's `finish_reason`, ...) are skipped, as serde does; several
 /// choices are left to the serde path, which says why they are refused.
 pub(super) fn completion(text: &str, langroid_roles: bool) -> Option<Chat<'_>> {
-    if off() {
-        return None;
-    }
-    let mut s = Scan::new(text);
-    let mut seen = Seen::default();
-    let (mut chat, mut usage) = (None, None);
-    s.object(|s, key| {
-        match key {
-            b"choices" => {
-                seen.once(0)?;
-                chat = Some(s.one_choice(langroid_roles)?);
+    whole(text, |s| {
+        let mut seen = Seen::default();
+        let (mut chat, mut usage) = (None, None);
+        s.object(|s, key| {
+            match key {
+                b"choices" => {
+                    seen.once(0)?;
+                    chat = Some(s.one_choice(langroid_roles)?);
+                }
+                b"usage" => {
+                    seen.once(1)?;
+                    usage = s.nullable(|s| s.provider_usage(2))?;
+                }
+                _ => s.skip(2)?,
             }
-            b"usage" => {
-                seen.once(1)?;
-                usage = s.nullable(|s| s.provider_usage(2))?;
-            }
-            _ => s.skip(2)?,
-        }
-        Some(())
-    })?;
-    s.end()?;
-    let mut chat = chat?;
-    let last = match chat.message.as_mut() {
-        Some(message) => Some(message),
-        None => chat.results.last_mut(),
-    };
-    super::completion::add_usage(usage, last);
-    Some(chat)
+            Some(())
+        })?;
+        let mut chat = chat?;
+        let last = match chat.message.as_mut() {
+            Some(message) => Some(message),
+            None => chat.results.last_mut(),
+        };
+        super::completion::add_usage(usage, last);
+        Some(chat)
+    })
 }
 
 /// An Anthropic response message if the scanner is sure of it: the struct serde
 /// fills (type, role, content blocks, usage; `id`, `model`, `stop_reason` and any
 /// other key skipped, as serde does).
 pub(super) fn anthropic_response(text: &str) -> Option<anthropic::Response<'_>> {
-    if off() {
-        return None;
-    }
-    let mut s = Scan::new(text);
-    let mut seen = Seen::default();
-    let (mut kind, mut role, mut content, mut usage) = (None, None, None, None);
-    s.object(|s, key| {
-        match key {
-            b"type" => {
-                seen.once(0)?;
-                kind = Some(s.string()?);
+    whole(text, |s| {
+        let mut seen = Seen::default();
+        let (mut kind, mut role, mut content, mut usage) = (None, None, None, None);
+        s.object(|s, key| {
+            match key {
+                b"type" => {
+                    seen.once(0)?;
+                    kind = Some(s.string()?);
+                }
+                b"role" => {
+                    seen.once(1)?;
+                    role = Some(s.string()?);
+                }
+                b"content" => {
+                    seen.once(2)?;
+                    content = Some(s.content(2)?);
+                }
+                b"usage" => {
+                    seen.once(3)?;
+                    usage = s.nullable(|s| s.provider_usage(2))?;
+                }
+                _ => s.skip(2)?,
             }
-            b"role" => {
-                seen.once(1)?;
-                role = Some(s.string()?);
-            }
-            b"content" => {
-                seen.once(2)?;
-                content = Some(s.content(2)?);
-            }
-            b"usage" => {
-                seen.once(3)?;
-                usage = s.nullable(|s| s.provider_usage(2))?;
-            }
-            _ => s.skip(2)?,
-        }
-        Some(())
-    })?;
-    s.end()?;
-    Some(anthropic::Response {
-        kind: Str(kind?),
-        role: Str(role?),
-        content: content?,
-        usage,
+            Some(())
+        })?;
+        Some(anthropic::Response {
+            kind: Str(kind?),
+            role: Str(role?),
+            content: content?,
+            usage,
+        })
     })
 }
 
 /// An OpenAI Responses item if the scanner is sure of it: the struct serde fills
 /// (any key it does not read skipped, as serde does).
 pub(super) fn responses_item(text: &str) -> Option<Item<'_>> {
-    if off() {
-        return None;
-    }
-    let mut s = Scan::new(text);
-    let mut seen = Seen::default();
-    let mut item = Item::default();
-    s.object(|s, key| {
-        match key {
-            b"type" => {
-                seen.once(0)?;
-                item.kind = s.str()?;
+    whole(text, |s| {
+        let mut seen = Seen::default();
+        let mut item = Item::default();
+        s.object(|s, key| {
+            match key {
+                b"type" => {
+                    seen.once(0)?;
+                    item.kind = s.str()?;
+                }
+                b"role" => {
+                    seen.once(1)?;
+                    item.role = s.str()?;
+                }
+                b"content" => {
+                    seen.once(2)?;
+                    item.content = s.nullable(|s| s.content(2))?;
+                }
+                b"name" => {
+                    seen.once(3)?;
+                    item.name = s.str()?;
+                }
+                b"arguments" => {
+                    seen.once(4)?;
+                    item.arguments = s.raw_arguments(2)?;
+                }
+                b"action" => {
+                    seen.once(5)?;
+                    item.action = s.raw_arguments(2)?;
+                }
+                b"input" => {
+                    seen.once(6)?;
+                    item.input = s.raw_arguments(2)?;
+                }
+                b"code" => {
+                    seen.once(7)?;
+                    item.code = s.raw_arguments(2)?;
+                }
+                b"queries" => {
+                    seen.once(8)?;
+                    item.queries = s.raw_arguments(2)?;
+                }
+                b"call_id" => {
+                    seen.once(9)?;
+                    item.call_id = s.str()?;
+                }
+                b"id" => {
+                    seen.once(10)?;
+                    item.id = s.str()?;
+                }
+                b"output" => {
+                    seen.once(11)?;
+                    item.output = s.nullable(|s| s.content(2))?;
+                }
+                b"error" => {
+                    seen.once(12)?;
+                    item.error = s.str()?;
+                }
+                _ => s.skip(2)?,
             }
-            b"role" => {
-                seen.once(1)?;
-                item.role = s.str()?;
-            }
-            b"content" => {
-                seen.once(2)?;
-                item.content = s.nullable(|s| s.content(2))?;
-            }
-            b"name" => {
-                seen.once(3)?;
-                item.name = s.str()?;
-            }
-            b"arguments" => {
-                seen.once(4)?;
-                item.arguments = s.raw_arguments(2)?;
-            }
-            b"action" => {
-                seen.once(5)?;
-                item.action = s.raw_arguments(2)?;
-            }
-            b"input" => {
-                seen.once(6)?;
-                item.input = s.raw_arguments(2)?;
-            }
-            b"code" => {
-                seen.once(7)?;
-                item.code = s.raw_arguments(2)?;
-            }
-            b"queries" => {
-                seen.once(8)?;
-                item.queries = s.raw_arguments(2)?;
-            }
-            b"call_id" => {
-                seen.once(9)?;
-                item.call_id = s.str()?;
-            }
-            b"id" => {
-                seen.once(10)?;
-                item.id = s.str()?;
-            }
-            b"output" => {
-                seen.once(11)?;
-                item.output = s.nullable(|s| s.content(2))?;
-            }
-            b"error" => {
-                seen.once(12)?;
-                item.error = s.str()?;
-            }
-            _ => s.skip(2)?,
-        }
-        Some(())
-    })?;
-    s.end()?;
-    Some(item)
+            Some(())
+        })?;
+        Some(item)
+    })
 }
 
 /// An AutoGen message or event (`model_dump()`) if the scanner is sure of it: the
@@ -205,92 +190,84 @@ pub(super) fn responses_item(text: &str) -> Option<Item<'_>> {
 /// handoff's target; any other key skipped, as serde does), which the one conversion
 /// then reads.
 pub(super) fn agent_message(text: &str) -> Option<AgentMessage<'_>> {
-    if off() {
-        return None;
-    }
-    let mut s = Scan::new(text);
-    let mut seen = Seen::default();
-    let (mut kind, mut source, mut content, mut usage, mut target) = (None, None, None, None, None);
-    let mut scanned = None;
-    s.object(|s, key| {
-        match key {
-            b"type" => {
-                seen.once(0)?;
-                kind = Some(s.string()?);
-            }
-            b"source" => {
-                seen.once(1)?;
-                source = Some(s.string()?);
-            }
-            b"content" => {
-                seen.once(2)?;
-                s.peek()?;
-                let start = s.at;
-                scanned = s.agent_content();
-                if scanned.is_none() {
-                    // Not what it looked like: read again as JSON text only.
-                    s.at = start;
-                    content = s.nullable(|s| s.raw(2))?;
-                } else {
-                    content = Some(&s.text[start..s.at]);
+    whole(text, |s| {
+        let mut seen = Seen::default();
+        let (mut kind, mut source, mut content, mut usage, mut target) =
+            (None, None, None, None, None);
+        let mut scanned = None;
+        s.object(|s, key| {
+            match key {
+                b"type" => {
+                    seen.once(0)?;
+                    kind = Some(s.string()?);
                 }
+                b"source" => {
+                    seen.once(1)?;
+                    source = Some(s.string()?);
+                }
+                b"content" => {
+                    seen.once(2)?;
+                    s.peek()?;
+                    let start = s.at;
+                    scanned = s.agent_content();
+                    if scanned.is_none() {
+                        // Not what it looked like: read again as JSON text only.
+                        s.at = start;
+                        content = s.nullable(|s| s.raw(2))?;
+                    } else {
+                        content = Some(&s.text[start..s.at]);
+                    }
+                }
+                b"models_usage" => {
+                    seen.once(3)?;
+                    usage = s.nullable(|s| s.provider_usage(2))?;
+                }
+                b"target" => {
+                    seen.once(4)?;
+                    target = s.str()?;
+                }
+                _ => s.skip(2)?,
             }
-            b"models_usage" => {
-                seen.once(3)?;
-                usage = s.nullable(|s| s.provider_usage(2))?;
-            }
-            b"target" => {
-                seen.once(4)?;
-                target = s.str()?;
-            }
-            _ => s.skip(2)?,
-        }
-        Some(())
-    })?;
-    s.end()?;
-    Some(AgentMessage {
-        kind: Str(kind?),
-        source: Str(source?),
-        content,
-        models_usage: usage,
-        target,
-        scanned,
+            Some(())
+        })?;
+        Some(AgentMessage {
+            kind: Str(kind?),
+            source: Str(source?),
+            content,
+            models_usage: usage,
+            target,
+            scanned,
+        })
     })
 }
 
 /// A `ToolCallRequestEvent`'s content (the JSON text of its list of calls) if the
 /// scanner is sure of it: the structs serde fills.
 pub(super) fn function_calls(content: &str) -> Option<Vec<FunctionCall<'_>>> {
-    if off() {
-        return None;
-    }
-    let mut s = Scan::new(content);
-    let calls = s.function_calls(1)?;
-    s.end()?;
-    Some(calls)
+    whole(content, |s| s.function_calls(1))
 }
 
 /// A `ToolCallExecutionEvent`'s content (the JSON text of its list of results) if
 /// the scanner is sure of it: the structs serde fills.
 pub(super) fn execution_results(content: &str) -> Option<Vec<ExecutionResult<'_>>> {
-    if off() {
-        return None;
-    }
-    let mut s = Scan::new(content);
-    let results = s.execution_results(1)?;
-    s.end()?;
-    Some(results)
+    whole(content, |s| s.execution_results(1))
 }
 
 /// The text of `text` if it is one JSON string the scanner is sure of.
 pub(super) fn json_string(text: &str) -> Option<Cow<'_, str>> {
+    whole(text, Scan::string)
+}
+
+/// What `read` reads from `text`, if the fast path is on, `read` is sure of it and
+/// nothing but whitespace follows.
+fn whole<'a, T>(text: &'a str, read: impl FnOnce(&mut Scan<'a>) -> Option<T>) -> Option<T> {
     if off() {
         return None;
     }
     let mut s = Scan::new(text);
-    let string = s.string()?;
+    let value = read(&mut s)?;
     s.end()?;
-    Some(string)
+    Some(value)
 }
 
 /// Whether the fast path is off: never, but in tests that compare it with the serde
@@ -467,18 +444,7 @@ impl<'a> Scan<'a> {
         }
         let role: Role = role_text.parse().ok()?;
         let mut found = Found::default();
-        let mut content = parts::text(content, &mut found).ok()?;
-        // A refusal is what the model said instead of an answer: text after any
-        // content.
-        if let Some(refusal) = refusal.filter(|r| !r.is_empty()) {
-            if content.is_empty() {
-                content = refusal;
-            } else {
-                let text = content.to_mut();
-                text.push('\n');
-                text.push_str(&refusal);
-            }
-        }
+        let content = parts::with_refusal(parts::text(content, &mut found).ok()?, refusal);
         tool_calls.append(&mut found.calls);
         let responder = responder.or(name);
         let mut results = found.results;

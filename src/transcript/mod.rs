@@ -227,6 +227,12 @@ impl TranscriptError {
     }
 }
 
+/// Where `within`, a part of `whole`, starts in it (0 if it is not a part).
+fn offset_in(within: &str, whole: &str) -> usize {
+    let offset = (within.as_ptr() as usize).saturating_sub(whole.as_ptr() as usize);
+    if offset <= whole.len() { offset } else { 0 }
+}
+
 /// The 0-based line and 1-based column (in bytes) of byte `at` of `text`.
 fn position(text: &str, at: usize) -> (usize, usize) {
     let before = &text.as_bytes()[..at.min(text.len())];
@@ -736,7 +742,11 @@ impl<R: BufRead> State<R> {
             Err(failure) => failure,
         };
         if let record::Problem::TooDeep(at) = failure.problem {
-            return Err(self.too_deep_in(failure.within, at, whole, base));
+            return Err(TranscriptError::too_deep(
+                base,
+                whole,
+                offset_in(failure.within, whole) + at,
+            ));
         }
         // Another kind of record of the format (a log may mix messages and response
         // objects): read as its keys say.
@@ -765,13 +775,6 @@ impl<R: BufRead> State<R> {
         }
     }
 
-    /// The error for `within` (a part of `whole`, whose first line is `base`) nesting
-    /// too deep at its byte `at`.
-    fn too_deep_in(&self, within: &str, at: usize, whole: &str, base: usize) -> TranscriptError {
-        let offset = (within.as_ptr() as usize).saturating_sub(whole.as_ptr() as usize);
-        TranscriptError::too_deep(base, whole, offset + at)
-    }
-
     /// Remembers that records whose first key is `key` were of `kind`.
     fn learn(&mut self, key: Option<&str>, kind: record::Kind) {
         let Some(key) = key else { return };
@@ -793,8 +796,7 @@ impl<R: BufRead> State<R> {
         base: usize,
         problem: record::Problem,
     ) -> TranscriptError {
-        let offset = (within.as_ptr() as usize).saturating_sub(whole.as_ptr() as usize);
-        let offset = if offset <= whole.len() { offset } else { 0 };
+        let offset = offset_in(within, whole);
         let (line, column) = position(whole, offset);
         let kind = self.kind.unwrap_or(record::Kind::of(self.format)[0]);
         let format = match self.format {
@@ -836,7 +838,7 @@ impl<R: BufRead> State<R> {
                     format: Some(format),
                 }
             }
-            record::Problem::TooDeep(at) => self.too_deep_in(within, at, whole, base),
+            record::Problem::TooDeep(at) => TranscriptError::too_deep(base, whole, offset + at),
             record::Problem::Message(error_kind, message) => TranscriptError {
                 line: base + line,
                 column: None,

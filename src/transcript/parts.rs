@@ -163,6 +163,24 @@ pub(super) fn text<'a, A: ArgumentsText<'a>>(
     }
 }
 
+/// A message's text with its refusal, what the model said instead of an answer: text
+/// to classify, after any content (as refusal parts are), never dropped.
+pub(super) fn with_refusal<'a>(
+    content: Cow<'a, str>,
+    refusal: Option<Cow<'a, str>>,
+) -> Cow<'a, str> {
+    match refusal.filter(|r| !r.is_empty()) {
+        None => content,
+        Some(refusal) if content.is_empty() => refusal,
+        Some(refusal) => {
+            let mut text = content.into_owned();
+            text.push('\n');
+            text.push_str(&refusal);
+            Cow::Owned(text)
+        }
+    }
+}
+
 /// The text of a `content` that holds no tool uses or results (`what` it is, for the
 /// error when it does: written only then).
 pub(super) fn plain_text<'a, A: ArgumentsText<'a>>(

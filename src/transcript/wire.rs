@@ -513,18 +513,10 @@ impl<'de, A: ArgumentsText<'de>> Line<'de, A> {
     ) -> Result<Option<Message<'de>>, String> {
         let role: Role = self.role.0.parse().map_err(|e| format!("{e}"))?;
         let mut found = Found::default();
-        let mut content = parts::text(self.content, &mut found)?;
-        // A refusal is what the model said instead of an answer: text to classify,
-        // after any content (as refusal parts are), never dropped.
-        if let Some(refusal) = self.refusal.filter(|r| !r.is_empty()) {
-            if content.is_empty() {
-                content = refusal.into_cow();
-            } else {
-                let text = content.to_mut();
-                text.push('\n');
-                text.push_str(&refusal.0);
-            }
-        }
+        let content = parts::with_refusal(
+            parts::text(self.content, &mut found)?,
+            self.refusal.map(Str::into_cow),
+        );
         let mut tool_calls = match self.tool_calls {
             Some(calls) => calls.calls?,
             None => Vec::new(),
