@@ -260,14 +260,17 @@ pub(super) fn json_string(text: &str) -> Option<Cow<'_, str>> {
 
 /// What `read` reads from `text`, if the fast path is on, `read` is sure of it and
 /// nothing but whitespace follows.
+#[inline(always)]
 fn whole<'a, T>(text: &'a str, read: impl FnOnce(&mut Scan<'a>) -> Option<T>) -> Option<T> {
     if off() {
         return None;
     }
     let mut s = Scan::new(text);
-    let value = read(&mut s)?;
+    // The value is returned where it was built (it can be a large struct): not
+    // unwrapped and wrapped again.
+    let value = read(&mut s);
     s.end()?;
-    Some(value)
+    value
 }
 
 /// Whether the fast path is off: never, but in tests that compare it with the serde
