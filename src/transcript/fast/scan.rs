@@ -40,12 +40,21 @@ impl<'a> Scan<'a> {
     }
 
     /// The next byte that is not JSON whitespace, not consumed.
-    #[inline]
+    #[inline(always)]
     pub(super) fn peek(&mut self) -> Option<u8> {
+        let b = *self.bytes().get(self.at)?;
+        // Whitespace is below `!`: one comparison for every other byte.
+        if b > b' ' {
+            return Some(b);
+        }
+        self.peek_past_whitespace()
+    }
+
+    /// [`Scan::peek`] at whitespace (or a byte JSON does not allow there).
+    fn peek_past_whitespace(&mut self) -> Option<u8> {
         let bytes = self.bytes();
         while let Some(&b) = bytes.get(self.at) {
-            // Whitespace is below `!`: one comparison for every other byte.
-            if b > b' ' || !matches!(b, b' ' | b'\n' | b'\t' | b'\r') {
+            if !matches!(b, b' ' | b'\n' | b'\t' | b'\r') {
                 return Some(b);
             }
             self.at += 1;
@@ -60,12 +69,13 @@ impl<'a> Scan<'a> {
     }
 
     /// After a member or element: `Some(true)` at the closing `close` (consumed),
-    /// `Some(false)` at a comma (consumed).
-    #[inline]
+    /// `Some(false)` at a comma (consumed, with the one space that most often follows
+    /// it).
+    #[inline(always)]
     pub(super) fn close(&mut self, close: u8) -> Option<bool> {
         match self.peek()? {
             b',' => {
-                self.at += 1;
+                self.at += 1 + usize::from(self.bytes().get(self.at + 1) == Some(&b' '));
                 Some(false)
             }
             b if b == close => {
@@ -151,9 +161,9 @@ impl<'a> Scan<'a> {
         if bytes[end] != b'"' {
             return None;
         }
-        // The colon most often follows at once.
+        // The colon most often follows at once, and one space after it.
         if bytes.get(end + 1) == Some(&b':') {
-            self.at = end + 2;
+            self.at = end + 2 + usize::from(bytes.get(end + 2) == Some(&b' '));
         } else {
             self.at = end + 1;
             self.expect(b':')?;
@@ -163,7 +173,7 @@ impl<'a> Scan<'a> {
 
     /// `read`'s value, or `None` for `null` (an absent field, as serde reads an
     /// `Option`).
-    #[inline]
+    #[inline(always)]
     pub(super) fn nullable<T>(
         &mut self,
         read: impl FnOnce(&mut Self) -> Option<T>,
@@ -182,54 +192,78 @@ impl<'a> Scan<'a> {
     }
 
     /// A string: borrowed from the line when it has no escapes, decoded otherwise.
-    #[inline]
+    #[inline(always)]
     pub(super) fn string(&mut self) -> Option<Cow<'a, str>> {
         self.expect(b'"')?;
         let bytes = self.bytes();
         let start = self.at;
         let end = start + plain(&bytes[start..])?;
-        self.at = end + 1;
         if bytes[end] == b'"' {
+            self.at = end + 1;
             return Some(Cow::Borrowed(&self.text[start..end]));
         }
-        // Escapes: decoded into a new string, as serde_json does, sized once (the
-        // string's JSON text is at least as long as its text).
-        let mut probe = Scan {
-            text: self.text,
-            at: start - 1,
+        self.at = end;
+        self.unescape(start).map(Cow::Owned)
+    }
+
+    /// The rest of a string with escapes, decoded into a new string as serde_json
+    /// does: `start` is where the string's text begins and the cursor is at its first
+    /// backslash. Sized by the rest of the line (a string cannot be longer), up to a
+    /// bound above which the string is measured first, so that a short string is
+    /// decoded in one pass and a long one is not given a line's worth of room.
+    #[cold]
+    fn unescape(&mut self, start: usize) -> Option<String> {
+        const ROOM: usize = 512;
+        let bytes = self.bytes();
+        let rest = bytes.len() - start;
+        let room = if rest <= ROOM {
+            rest
+        } else {
+            let mut probe = Scan {
+                text: self.text,
+                at: start - 1,
+            };
+            probe.skip_string()?;
+            probe.at - start
         };
-        probe.skip_string()?;
-        let mut out = String::with_capacity(probe.at - start);
-        out.push_str(&self.text[start..end]);
+        let mut out = String::with_capacity(room);
+        out.push_str(&self.text[start..self.at]);
         loop {
-            // Just past a backslash.
-            let escape = *bytes.get(self.at)?;
-            self.at += 1;
-            out.push(match escape {
-                b'"' => '"',
-                b'\\' => '\\',
-                b'/' => '/',
-                b'b' => '\u{8}',
-                b'f' => '\u{c}',
-                b'n' => '\n',
-                b'r' => '\r',
-                b't' => '\t',
-                b'u' => self.unicode_escape()?,
+            // At a backslash.
+            let escape = *bytes.get(self.at + 1)?;
+            self.at += 2;
+            match escape {
+                b'"' => out.push('"'),
+                b'\\' => out.push('\\'),
+                b'/' => out.push('/'),
+                b'b' => out.push('\u{8}'),
+                b'f' => out.push('\u{c}'),
+                b'n' => out.push('\n'),
+                b'r' => out.push('\r'),
+                b't' => out.push('\t'),
+                b'u' => out.push(self.unicode_escape()?),
                 _ => return None,
-            });
+            }
             let from = self.at;
             let end = from + plain(&bytes[from..])?;
             out.push_str(&self.text[from..end]);
-            self.at = end + 1;
             if bytes[end] == b'"' {
-                return Some(Cow::Owned(out));
+                self.at = end + 1;
+                return Some(out);
             }
+            self.at = end;
         }
     }
 
     /// Skips a string, checking it as [`Scan::string`] does, without building it.
     fn skip_string(&mut self) -> Option<()> {
         self.expect(b'"')?;
+        self.skip_string_rest()
+    }
+
+    /// Skips the rest of a string (just past its opening quote), checking it.
+    #[inline]
+    fn skip_string_rest(&mut self) -> Option<()> {
         let bytes = self.bytes();
         loop {
             let end = self.at + plain(&bytes[self.at..])?;
@@ -299,34 +333,42 @@ impl<'a> Scan<'a> {
 
     /// Skips a value at nesting `depth` (of its brackets, if it has any), checking it
     /// is JSON.
+    #[inline]
     pub(super) fn skip(&mut self, depth: usize) -> Option<()> {
         match self.peek()? {
-            b'"' => self.skip_string(),
-            open @ (b'{' | b'[') => {
-                if depth > DEPTH {
-                    return None;
-                }
+            b'"' => {
                 self.at += 1;
-                let close = if open == b'{' { b'}' } else { b']' };
-                if self.peek()? == close {
-                    self.at += 1;
-                    return Some(());
-                }
-                loop {
-                    if open == b'{' {
-                        self.skip_string()?;
-                        self.expect(b':')?;
-                    }
-                    self.skip(depth + 1)?;
-                    if self.close(close)? {
-                        return Some(());
-                    }
-                }
+                self.skip_string_rest()
             }
+            b'{' | b'[' => self.skip_container(depth),
             b't' => self.literal(b"true"),
             b'f' => self.literal(b"false"),
             b'n' => self.literal(b"null"),
             _ => self.number(),
+        }
+    }
+
+    /// Skips an object or a list (at its opening bracket) at nesting `depth`.
+    fn skip_container(&mut self, depth: usize) -> Option<()> {
+        if depth > DEPTH {
+            return None;
+        }
+        let open = self.bytes()[self.at];
+        self.at += 1;
+        let close = if open == b'{' { b'}' } else { b']' };
+        if self.peek()? == close {
+            self.at += 1;
+            return Some(());
+        }
+        loop {
+            if open == b'{' {
+                self.skip_string()?;
+                self.expect(b':')?;
+            }
+            self.skip(depth + 1)?;
+            if self.close(close)? {
+                return Some(());
+            }
         }
     }
 
@@ -376,18 +418,9 @@ impl<'a> Scan<'a> {
 /// does not allow in a string) gives up.
 #[inline]
 pub(super) fn plain(rest: &[u8]) -> Option<usize> {
-    // Eight bytes at a time (SWAR, as serde_json scans strings): a byte is flagged if
-    // it is a quote, a backslash or below 0x20. Each test can flag bytes after a true
-    // one (a borrow carries), never before it, so the lowest flag is the first.
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
     let mut i = 0;
     while let Some(word) = rest.get(i..i + 8) {
-        let x = u64::from_le_bytes(word.try_into().ok()?);
-        let flags = zero(x ^ (ONES * u64::from(b'"')))
-            | zero(x ^ (ONES * u64::from(b'\\')))
-            | (x.wrapping_sub(ONES * 0x20) & !x & HIGH);
+        let flags = special(u64::from_le_bytes(word.try_into().ok()?));
         if flags != 0 {
             i += flags.trailing_zeros() as usize / 8;
             return (rest[i] >= 0x20).then_some(i);
@@ -399,4 +432,18 @@ pub(super) fn plain(rest: &[u8]) -> Option<usize> {
         .iter()
         .position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
     (rest[end] >= 0x20).then_some(end)
+}
+
+/// Eight bytes of a string at once (SWAR, as serde_json scans strings), in the order
+/// they come: the high bit of each byte that is a quote, a backslash or below 0x20
+/// (which ends a plain run) is set. Each test can flag bytes after a true one (a borrow
+/// carries), never before it, so the lowest flag is the first.
+#[inline(always)]
+fn special(x: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
+    zero(x ^ (ONES * u64::from(b'"')))
+        | zero(x ^ (ONES * u64::from(b'\\')))
+        | (x.wrapping_sub(ONES * 0x20) & !x & HIGH)
 }

@@ -549,3 +549,57 @@ proptest! {
         prop_assert_eq!(plain(&bytes), naive);
     }
 }
+
+/// Pieces of a JSON string's text: plain runs (some not ASCII), each escape JSON has,
+/// surrogate pairs, and what JSON refuses in a string (a bad escape, a lone surrogate,
+/// a control character).
+fn string_piece() -> impl Strategy<Value = String> {
+    prop_oneof![
+        8 => "[a-z é€😀]{0,12}",
+        1 => "[a-z]{100,300}",
+        4 => prop_oneof![
+            Just(r#"\""#), Just(r"\\"), Just(r"\/"), Just(r"\b"), Just(r"\f"),
+            Just(r"\n"), Just(r"\r"), Just(r"\t"), Just(r"\u00e9"), Just(r"\u20AC"),
+            Just(r"\ud83d\ude00"),
+        ]
+        .prop_map(str::to_owned),
+        1 => prop_oneof![
+            Just(r"\x"), Just(r"\u12"), Just(r"\ud83d"), Just(r"\ude00"), Just("\u{1}"),
+            Just("\t"), Just(r"\"),
+        ]
+        .prop_map(str::to_owned),
+    ]
+}
+
+proptest! {
+    /// A string with escapes is decoded as serde_json decodes it, short or long (past
+    /// the length above which it is measured before it is decoded), and refused where
+    /// serde_json refuses it.
+    #[test]
+    fn strings_decode_as_serde_decodes_them(
+        pieces in proptest::collection::vec(string_piece(), 0..12),
+    ) {
+        let literal = format!("\"{}\"", pieces.concat());
+        let serde = serde_json::from_str::<String>(&literal).ok();
+        let fast = super::json_string(&literal).map(std::borrow::Cow::into_owned);
+        // The scanner accepts every string serde_json accepts here (none has a lone
+        // surrogate: serde_json refuses those in a string it reads).
+        prop_assert_eq!(fast, serde, "{}", literal);
+    }
+}
+
+/// A decoded string is given room for itself, not for the rest of a long line.
+#[test]
+fn a_decoded_string_in_a_long_line_is_sized_to_itself() {
+    let line = format!(
+        r#"{{"role": "llm", "content": "a\nb", "metadata": {{"x": "{}"}}}}"#,
+        "y".repeat(1_000)
+    );
+    let chat = message(&line, false).expect("scanned");
+    let content = chat.message.expect("a message").content;
+    assert_eq!(content, "a\nb");
+    let std::borrow::Cow::Owned(decoded) = content else {
+        panic!("an escape is decoded into a new string");
+    };
+    assert!(decoded.capacity() < 16, "room for {}", decoded.capacity());
+}
