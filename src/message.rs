@@ -78,6 +78,10 @@ impl std::str::FromStr for Role {
             ("system", Role::System),
             ("developer", Role::System),
         ];
+        // Most often spelled in lower case: matched exactly first.
+        if let Some(&(_, role)) = NAMES.iter().find(|(name, _)| *name == s) {
+            return Ok(role);
+        }
         NAMES
             .iter()
             .find(|(name, _)| name.eq_ignore_ascii_case(s))
