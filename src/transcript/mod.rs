@@ -539,7 +539,8 @@ impl<R: BufRead> State<R> {
         // (A log that has shown two kinds predicts the kind by the first key.)
         let trimmed = text.trim();
         let key = self.first_key(trimmed);
-        if self.reads_chat(key) {
+        let predicted = self.predict(key);
+        if self.reads_chat(predicted) {
             if let Some(chat) = fast::message(trimmed, self.cx.detect_langroid) {
                 // As the serde path would: the kind read last, the key's kind learnt.
                 self.kind = Some(record::Kind::Message);
@@ -567,7 +568,7 @@ impl<R: BufRead> State<R> {
                 }
             }
         }
-        let mut out = self.read_record_in(trimmed, key, text, line)?;
+        let mut out = self.read_record_in(trimmed, key, predicted, text, line)?;
         if out.len() == 1 {
             return Ok(out.pop());
         }
@@ -590,19 +591,25 @@ impl<R: BufRead> State<R> {
         }
     }
 
-    /// Whether a record (whose first key is `key`, where the log predicts kinds by
-    /// it) is to be read as a chat message, as the fast path reads it: the kind the
-    /// log's records have been (or that records with its first key have been) is a
-    /// chat message, nothing is left to do between records (no model turn of
+    /// Whether a record (of the kind `predicted` by its first key, where the log
+    /// predicts kinds by it) is to be read as a chat message, as the fast path reads
+    /// it: the kind predicted (or else the kind of the record read last) is a chat
+    /// message, nothing is left to do between records (no model turn of
     /// Responses items open), and Langroid's tool JSON is not searched for.
-    fn reads_chat(&self, key: Option<&str>) -> bool {
+    fn reads_chat(&self, predicted: Option<record::Kind>) -> bool {
         if self.cx.langroid || self.cx.responses.is_open() {
             return false;
         }
-        let predicted = key
-            .and_then(|key| self.by_first_key.iter().find(|(k, _)| k == key))
-            .map(|&(_, kind)| kind);
         predicted.or(self.kind) == Some(record::Kind::Message)
+    }
+
+    /// The kind of record that records whose first key is `key` were lately (where
+    /// the log predicts kinds by it).
+    fn predict(&self, key: Option<&str>) -> Option<record::Kind> {
+        let key = key?;
+        (self.by_first_key.iter())
+            .find(|(k, _)| k == key)
+            .map(|&(_, kind)| kind)
     }
 
     /// Reads the next line into the scratch buffer, and its messages into `pending`.
@@ -625,7 +632,7 @@ impl<R: BufRead> State<R> {
         let text = utf8(scratch, line)?;
         let trimmed = text.trim();
         let key = self.first_key(trimmed);
-        let out = self.read_record_in(trimmed, key, text, line)?;
+        let out = self.read_record_in(trimmed, key, self.predict(key), text, line)?;
         self.pending
             .extend(out.into_iter().map(Message::into_owned));
         Ok(())
@@ -669,7 +676,8 @@ impl<R: BufRead> State<R> {
         let out = if trimmed.starts_with('[') {
             self.read_array(trimmed, text, start)?
         } else {
-            self.read_record_in(trimmed, self.first_key(trimmed), text, start)?
+            let key = self.first_key(trimmed);
+            self.read_record_in(trimmed, key, self.predict(key), text, start)?
         };
         self.pending
             .extend(out.into_iter().map(Message::into_owned));
@@ -691,8 +699,9 @@ impl<R: BufRead> State<R> {
         let mut out = record::Out::new();
         let count = elements.len();
         for (i, element) in elements.into_iter().enumerate() {
+            let key = self.first_key(element.get());
             let messages = self
-                .read_record_in(element.get(), self.first_key(element.get()), whole, base)
+                .read_record_in(element.get(), key, self.predict(key), whole, base)
                 .map_err(|mut e| {
                     if e.kind == Kind::Message || e.kind == Kind::ToolSearch {
                         e.message =
@@ -706,20 +715,17 @@ impl<R: BufRead> State<R> {
     }
 
     /// The messages of the record `text`, a part of `whole` (whose first line is line
-    /// `base`): read as the kind read last, else as its keys say.
+    /// `base`): read as the kind its first key `key` `predicted`, else as the kind
+    /// read last, else as its keys say.
     fn read_record_in<'t>(
         &mut self,
         text: &'t str,
         key: Option<&'t str>,
+        predicted: Option<record::Kind>,
         whole: &'t str,
         base: usize,
     ) -> Result<record::Out<'t>, TranscriptError> {
         let allowed = record::Kind::of(self.format);
-        let predicted = key.and_then(|key| {
-            (self.by_first_key.iter())
-                .find(|(k, _)| k == key)
-                .map(|&(_, kind)| kind)
-        });
         let kind = match predicted.or(self.kind) {
             Some(kind) => kind,
             None => {
