@@ -448,7 +448,7 @@ impl<'a> Scan<'a> {
         let role: Role = role_text.parse().ok()?;
         let mut found = Found::default();
         let content = parts::with_refusal(parts::text(content, &mut found).ok()?, refusal);
-        tool_calls.append(&mut found.calls);
+        let tool_calls = parts::with_calls(tool_calls, found.calls);
         let responder = responder.or(name);
         let mut results = found.results;
         if let Some(responder) = &responder {

@@ -163,6 +163,20 @@ pub(super) fn text<'a, A: ArgumentsText<'a>>(
     }
 }
 
+/// A message's tool calls: those of its `tool_calls` field, then those its content
+/// blocks hold (`tool_use`). The content's list is moved where the field gave none
+/// (Anthropic's messages), not copied into a new one.
+pub(super) fn with_calls<'a>(
+    mut calls: Vec<ToolCall<'a>>,
+    mut in_content: Vec<ToolCall<'a>>,
+) -> Vec<ToolCall<'a>> {
+    if calls.is_empty() {
+        return in_content;
+    }
+    calls.append(&mut in_content);
+    calls
+}
+
 /// A message's text with its refusal, what the model said instead of an answer: text
 /// to classify, after any content (as refusal parts are), never dropped.
 pub(super) fn with_refusal<'a>(

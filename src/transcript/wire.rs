@@ -517,11 +517,11 @@ impl<'de, A: ArgumentsText<'de>> Line<'de, A> {
             parts::text(self.content, &mut found)?,
             self.refusal.map(Str::into_cow),
         );
-        let mut tool_calls = match self.tool_calls {
+        let tool_calls = match self.tool_calls {
             Some(calls) => calls.calls?,
             None => Vec::new(),
         };
-        tool_calls.append(&mut found.calls);
+        let mut tool_calls = parts::with_calls(tool_calls, found.calls);
         let only_results = !found.results.is_empty() && content.is_empty() && tool_calls.is_empty();
         if !found.results.is_empty() {
             let responder = self.responder.as_ref().or(self.name.as_ref());

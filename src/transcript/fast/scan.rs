@@ -121,11 +121,13 @@ impl<'a> Scan<'a> {
             return None;
         }
         self.expect(b'[')?;
-        let mut items = Vec::new();
         if self.peek()? == b']' {
             self.at += 1;
-            return Some(items);
+            return Some(Vec::new());
         }
+        // Room for a few at once: a list here most often has one or two elements,
+        // and growing from none costs more than allocating.
+        let mut items = Vec::with_capacity(4);
         loop {
             items.push(element(self)?);
             if self.close(b']')? {
