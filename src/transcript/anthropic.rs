@@ -59,8 +59,7 @@ pub(super) struct Response<'a> {
 pub(super) fn read_response<'a>(
     response: Response<'a>,
     within: &'a str,
-    out: &mut Out<'a>,
-) -> Result<(), Failure<'a>> {
+) -> Result<Message<'a>, Failure<'a>> {
     if response.kind.0 != "message" || response.role.0 != "assistant" {
         return Err(Failure::message(
             within,
@@ -80,6 +79,5 @@ pub(super) fn read_response<'a>(
     let mut reply = Message::new(Role::Llm, text);
     reply.tool_calls = found.calls;
     reply.usage = response.usage.map(ProviderUsage::into_usage);
-    out.push(reply);
-    Ok(())
+    Ok(reply)
 }

@@ -533,39 +533,37 @@ impl<R: BufRead> State<R> {
         }
         let line = self.line;
         let text: &'b str = utf8(buffer, line)?;
-        // A chat message, where the log is known to be of them (or the line's first
-        // key says it is one): the commonest line is scanned straight into its
-        // message (the serde path reads anything else).
-        // (A log that has shown two kinds predicts the kind by the first key.)
+        // A chat message or an OpenAI chat.completion object, where the log is known
+        // to be of them (or the line's first key says it is one): the commonest lines
+        // are scanned straight into their messages (the serde path reads anything
+        // else). (A log that has shown two kinds predicts the kind by the first key.)
         let trimmed = text.trim();
         let key = self.first_key(trimmed);
         let predicted = self.predict(key);
-        if self.reads_chat(predicted) {
-            if let Some(chat) = fast::message(trimmed, self.cx.detect_langroid) {
-                // As the serde path would: the kind read last, the key's kind learnt.
-                self.kind = Some(record::Kind::Message);
-                self.learn(key, record::Kind::Message);
-                let fast::Chat {
-                    mut results,
-                    message,
-                } = chat;
-                // The first message is returned, any others kept (owned) for the
-                // next calls.
-                let first = match message {
-                    Some(message) if results.is_empty() => Some(message),
-                    None if results.len() == 1 => results.pop(),
-                    message => {
-                        results.extend(message);
-                        let mut rest = results.into_iter();
-                        let first = rest.next();
-                        self.pending.extend(rest.map(Message::into_owned));
-                        first
-                    }
-                };
-                // (A chat message stands for one message or more: `first` is one.)
-                if first.is_some() {
-                    return Ok(first);
+        if let Some((kind, chat)) = self.scan(trimmed, predicted) {
+            // As the serde path would: the kind read last, the key's kind learnt.
+            self.kind = Some(kind);
+            self.learn(key, kind);
+            let fast::Chat {
+                mut results,
+                message,
+            } = chat;
+            // The first message is returned, any others kept (owned) for the next
+            // calls.
+            let first = match message {
+                Some(message) if results.is_empty() => Some(message),
+                None if results.len() == 1 => results.pop(),
+                message => {
+                    results.extend(message);
+                    let mut rest = results.into_iter();
+                    let first = rest.next();
+                    self.pending.extend(rest.map(Message::into_owned));
+                    first
                 }
+            };
+            // (A chat message stands for one message or more: `first` is one.)
+            if first.is_some() {
+                return Ok(first);
             }
         }
         let mut out = self.read_record_in(trimmed, key, predicted, text, line)?;
@@ -591,16 +589,40 @@ impl<R: BufRead> State<R> {
         }
     }
 
-    /// Whether a record (of the kind `predicted` by its first key, where the log
-    /// predicts kinds by it) is to be read as a chat message, as the fast path reads
-    /// it: the kind predicted (or else the kind of the record read last) is a chat
-    /// message, nothing is left to do between records (no model turn of
-    /// Responses items open), and Langroid's tool JSON is not searched for.
-    fn reads_chat(&self, predicted: Option<record::Kind>) -> bool {
+    /// The line `trimmed` scanned straight into its messages, and the kind it was
+    /// read as: where that kind (the one `predicted` by its first key, where the log
+    /// predicts kinds by it, else the kind read last) is a chat message, an OpenAI
+    /// `chat.completion` object or an Anthropic response message, nothing is left to do between records (no model
+    /// turn of Responses items open), Langroid's tool JSON is not searched for, and
+    /// the scanner is sure of the line. `None` otherwise: the serde path reads it.
+    fn scan<'t>(
+        &self,
+        trimmed: &'t str,
+        predicted: Option<record::Kind>,
+    ) -> Option<(record::Kind, fast::Chat<'t>)> {
         if self.cx.langroid || self.cx.responses.is_open() {
-            return false;
+            return None;
         }
-        predicted.or(self.kind) == Some(record::Kind::Message)
+        let langroid_roles = self.cx.detect_langroid;
+        match predicted.or(self.kind)? {
+            kind @ record::Kind::Message => Some((kind, fast::message(trimmed, langroid_roles)?)),
+            kind @ record::Kind::Completion => {
+                Some((kind, fast::completion(trimmed, langroid_roles)?))
+            }
+            kind @ record::Kind::AnthropicResponse => {
+                let response = fast::anthropic_response(trimmed)?;
+                let message = anthropic::read_response(response, trimmed).ok()?;
+                let results = Vec::new();
+                Some((
+                    kind,
+                    fast::Chat {
+                        results,
+                        message: Some(message),
+                    },
+                ))
+            }
+            _ => None,
+        }
     }
 
     /// The kind of record that records whose first key is `key` were lately (where

@@ -200,7 +200,8 @@ pub(super) fn read<'a>(
                 Some(response) => response,
                 None => parse(text)?,
             };
-            anthropic::read_response(response, text, out)
+            out.push(anthropic::read_response(response, text)?);
+            Ok(())
         }
         Kind::ResponsesItem => {
             let item = match fast::responses_item(text) {
