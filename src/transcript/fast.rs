@@ -54,12 +54,14 @@ pub(super) fn message(text: &str, langroid_roles: bool) -> Option<Chat<'_>> {
 pub(super) fn completion(text: &str, langroid_roles: bool) -> Option<Chat<'_>> {
     whole(text, |s| {
         let mut seen = Seen::default();
+        // Written where it is read and returned from here: a `Chat` is a large value,
+        // and each move of it is a copy.
         let (mut chat, mut usage) = (None, None);
         s.object(|s, key| {
             match key {
                 b"choices" => {
                     seen.once(0)?;
-                    chat = Some(s.one_choice(langroid_roles)?);
+                    s.one_choice(langroid_roles, &mut chat)?;
                 }
                 b"usage" => {
                     seen.once(1)?;
@@ -69,13 +71,13 @@ pub(super) fn completion(text: &str, langroid_roles: bool) -> Option<Chat<'_>> {
             }
             Some(())
         })?;
-        let mut chat = chat?;
-        let last = match chat.message.as_mut() {
+        let read = chat.as_mut()?;
+        let last = match read.message.as_mut() {
             Some(message) => Some(message),
-            None => chat.results.last_mut(),
+            None => read.results.last_mut(),
         };
         super::completion::add_usage(usage, last);
-        Some(chat)
+        chat
     })
 }
 
@@ -471,25 +473,24 @@ impl<'a> Scan<'a> {
         Some(Chat { results, message })
     }
 
-    /// A completion's `choices`: exactly one, whose `message` is read (`index`,
-    /// `finish_reason`, `logprobs` and any other key skipped).
-    fn one_choice(&mut self, langroid_roles: bool) -> Option<Chat<'a>> {
+    /// A completion's `choices`: exactly one, whose `message` is read into `chat`
+    /// (`index`, `finish_reason`, `logprobs` and any other key skipped).
+    fn one_choice(&mut self, langroid_roles: bool, chat: &mut Option<Chat<'a>>) -> Option<()> {
         self.expect(b'[')?;
         let mut seen = Seen::default();
-        let mut chat = None;
         self.object(|s, key| {
             match key {
                 b"message" => {
                     seen.once(0)?;
-                    chat = Some(s.chat(4, langroid_roles)?);
+                    *chat = Some(s.chat(4, langroid_roles)?);
                 }
                 _ => s.skip(4)?,
             }
             Some(())
         })?;
+        chat.as_ref()?;
         // A second choice (or a trailing comma) is the serde path's to refuse.
-        self.expect(b']')?;
-        chat
+        self.expect(b']')
     }
 }
 
