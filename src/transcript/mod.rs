@@ -533,10 +533,11 @@ impl<R: BufRead> State<R> {
         }
         let line = self.line;
         let text: &'b str = utf8(buffer, line)?;
-        // A chat message or an OpenAI chat.completion object, where the log is known
-        // to be of them (or the line's first key says it is one): the commonest lines
-        // are scanned straight into their messages (the serde path reads anything
-        // else). (A log that has shown two kinds predicts the kind by the first key.)
+        // A chat message, an OpenAI chat.completion object or an Anthropic response,
+        // where the log is known to be of them (or the line's first key says it is
+        // one): the commonest lines are scanned straight into their messages (the
+        // serde path reads anything else). (A log that has shown two kinds predicts
+        // the kind by the first key.)
         let trimmed = text.trim();
         let key = self.first_key(trimmed);
         let predicted = self.predict(key);
@@ -592,9 +593,10 @@ impl<R: BufRead> State<R> {
     /// The line `trimmed` scanned straight into its messages, and the kind it was
     /// read as: where that kind (the one `predicted` by its first key, where the log
     /// predicts kinds by it, else the kind read last) is a chat message, an OpenAI
-    /// `chat.completion` object or an Anthropic response message, nothing is left to do between records (no model
-    /// turn of Responses items open), Langroid's tool JSON is not searched for, and
-    /// the scanner is sure of the line. `None` otherwise: the serde path reads it.
+    /// `chat.completion` object or an Anthropic response message, nothing is left to
+    /// do between records (no model turn of Responses items open), Langroid's tool
+    /// JSON is not searched for, and the scanner is sure of the line. `None`
+    /// otherwise: the record reader reads it (and says what is wrong, if anything).
     fn scan<'t>(
         &self,
         trimmed: &'t str,
@@ -611,15 +613,9 @@ impl<R: BufRead> State<R> {
             }
             kind @ record::Kind::AnthropicResponse => {
                 let response = fast::anthropic_response(trimmed)?;
-                let message = anthropic::read_response(response, trimmed).ok()?;
+                let message = Some(anthropic::read_response(response, trimmed).ok()?);
                 let results = Vec::new();
-                Some((
-                    kind,
-                    fast::Chat {
-                        results,
-                        message: Some(message),
-                    },
-                ))
+                Some((kind, fast::Chat { results, message }))
             }
             _ => None,
         }
