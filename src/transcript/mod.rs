@@ -590,35 +590,16 @@ impl<R: BufRead> State<R> {
         }
     }
 
-    /// The line `trimmed` scanned straight into its messages, and the kind it was
-    /// read as: where that kind (the one `predicted` by its first key, where the log
-    /// predicts kinds by it, else the kind read last) is a chat message, an OpenAI
-    /// `chat.completion` object or an Anthropic response message, nothing is left to
-    /// do between records (no model turn of Responses items open), Langroid's tool
-    /// JSON is not searched for, and the scanner is sure of the line. `None`
-    /// otherwise: the record reader reads it (and says what is wrong, if anything).
+    /// The line `trimmed` scanned straight into its messages ([`record::scan`]), and
+    /// the kind it was read as: the one `predicted` by its first key (where the log
+    /// predicts kinds by it), else the kind read last.
     fn scan<'t>(
         &self,
         trimmed: &'t str,
         predicted: Option<record::Kind>,
     ) -> Option<(record::Kind, fast::Chat<'t>)> {
-        if self.cx.langroid || self.cx.responses.is_open() {
-            return None;
-        }
-        let langroid_roles = self.cx.detect_langroid;
-        match predicted.or(self.kind)? {
-            kind @ record::Kind::Message => Some((kind, fast::message(trimmed, langroid_roles)?)),
-            kind @ record::Kind::Completion => {
-                Some((kind, fast::completion(trimmed, langroid_roles)?))
-            }
-            kind @ record::Kind::AnthropicResponse => {
-                let response = fast::anthropic_response(trimmed)?;
-                let message = Some(anthropic::read_response(response, trimmed).ok()?);
-                let results = Vec::new();
-                Some((kind, fast::Chat { results, message }))
-            }
-            _ => None,
-        }
+        let kind = predicted.or(self.kind)?;
+        Some((kind, record::scan(kind, trimmed, &self.cx)?))
     }
 
     /// The kind of record that records whose first key is `key` were lately (where

@@ -183,12 +183,10 @@ pub(super) fn read<'a>(
             push_message(converted, text, cx, out)
         }
         Kind::Completion => {
-            if !cx.langroid {
-                if let Some(chat) = fast::completion(text, cx.detect_langroid) {
-                    out.extend(chat.results);
-                    out.extend(chat.message);
-                    return Ok(());
-                }
+            if let Some(chat) = scan(kind, text, cx) {
+                out.extend(chat.results);
+                out.extend(chat.message);
+                return Ok(());
             }
             completion::read(parse(text)?, text, cx, out)
         }
@@ -221,6 +219,29 @@ pub(super) fn read<'a>(
         }
         Kind::TaskResult => autogen::read_result(parse(text)?, out),
         Kind::Otlp => otel::read(parse(text)?, text, cx, out),
+    }
+}
+
+/// The messages of the record `text` of kind `kind` scanned straight from its bytes,
+/// where the kind's common record is (a chat message, an OpenAI `chat.completion`
+/// object, an Anthropic response message), nothing is left to do between records (no
+/// model turn of Responses items open), Langroid's tool JSON is not searched for, and
+/// the scanner is sure of the record. `None` otherwise: [`read`] reads it (and says
+/// what is wrong, if anything).
+pub(super) fn scan<'a>(kind: Kind, text: &'a str, cx: &Context) -> Option<fast::Chat<'a>> {
+    if cx.langroid || cx.responses.is_open() {
+        return None;
+    }
+    match kind {
+        Kind::Message => fast::message(text, cx.detect_langroid),
+        Kind::Completion => fast::completion(text, cx.detect_langroid),
+        Kind::AnthropicResponse => {
+            let response = fast::anthropic_response(text)?;
+            let message = Some(anthropic::read_response(response, text).ok()?);
+            let results = Vec::new();
+            Some(fast::Chat { results, message })
+        }
+        _ => None,
     }
 }
 
