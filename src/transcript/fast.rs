@@ -18,6 +18,31 @@
 //! So it never accepts what the serde path refuses, nor reads a record otherwise
 //! (tests compare the two on every sample and on generated and damaged records).
 
+/// One member of an object (the cursor at its key), read by the arm of its key:
+/// `match_key!(s, { b"role" => body, b"a" | b"b" => body, _ => other })`. Each key
+/// is compared in place, its first byte before the rest, so that a known key is a few
+/// loads and compares; only a key no arm names is scanned for its end (`other` runs
+/// after it and its colon are consumed). A key written with escapes is never an
+/// arm's: the scan of an unknown key gives up on it, as the scanner gives up on
+/// anything it is not sure of. (The keys that producers write and no reader here
+/// reads, `id`, `model`, `finish_reason`, ..., are named in an arm that skips their
+/// value: an unknown key costs a scan.)
+macro_rules! match_key {
+    ($s:ident, { $($($key:literal)|+ => $body:expr,)* _ => $other:expr $(,)? }) => {{
+        let first = $s.key_first()?;
+        $(
+            if false $(|| (first == $key[0] && $s.key_is($key)))+ {
+                $s.colon()?;
+                $body
+            } else
+        )*
+        {
+            $s.key()?;
+            $other
+        }
+    }};
+}
+
 mod fields;
 mod scan;
 
@@ -57,18 +82,19 @@ pub(super) fn completion(text: &str, langroid_roles: bool) -> Option<Chat<'_>> {
         // Written where it is read and returned from here: a `Chat` is a large value,
         // and each move of it is a copy.
         let (mut chat, mut usage) = (None, None);
-        s.object(|s, key| {
-            match key {
+        s.object(|s| {
+            match_key!(s, {
                 b"choices" => {
                     seen.once(0)?;
                     s.one_choice(langroid_roles, &mut chat)?;
-                }
+                },
                 b"usage" => {
                     seen.once(1)?;
                     usage = s.nullable(|s| s.provider_usage(2))?;
-                }
+                },
+                b"id" | b"object" | b"created" | b"model" | b"system_fingerprint" | b"service_tier" => s.skip(2)?,
                 _ => s.skip(2)?,
-            }
+            });
             Some(())
         })?;
         let read = chat.as_mut()?;
@@ -88,26 +114,27 @@ pub(super) fn anthropic_response(text: &str) -> Option<anthropic::Response<'_>> 
     whole(text, |s| {
         let mut seen = Seen::default();
         let (mut kind, mut role, mut content, mut usage) = (None, None, None, None);
-        s.object(|s, key| {
-            match key {
+        s.object(|s| {
+            match_key!(s, {
                 b"type" => {
                     seen.once(0)?;
                     kind = Some(s.string()?);
-                }
+                },
                 b"role" => {
                     seen.once(1)?;
                     role = Some(s.string()?);
-                }
+                },
                 b"content" => {
                     seen.once(2)?;
                     content = Some(s.content(2)?);
-                }
+                },
                 b"usage" => {
                     seen.once(3)?;
                     usage = s.nullable(|s| s.provider_usage(2))?;
-                }
+                },
+                b"id" | b"model" | b"stop_reason" | b"stop_sequence" | b"container" => s.skip(2)?,
                 _ => s.skip(2)?,
-            }
+            });
             Some(())
         })?;
         Some(anthropic::Response {
@@ -125,62 +152,63 @@ pub(super) fn responses_item(text: &str) -> Option<Item<'_>> {
     whole(text, |s| {
         let mut seen = Seen::default();
         let mut item = Item::default();
-        s.object(|s, key| {
-            match key {
+        s.object(|s| {
+            match_key!(s, {
                 b"type" => {
                     seen.once(0)?;
                     item.kind = s.str()?;
-                }
+                },
                 b"role" => {
                     seen.once(1)?;
                     item.role = s.str()?;
-                }
+                },
                 b"content" => {
                     seen.once(2)?;
                     item.content = s.nullable(|s| s.content(2))?;
-                }
+                },
                 b"name" => {
                     seen.once(3)?;
                     item.name = s.str()?;
-                }
+                },
                 b"arguments" => {
                     seen.once(4)?;
                     item.arguments = s.raw_arguments(2)?;
-                }
+                },
                 b"action" => {
                     seen.once(5)?;
                     item.action = s.raw_arguments(2)?;
-                }
+                },
                 b"input" => {
                     seen.once(6)?;
                     item.input = s.raw_arguments(2)?;
-                }
+                },
                 b"code" => {
                     seen.once(7)?;
                     item.code = s.raw_arguments(2)?;
-                }
+                },
                 b"queries" => {
                     seen.once(8)?;
                     item.queries = s.raw_arguments(2)?;
-                }
+                },
                 b"call_id" => {
                     seen.once(9)?;
                     item.call_id = s.str()?;
-                }
+                },
                 b"id" => {
                     seen.once(10)?;
                     item.id = s.str()?;
-                }
+                },
                 b"output" => {
                     seen.once(11)?;
                     item.output = s.nullable(|s| s.content(2))?;
-                }
+                },
                 b"error" => {
                     seen.once(12)?;
                     item.error = s.str()?;
-                }
+                },
+                b"status" | b"summary" | b"encrypted_content" => s.skip(2)?,
                 _ => s.skip(2)?,
-            }
+            });
             Some(())
         })?;
         Some(item)
@@ -197,16 +225,16 @@ pub(super) fn agent_message(text: &str) -> Option<AgentMessage<'_>> {
         let (mut kind, mut source, mut content, mut usage, mut target) =
             (None, None, None, None, None);
         let mut scanned = None;
-        s.object(|s, key| {
-            match key {
+        s.object(|s| {
+            match_key!(s, {
                 b"type" => {
                     seen.once(0)?;
                     kind = Some(s.string()?);
-                }
+                },
                 b"source" => {
                     seen.once(1)?;
                     source = Some(s.string()?);
-                }
+                },
                 b"content" => {
                     seen.once(2)?;
                     s.peek()?;
@@ -219,17 +247,18 @@ pub(super) fn agent_message(text: &str) -> Option<AgentMessage<'_>> {
                     } else {
                         content = Some(&s.text[start..s.at]);
                     }
-                }
+                },
                 b"models_usage" => {
                     seen.once(3)?;
                     usage = s.nullable(|s| s.provider_usage(2))?;
-                }
+                },
                 b"target" => {
                     seen.once(4)?;
                     target = s.str()?;
-                }
+                },
+                b"id" | b"metadata" | b"created_at" => s.skip(2)?,
                 _ => s.skip(2)?,
-            }
+            });
             Some(())
         })?;
         Some(AgentMessage {
@@ -317,22 +346,22 @@ impl<'a> Scan<'a> {
         self.array(depth, |s| {
             let mut seen = Seen::default();
             let (mut id, mut name, mut arguments) = (None, None, None);
-            s.object(|s, key| {
-                match key {
+            s.object(|s| {
+                match_key!(s, {
                     b"id" => {
                         seen.once(0)?;
                         id = s.str()?;
-                    }
+                    },
                     b"name" => {
                         seen.once(1)?;
                         name = Some(s.string()?);
-                    }
+                    },
                     b"arguments" => {
                         seen.once(2)?;
                         arguments = s.raw_arguments(depth + 2)?;
-                    }
+                    },
                     _ => s.skip(depth + 2)?,
-                }
+                });
                 Some(())
             })?;
             Some(FunctionCall {
@@ -349,26 +378,26 @@ impl<'a> Scan<'a> {
         self.array(depth, |s| {
             let mut seen = Seen::default();
             let (mut text, mut name, mut call_id, mut is_error) = (None, None, None, false);
-            s.object(|s, key| {
-                match key {
+            s.object(|s| {
+                match_key!(s, {
                     b"content" => {
                         seen.once(0)?;
                         text = Some(s.string()?);
-                    }
+                    },
                     b"name" => {
                         seen.once(1)?;
                         name = s.str()?;
-                    }
+                    },
                     b"call_id" => {
                         seen.once(2)?;
                         call_id = s.str()?;
-                    }
+                    },
                     b"is_error" => {
                         seen.once(3)?;
                         is_error = s.boolean()?;
-                    }
+                    },
                     _ => s.skip(depth + 2)?,
-                }
+                });
                 Some(())
             })?;
             Some(ExecutionResult {
@@ -392,12 +421,12 @@ impl<'a> Scan<'a> {
         let mut tool_calls = Vec::new();
         let mut usage = None;
         let inner = depth + 1;
-        self.object(|s, key| {
-            match key {
+        self.object(|s| {
+            match_key!(s, {
                 b"role" => {
                     seen.once(0)?;
                     role = Some(s.string()?);
-                }
+                },
                 b"content" => {
                     seen.once(1)?;
                     // A string, most often: read here, not through the parts' reader.
@@ -406,41 +435,45 @@ impl<'a> Scan<'a> {
                     } else {
                         s.nullable(|s| s.content(inner))?
                     };
-                }
+                },
                 b"responder" => {
                     seen.once(2)?;
                     responder = s.nullable(Scan::string)?;
-                }
+                },
                 b"name" => {
                     seen.once(3)?;
                     name = s.nullable(Scan::string)?;
-                }
+                },
                 b"tool_calls" => {
                     seen.once(4)?;
                     tool_calls = s.nullable(|s| s.calls(inner))?.unwrap_or_default();
-                }
+                },
                 b"tool_call_id" => {
                     seen.once(5)?;
                     tool_call_id = s.nullable(Scan::string)?;
-                }
+                },
                 b"usage" => {
                     seen.once(6)?;
                     usage = s.nullable(|s| s.usage(inner))?;
-                }
+                },
                 b"refusal" => {
                     seen.once(7)?;
                     refusal = s.nullable(Scan::string)?;
-                }
-                b"metadata" | b"annotations" | b"audio" => {
-                    seen.once(match key {
-                        b"metadata" => 8,
-                        b"annotations" => 9,
-                        _ => 10,
-                    })?;
+                },
+                b"metadata" => {
+                    seen.once(8)?;
                     s.skip(inner)?;
-                }
+                },
+                b"annotations" => {
+                    seen.once(9)?;
+                    s.skip(inner)?;
+                },
+                b"audio" => {
+                    seen.once(10)?;
+                    s.skip(inner)?;
+                },
                 _ => return None,
-            }
+            });
             Some(())
         })?;
         let role_text = role?;
@@ -478,14 +511,15 @@ impl<'a> Scan<'a> {
     fn one_choice(&mut self, langroid_roles: bool, chat: &mut Option<Chat<'a>>) -> Option<()> {
         self.expect(b'[')?;
         let mut seen = Seen::default();
-        self.object(|s, key| {
-            match key {
+        self.object(|s| {
+            match_key!(s, {
                 b"message" => {
                     seen.once(0)?;
                     *chat = Some(s.chat(4, langroid_roles)?);
-                }
+                },
+                b"index" | b"finish_reason" | b"logprobs" => s.skip(4)?,
                 _ => s.skip(4)?,
-            }
+            });
             Some(())
         })?;
         chat.as_ref()?;

@@ -539,12 +539,13 @@ impl<R: BufRead> State<R> {
         // serde path reads anything else). (A log that has shown two kinds predicts
         // the kind by the first key.)
         let trimmed = text.trim();
-        let key = self.first_key(trimmed);
-        let predicted = self.predict(key);
+        let (key, predicted) = self.predict(trimmed);
         if let Some((kind, chat)) = self.scan(trimmed, predicted) {
             // As the serde path would: the kind read last, the key's kind learnt.
             self.kind = Some(kind);
-            self.learn(key, kind);
+            if predicted.is_none() {
+                self.learn(key, kind);
+            }
             let fast::Chat {
                 mut results,
                 message,
@@ -602,15 +603,6 @@ impl<R: BufRead> State<R> {
         Some((kind, record::scan(kind, trimmed, &self.cx)?))
     }
 
-    /// The kind of record that records whose first key is `key` were lately (where
-    /// the log predicts kinds by it).
-    fn predict(&self, key: Option<&str>) -> Option<record::Kind> {
-        let key = key?;
-        (self.by_first_key.iter())
-            .find(|(k, _)| k == key)
-            .map(|&(_, kind)| kind)
-    }
-
     /// Reads the next line into the scratch buffer, and its messages into `pending`.
     fn scratch_step(&mut self) -> Result<(), TranscriptError> {
         let mut scratch = std::mem::take(&mut self.scratch);
@@ -630,8 +622,8 @@ impl<R: BufRead> State<R> {
         let line = self.line;
         let text = utf8(scratch, line)?;
         let trimmed = text.trim();
-        let key = self.first_key(trimmed);
-        let out = self.read_record_in(trimmed, key, self.predict(key), text, line)?;
+        let (key, predicted) = self.predict(trimmed);
+        let out = self.read_record_in(trimmed, key, predicted, text, line)?;
         self.pending
             .extend(out.into_iter().map(Message::into_owned));
         Ok(())
@@ -675,8 +667,8 @@ impl<R: BufRead> State<R> {
         let out = if trimmed.starts_with('[') {
             self.read_array(trimmed, text, start)?
         } else {
-            let key = self.first_key(trimmed);
-            self.read_record_in(trimmed, key, self.predict(key), text, start)?
+            let (key, predicted) = self.predict(trimmed);
+            self.read_record_in(trimmed, key, predicted, text, start)?
         };
         self.pending
             .extend(out.into_iter().map(Message::into_owned));
@@ -698,9 +690,9 @@ impl<R: BufRead> State<R> {
         let mut out = record::Out::new();
         let count = elements.len();
         for (i, element) in elements.into_iter().enumerate() {
-            let key = self.first_key(element.get());
+            let (key, predicted) = self.predict(element.get());
             let messages = self
-                .read_record_in(element.get(), key, self.predict(key), whole, base)
+                .read_record_in(element.get(), key, predicted, whole, base)
                 .map_err(|mut e| {
                     if e.kind == Kind::Message || e.kind == Kind::ToolSearch {
                         e.message =
@@ -739,7 +731,7 @@ impl<R: BufRead> State<R> {
         let failure = match record::read(kind, text, &mut self.cx, &mut out) {
             Ok(()) => {
                 self.kind = Some(kind);
-                if key.is_some() {
+                if key.is_some() && predicted != Some(kind) {
                     self.learn(key, kind);
                 }
                 return Ok(out);
@@ -767,17 +759,24 @@ impl<R: BufRead> State<R> {
         Err(self.error(within, whole, base, problem))
     }
 
-    /// The first key of the record `text` where the log predicts kinds by it: a log
-    /// that mixes kinds (chat messages and response objects) writes each kind's keys
-    /// in its own order, so that the first key says which kind to read a record as
-    /// first. (Looked at only once the log has shown two kinds: a log of one kind
-    /// pays nothing.)
-    fn first_key<'t>(&self, text: &'t str) -> Option<&'t str> {
+    /// The first key of the record `text` where the log predicts kinds by it, and the
+    /// kind of record that records with that key were lately: a log that mixes kinds
+    /// (chat messages and response objects) writes each kind's keys in its own order,
+    /// so that the first key says which kind to read a record as first. (Looked at
+    /// only once the log has shown two kinds: a log of one kind pays nothing.)
+    fn predict<'t>(&self, text: &'t str) -> (Option<&'t str>, Option<record::Kind>) {
         if self.by_first_key.is_empty() {
-            None
-        } else {
-            first_key(text)
+            return (None, None);
         }
+        // The keys seen compared in place first: finding where the key ends costs more.
+        if let Some(rest) = key_start(text) {
+            for (key, kind) in &self.by_first_key {
+                if rest.as_bytes().get(key.len()) == Some(&b'"') && rest.starts_with(key.as_str()) {
+                    return (Some(&rest[..key.len()]), Some(*kind));
+                }
+            }
+        }
+        (first_key(text), None)
     }
 
     /// Remembers that records whose first key is `key` were of `kind`.
@@ -863,9 +862,14 @@ fn opens_line(buffer: &[u8]) -> bool {
     trimmed.starts_with('{') && serde_json::from_str::<serde::de::IgnoredAny>(trimmed).is_ok()
 }
 
+/// The text of the JSON object `text` from just past its first key's opening quote.
+fn key_start(text: &str) -> Option<&str> {
+    text.strip_prefix('{')?.trim_start().strip_prefix('"')
+}
+
 /// The first key of the JSON object `text`, if it has no escapes.
 fn first_key(text: &str) -> Option<&str> {
-    let rest = text.strip_prefix('{')?.trim_start().strip_prefix('"')?;
+    let rest = key_start(text)?;
     let end = memchr::memchr2(b'"', b'\\', rest.as_bytes())?;
     (rest.as_bytes()[end] == b'"').then(|| &rest[..end])
 }

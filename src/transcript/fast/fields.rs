@@ -14,22 +14,22 @@ impl<'a> Scan<'a> {
     pub(super) fn usage(&mut self, depth: usize) -> Option<Usage> {
         let mut seen = Seen::default();
         let mut usage = Usage::default();
-        self.object(|s, key| {
-            match key {
+        self.object(|s| {
+            match_key!(s, {
                 b"input_tokens" | b"prompt_tokens" => {
                     seen.once(0)?;
                     usage.input_tokens = s.count()?;
-                }
+                },
                 b"output_tokens" | b"completion_tokens" => {
                     seen.once(1)?;
                     usage.output_tokens = s.count()?;
-                }
+                },
                 b"total_tokens" => {
                     seen.once(2)?;
                     s.skip(depth + 1)?;
-                }
+                },
                 _ => return None,
-            }
+            });
             Some(())
         })?;
         Some(usage)
@@ -40,14 +40,15 @@ impl<'a> Scan<'a> {
     pub(super) fn provider_usage(&mut self, depth: usize) -> Option<ProviderUsage> {
         let mut seen = Seen::default();
         let mut usage = ProviderUsage::default();
-        self.object(|s, key| {
-            let (bit, slot) = match key {
+        self.object(|s| {
+            let (bit, slot) = match_key!(s, {
                 b"input_tokens" | b"prompt_tokens" => (0, &mut usage.input_tokens),
                 b"output_tokens" | b"completion_tokens" => (1, &mut usage.output_tokens),
                 b"cache_creation_input_tokens" => (2, &mut usage.cache_creation_input_tokens),
                 b"cache_read_input_tokens" => (3, &mut usage.cache_read_input_tokens),
+                b"total_tokens" | b"prompt_tokens_details" | b"completion_tokens_details" | b"service_tier" | b"server_tool_use" | b"cache_creation" => return s.skip(depth + 1),
                 _ => return s.skip(depth + 1),
-            };
+            });
             seen.once(bit)?;
             *slot = s.nullable(Scan::count)?;
             Some(())
@@ -66,30 +67,30 @@ impl<'a> Scan<'a> {
     fn call(&mut self, depth: usize) -> Option<ToolCall<'a>> {
         let mut seen = Seen::default();
         let (mut id, mut name, mut arguments, mut function) = (None, None, None, None);
-        self.object(|s, key| {
-            match key {
+        self.object(|s| {
+            match_key!(s, {
                 b"id" => {
                     seen.once(0)?;
                     id = s.nullable(Scan::string)?;
-                }
+                },
                 b"type" => {
                     seen.once(1)?;
                     s.skip(depth + 1)?;
-                }
+                },
                 b"name" => {
                     seen.once(2)?;
                     name = s.nullable(Scan::string)?;
-                }
+                },
                 b"arguments" => {
                     seen.once(3)?;
                     arguments = s.nullable(|s| s.arguments(depth + 1))?;
-                }
+                },
                 b"function" => {
                     seen.once(4)?;
                     function = s.nullable(|s| s.function(depth + 1))?;
-                }
+                },
                 _ => return None,
-            }
+            });
             Some(())
         })?;
         let (name, arguments) = match (name, function) {
@@ -113,18 +114,18 @@ impl<'a> Scan<'a> {
     fn function(&mut self, depth: usize) -> Option<(Cow<'a, str>, Option<Cow<'a, str>>)> {
         let mut seen = Seen::default();
         let (mut name, mut arguments) = (None, None);
-        self.object(|s, key| {
-            match key {
+        self.object(|s| {
+            match_key!(s, {
                 b"name" => {
                     seen.once(0)?;
                     name = Some(s.string()?);
-                }
+                },
                 b"arguments" => {
                     seen.once(1)?;
                     arguments = s.nullable(|s| s.arguments(depth + 1))?;
-                }
+                },
                 _ => return None,
-            }
+            });
             Some(())
         })?;
         Some((name?, arguments))
@@ -158,46 +159,47 @@ impl<'a> Scan<'a> {
         let mut seen = Seen::default();
         let mut part = Part::default();
         let inner = depth + 1;
-        self.object(|s, key| {
-            match key {
+        self.object(|s| {
+            match_key!(s, {
                 b"type" => {
                     seen.once(0)?;
                     part.kind = s.str()?;
-                }
+                },
                 b"text" => {
                     seen.once(1)?;
                     part.text = s.str()?;
-                }
+                },
                 b"refusal" => {
                     seen.once(2)?;
                     part.refusal = s.str()?;
-                }
+                },
                 b"id" => {
                     seen.once(3)?;
                     part.id = s.str()?;
-                }
+                },
                 b"name" => {
                     seen.once(4)?;
                     part.name = s.str()?;
-                }
+                },
                 b"input" => {
                     seen.once(5)?;
                     part.input = s.raw_arguments(inner)?;
-                }
+                },
                 b"tool_use_id" => {
                     seen.once(6)?;
                     part.tool_use_id = s.str()?;
-                }
+                },
                 b"content" => {
                     seen.once(7)?;
                     part.content = s.nullable(|s| s.content(inner))?;
-                }
+                },
                 b"is_error" => {
                     seen.once(8)?;
                     part.is_error = s.nullable(Scan::boolean)?;
-                }
+                },
+                b"annotations" | b"cache_control" | b"logprobs" | b"citations" => s.skip(inner)?,
                 _ => s.skip(inner)?,
-            }
+            });
             Some(())
         })?;
         Some(part)

@@ -91,20 +91,17 @@ impl<'a> Scan<'a> {
         self.peek().is_none().then_some(())
     }
 
-    /// An object's members: `member` reads the value of each key (an empty object has
-    /// none).
-    pub(super) fn object(
-        &mut self,
-        mut member: impl FnMut(&mut Self, &'a [u8]) -> Option<()>,
-    ) -> Option<()> {
+    /// An object's members: `member` reads each, its key and value (an empty object
+    /// has none), most often through `match_key!`, with the
+    /// cursor at the key's opening quote.
+    pub(super) fn object(&mut self, mut member: impl FnMut(&mut Self) -> Option<()>) -> Option<()> {
         self.expect(b'{')?;
         if self.peek()? == b'}' {
             self.at += 1;
             return Some(());
         }
         loop {
-            let key = self.key()?;
-            member(self, key)?;
+            member(self)?;
             if self.close(b'}')? {
                 return Some(());
             }
@@ -154,7 +151,6 @@ impl<'a> Scan<'a> {
     }
 
     /// An object's key (with no escapes) and its colon.
-    #[inline(always)]
     pub(super) fn key(&mut self) -> Option<&'a [u8]> {
         self.expect(b'"')?;
         let bytes = self.bytes();
@@ -163,14 +159,49 @@ impl<'a> Scan<'a> {
         if bytes[end] != b'"' {
             return None;
         }
-        // The colon most often follows at once, and one space after it.
-        if bytes.get(end + 1) == Some(&b':') {
-            self.at = end + 2 + usize::from(bytes.get(end + 2) == Some(&b' '));
-        } else {
-            self.at = end + 1;
-            self.expect(b':')?;
-        }
+        self.at = end + 1;
+        self.colon()?;
         Some(&bytes[start..end])
+    }
+
+    /// The first byte of the key whose opening quote is next (after whitespace),
+    /// nothing consumed: what `match_key!` compares first.
+    #[inline(always)]
+    pub(super) fn key_first(&mut self) -> Option<u8> {
+        if self.peek()? != b'"' {
+            return None;
+        }
+        self.bytes().get(self.at + 1).copied()
+    }
+
+    /// Whether the key at the cursor (at its opening quote) is `key`, written without
+    /// escapes; if so it is consumed, up to its colon. Compared in place: a known
+    /// key costs a few loads, where finding its end first costs a scan.
+    #[inline(always)]
+    pub(super) fn key_is(&mut self, key: &[u8]) -> bool {
+        let start = self.at + 1;
+        let end = start + key.len();
+        let found = match self.bytes().get(start..=end) {
+            Some(found) => found[..key.len()] == *key && found[key.len()] == b'"',
+            None => false,
+        };
+        if found {
+            self.at = end + 1;
+        }
+        found
+    }
+
+    /// A key's colon (after its closing quote), and the one space that most often
+    /// follows it.
+    #[inline(always)]
+    pub(super) fn colon(&mut self) -> Option<()> {
+        let bytes = self.bytes();
+        if bytes.get(self.at) == Some(&b':') {
+            self.at += 1 + usize::from(bytes.get(self.at + 1) == Some(&b' '));
+            Some(())
+        } else {
+            self.expect(b':')
+        }
     }
 
     /// `read`'s value, or `None` for `null` (an absent field, as serde reads an

@@ -98,6 +98,10 @@ const COMMON: &[&str] = &[
     r#"{"role": "user", "name": "me", "content": [{"type": "tool_result", "tool_use_id": "t", "content": [{"type": "text", "text": "boom"}], "is_error": true}, {"type": "tool_result", "tool_use_id": "u", "content": null, "is_error": true}, {"type": "text", "text": "and go on", "cache_control": {"type": "ephemeral"}}]}"#,
     r#"{"role": "assistant", "content": [{"type": "thinking", "thinking": "hmm", "signature": "x"}, {"type": "text", "text": "a", "citations": null}, {"type": "tool_use", "id": "toolu_2", "name": "search", "input": {"query": "q"}}, {"type": "tool_use", "name": "f", "input": null}], "tool_calls": [{"name": "g"}]}"#,
     r#"{"role": "assistant", "content": [{"type": "refusal", "refusal": "no"}, {"type": "output_text", "text": "yes", "annotations": []}]}"#,
+    // Keys are compared in place: spaces around colons, and keys that begin as a
+    // known key does (or are the start of one) are not taken for it.
+    r#"{"role" : "llm" ,"content":"hi" , "usage" :{"input_tokens" : 1}}"#,
+    r#"{"role": "llm", "content": [{"type": "text", "text": "a", "texts": 1, "typ": null, "text_": [], "": 0, "t": {"text": 2}}]}"#,
 ];
 
 #[test]
@@ -143,6 +147,11 @@ const LEFT_TO_SERDE: &[&str] = &[
     r#"{"role": "llm", "tool_calls": [{"name": "f", "arguments": tru}]}"#,
     r#"{"role": "llm", "tool_calls": [{"name": "f"},]}"#,
     r#"{"ro\u006ce": "llm"}"#,
+    r#"{"roles": "llm", "content": "hi"}"#,
+    r#"{"role": "llm", "rol": "x"}"#,
+    r#"{"role": "llm", "content": "hi", "usage": {"input_tokens": 1, "input_tokens2": 2}}"#,
+    r#"{"role": "llm", "content": [{"type": "text", "t\u0065xt": "a"}]}"#,
+    r#"{"role": "llm", "content": "hi", "role"#,
     // Content parts the conversion refuses, or wrong JSON in them.
     r#"{"role": "llm", "content": [{"type": "bogus"}]}"#,
     r#"{"role": "llm", "content": [{"text": "no type"}]}"#,
