@@ -164,7 +164,7 @@ pub(super) fn responses_item(text: &str) -> Option<Item<'_>> {
                 },
                 b"content" => {
                     seen.once(2)?;
-                    item.content = s.nullable(|s| s.content(2))?;
+                    item.content = s.nullable(|s| s.text_content(2))?;
                 },
                 b"name" => {
                     seen.once(3)?;
@@ -200,7 +200,7 @@ pub(super) fn responses_item(text: &str) -> Option<Item<'_>> {
                 },
                 b"output" => {
                     seen.once(11)?;
-                    item.output = s.nullable(|s| s.content(2))?;
+                    item.output = s.nullable(|s| s.text_content(2))?;
                 },
                 b"error" => {
                     seen.once(12)?;

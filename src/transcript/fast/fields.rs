@@ -150,6 +150,85 @@ impl<'a> Scan<'a> {
         }
     }
 
+    /// A `content` where text parts are the rule (a Responses item's): a list of
+    /// text parts only is read as the text the conversion makes of it, their texts
+    /// joined by newlines (one borrowed), and no list of parts is built; any other
+    /// list is read as [`Scan::content`] reads it. (Content is only ever converted
+    /// by `parts::text`, to which the two are the same. Where parts of other types
+    /// are common, as in Anthropic's messages, trying text first would cost more.)
+    pub(super) fn text_content(&mut self, depth: usize) -> Option<Content<'a, RawArguments<'a>>> {
+        if self.peek()? == b'[' {
+            let start = self.at;
+            if let Some(text) = self.text_parts(depth) {
+                return Some(Content::Text(text));
+            }
+            self.at = start;
+        }
+        self.content(depth)
+    }
+
+    /// A list of text parts (`text`, `input_text`, `output_text`), its brackets at
+    /// nesting `depth`, as the text they join into; `None` (the cursor moved) at
+    /// any other part, or a part with a key [`Scan::part`] reads for another type.
+    fn text_parts(&mut self, depth: usize) -> Option<Cow<'a, str>> {
+        if depth > DEPTH {
+            return None;
+        }
+        self.expect(b'[')?;
+        let mut text: Option<Cow<'a, str>> = None;
+        if self.peek()? == b']' {
+            self.at += 1;
+            return Some(Cow::Borrowed(""));
+        }
+        loop {
+            let piece = self.text_part(depth + 1)?;
+            text = Some(match text {
+                None => piece,
+                Some(mut joined) => {
+                    let t = joined.to_mut();
+                    t.push('\n');
+                    t.push_str(&piece);
+                    joined
+                }
+            });
+            if self.close(b']')? {
+                return text;
+            }
+        }
+    }
+
+    /// One text part's text, its braces at nesting `depth` (keys [`Scan::part`] does
+    /// not read skipped, as it skips them).
+    fn text_part(&mut self, depth: usize) -> Option<Cow<'a, str>> {
+        if depth > DEPTH {
+            return None;
+        }
+        let mut seen = Seen::default();
+        let (mut kind, mut text) = (None, None);
+        self.object(|s| {
+            match_key!(s, {
+                b"type" => {
+                    seen.once(0)?;
+                    // Another type gives up at once (it most often comes first).
+                    match s.string()? {
+                        Cow::Borrowed("text" | "input_text" | "output_text") => kind = Some(()),
+                        _ => return None,
+                    }
+                },
+                b"text" => {
+                    seen.once(1)?;
+                    text = s.nullable(Scan::string)?;
+                },
+                b"refusal" | b"id" | b"name" | b"input" | b"tool_use_id" | b"content"
+                | b"is_error" => return None,
+                _ => s.skip(depth + 1)?,
+            });
+            Some(())
+        })?;
+        kind?;
+        text
+    }
+
     /// One content part: the fields [`Part`] reads, any other key skipped (as serde
     /// does); its braces at nesting `depth`.
     fn part(&mut self, depth: usize) -> Option<Part<'a, RawArguments<'a>>> {

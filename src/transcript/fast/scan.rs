@@ -300,20 +300,35 @@ impl<'a> Scan<'a> {
     #[inline]
     fn skip_string_rest(&mut self) -> Option<()> {
         let bytes = self.bytes();
-        loop {
-            let end = self.at + plain(&bytes[self.at..])?;
+        let end = self.at + plain(&bytes[self.at..])?;
+        if bytes[end] == b'"' {
             self.at = end + 1;
-            if bytes[end] == b'"' {
-                return Some(());
-            }
-            // Just past a backslash.
-            let escape = *bytes.get(self.at)?;
-            self.at += 1;
+            return Some(());
+        }
+        self.at = end;
+        self.skip_escaped_rest()
+    }
+
+    /// Skips the rest of a string from a backslash in it (out of line: most strings
+    /// have none, and their skip is then a few instructions).
+    #[cold]
+    fn skip_escaped_rest(&mut self) -> Option<()> {
+        let bytes = self.bytes();
+        loop {
+            // At a backslash.
+            let escape = *bytes.get(self.at + 1)?;
+            self.at += 2;
             match escape {
                 b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => {}
                 b'u' => drop(self.unicode_escape()?),
                 _ => return None,
             }
+            let end = self.at + plain(&bytes[self.at..])?;
+            self.at = end + 1;
+            if bytes[end] == b'"' {
+                return Some(());
+            }
+            self.at = end;
         }
     }
 

@@ -91,10 +91,22 @@ const RESPONSES_ITEMS: &[&str] = &[
     r#"{"type": "function_call_output", "output": "no call id"}"#,
     r#"{"type": "function_call", "call_id": "c"}"#,
     r#"{"type": "mystery_item"}"#,
+    // Text parts read as the text they join into; lists with other parts, or parts
+    // with the keys other types carry, read as parts.
+    r#"{"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "a", "logprobs": []}, {"annotations": [], "text": "b", "type": "output_text"}, {"type": "text", "text": "c\nd"}]}"#,
+    r#"{"type": "message", "role": "user", "content": []}"#,
+    r#"{"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "a"}, {"type": "refusal", "refusal": "no"}]}"#,
+    r#"{"type": "message", "role": "user", "content": [{"type": "input_text", "text": "look"}, {"type": "input_image", "image_url": "https://x/y.png"}]}"#,
+    r#"{"type": "message", "role": "user", "content": [{"type": "input_text", "text": "a", "id": "p1"}]}"#,
+    r#"{"type": "message", "role": "user", "content": [{"type": "input_text", "text": null}]}"#,
+    r#"{"type": "message", "role": "user", "content": [{"text": "no type"}]}"#,
+    r#"{"type": "message", "role": "user", "content": [{"type": "t\u0065xt", "text": "escaped type"}]}"#,
+    r#"{"type": "function_call_output", "call_id": "c", "output": [{"type": "input_text", "text": "x"}, {"type": "tool_use", "name": "f"}]}"#,
 ];
 
 /// Responses items left to the serde path.
 const RESPONSES_LEFT: &[&str] = &[
+    r#"{"type": "message", "role": "user", "content": [{"type": "input_text", "text": "a", "text": "b"}]}"#,
     r#"{"type": "message", "type": "message", "role": "user", "content": "x"}"#,
     r#"{"type": "function_call", "name": "f", "arguments": {"a": 1,}}"#,
     r#"{"type": 5}"#,
@@ -210,6 +222,7 @@ const ALL: &[&str] = &[
     RESPONSES_ITEMS[4],
     RESPONSES_ITEMS[5],
     RESPONSES_ITEMS[8],
+    RESPONSES_ITEMS[16],
     r#"{"id": "2", "source": "assistant", "models_usage": {"prompt_tokens": 61, "completion_tokens": 22}, "metadata": {}, "content": [{"id": "call_1", "arguments": "{\"expression\": \"17 * 23 + 4\"}", "name": "calculator"}], "type": "ToolCallRequestEvent"}"#,
     r#"{"id": "3", "source": "assistant", "models_usage": null, "content": [{"content": "395", "name": "calculator", "call_id": "call_1", "is_error": false}], "type": "ToolCallExecutionEvent"}"#,
 ];
