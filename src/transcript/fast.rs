@@ -329,7 +329,10 @@ impl<'a> Scan<'a> {
                 };
                 let results = ahead.peek()? == b'{' && {
                     ahead.at += 1;
-                    matches!(ahead.key()?, b"content" | b"call_id" | b"is_error")
+                    match_key!(ahead, {
+                        b"content" | b"call_id" | b"is_error" => true,
+                        _ => false,
+                    })
                 };
                 if results {
                     self.execution_results(2).map(autogen::Scanned::Results)
