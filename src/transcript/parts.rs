@@ -221,7 +221,7 @@ pub(super) fn read<'a, A: ArgumentsText<'a>>(
             return Err(format!("content part {i} has no \"type\""));
         };
         let piece = match &*kind.0 {
-            kind @ ("text" | "input_text" | "output_text") => match part.text {
+            kind if is_text(kind) => match part.text {
                 Some(t) => t.into_cow(),
                 None => {
                     return Err(format!(
@@ -275,15 +275,26 @@ pub(super) fn read<'a, A: ArgumentsText<'a>>(
                 ));
             }
         };
-        text = Some(match text {
-            None => piece,
-            Some(mut joined) => {
-                let t = joined.to_mut();
-                t.push('\n');
-                t.push_str(&piece);
-                joined
-            }
-        });
+        text = Some(join(text, piece));
     }
     Ok(text.unwrap_or(Cow::Borrowed("")))
+}
+
+/// Whether parts of type `kind` are text (their `text` is the message's).
+pub(super) fn is_text(kind: &str) -> bool {
+    matches!(kind, "text" | "input_text" | "output_text")
+}
+
+/// The text of the parts so far with one more part's: joined by a newline, the first
+/// part's text borrowed as it is.
+pub(super) fn join<'a>(text: Option<Cow<'a, str>>, piece: Cow<'a, str>) -> Cow<'a, str> {
+    match text {
+        None => piece,
+        Some(mut joined) => {
+            let t = joined.to_mut();
+            t.push('\n');
+            t.push_str(&piece);
+            joined
+        }
+    }
 }

@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 
 use super::scan::{DEPTH, Scan, Seen};
-use crate::transcript::parts::{Content, Part};
+use crate::transcript::parts::{self, Content, Part};
 use crate::transcript::wire::{ProviderUsage, RawArguments, Str};
 use crate::{ToolCall, Usage};
 
@@ -182,15 +182,7 @@ impl<'a> Scan<'a> {
         }
         loop {
             let piece = self.text_part(depth + 1)?;
-            text = Some(match text {
-                None => piece,
-                Some(mut joined) => {
-                    let t = joined.to_mut();
-                    t.push('\n');
-                    t.push_str(&piece);
-                    joined
-                }
-            });
+            text = Some(parts::join(text, piece));
             if self.close(b']')? {
                 return text;
             }
@@ -211,7 +203,7 @@ impl<'a> Scan<'a> {
                     seen.once(0)?;
                     // Another type gives up at once (it most often comes first).
                     match s.string()? {
-                        Cow::Borrowed("text" | "input_text" | "output_text") => kind = Some(()),
+                        Cow::Borrowed(kind_text) if parts::is_text(kind_text) => kind = Some(()),
                         _ => return None,
                     }
                 },
@@ -219,6 +211,7 @@ impl<'a> Scan<'a> {
                     seen.once(1)?;
                     text = s.nullable(Scan::string)?;
                 },
+                // The other keys `Scan::part` reads: another type's.
                 b"refusal" | b"id" | b"name" | b"input" | b"tool_use_id" | b"content"
                 | b"is_error" => return None,
                 _ => s.skip(depth + 1)?,
