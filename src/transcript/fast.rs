@@ -146,12 +146,13 @@ pub(super) fn anthropic_response(text: &str) -> Option<anthropic::Response<'_>> 
     })
 }
 
-/// An OpenAI Responses item if the scanner is sure of it: the struct serde fills
-/// (any key it does not read skipped, as serde does).
-pub(super) fn responses_item(text: &str) -> Option<Item<'_>> {
+/// An OpenAI Responses item into `item` (a default one), if the scanner is sure of it:
+/// the struct serde fills (any key it does not read skipped, as serde does); `None`
+/// otherwise, `item` then partly filled. (Filled where it is read: the struct is
+/// large, and each move of it a copy.)
+pub(super) fn responses_item<'a>(text: &'a str, item: &mut Item<'a>) -> Option<()> {
     whole(text, |s| {
         let mut seen = Seen::default();
-        let mut item = Item::default();
         s.object(|s| {
             match_key!(s, {
                 b"type" => {
@@ -211,7 +212,7 @@ pub(super) fn responses_item(text: &str) -> Option<Item<'_>> {
             });
             Some(())
         })?;
-        Some(item)
+        Some(())
     })
 }
 

@@ -202,11 +202,11 @@ pub(super) fn read<'a>(
             Ok(())
         }
         Kind::ResponsesItem => {
-            let item = match fast::responses_item(text) {
-                Some(item) => item,
-                None => parse(text)?,
-            };
-            responses::read_item(item, text, cx, out)
+            let mut item = responses::Item::default();
+            if fast::responses_item(text, &mut item).is_none() {
+                item = parse(text)?;
+            }
+            responses::read_item(&mut item, text, cx, out)
         }
         Kind::Response => responses::read_response(parse(text)?, text, cx, out),
         Kind::ResponsesRequest => responses::read_request(parse(text)?, cx, out),

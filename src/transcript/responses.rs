@@ -109,7 +109,7 @@ const KNOWN: &str = "message, function_call, function_call_output, reasoning, \
 /// Reads one item into the turn, or into `out` (an item from outside the model ends
 /// the turn first).
 pub(super) fn read_item<'a>(
-    item: Item<'a>,
+    item: &mut Item<'a>,
     within: &'a str,
     cx: &mut Context,
     out: &mut Out<'a>,
@@ -117,13 +117,15 @@ pub(super) fn read_item<'a>(
     item_into(item, &mut cx.responses, out).map_err(|m| Failure::message(within, m))
 }
 
-fn item_into<'a>(item: Item<'a>, turn: &mut Turn, out: &mut Out<'a>) -> Result<(), String> {
+/// (The item by reference, its fields taken: it is a large struct, and each move of
+/// it a copy.)
+fn item_into<'a>(item: &mut Item<'a>, turn: &mut Turn, out: &mut Out<'a>) -> Result<(), String> {
     let kind = item.kind.as_ref().map_or("message", |k| &*k.0);
     match kind {
         "message" => {
             let role = item.role.as_ref().ok_or("a message item has no \"role\"")?;
             let role: Role = role.0.parse().map_err(|e| format!("{e}"))?;
-            let text = parts::plain_text(item.content, "a message item")?;
+            let text = parts::plain_text(item.content.take(), "a message item")?;
             if role == Role::Llm {
                 turn.add_text(&text);
             } else {
@@ -142,9 +144,12 @@ fn item_into<'a>(item: Item<'a>, turn: &mut Turn, out: &mut Out<'a>) -> Result<(
         | "shell_call_output"
         | "apply_patch_call_output" => {
             turn.close(out);
-            let text = parts::plain_text(item.output, format_args!("the output of a {kind} item"))?;
+            let text = parts::plain_text(
+                item.output.take(),
+                format_args!("the output of a {kind} item"),
+            )?;
             let mut result = Message::new(Role::Agent, text);
-            match item.call_id.or(item.id) {
+            match item.call_id.take().or(item.id.take()) {
                 Some(id) => result = result.with_tool_call_id(id.into_cow()),
                 None => return Err(format!("a {kind} item has no \"call_id\"")),
             }
@@ -154,7 +159,7 @@ fn item_into<'a>(item: Item<'a>, turn: &mut Turn, out: &mut Out<'a>) -> Result<(
         kind if kind.ends_with("_call") => {
             // A function call, or a call of a built-in tool (named by its type), or of
             // an MCP server's tool (named by `name`).
-            let name = match (kind, item.name) {
+            let name = match (kind, item.name.take()) {
                 ("function_call" | "custom_tool_call" | "mcp_call", Some(name))
                     if !name.is_empty() =>
                 {
@@ -166,23 +171,23 @@ fn item_into<'a>(item: Item<'a>, turn: &mut Turn, out: &mut Out<'a>) -> Result<(
                 (kind, _) => Cow::Owned(kind.trim_end_matches("_call").to_owned()),
             };
             let arguments = [
-                item.arguments,
-                item.input,
-                item.action,
-                item.code,
-                item.queries,
+                item.arguments.take(),
+                item.input.take(),
+                item.action.take(),
+                item.code.take(),
+                item.queries.take(),
             ]
             .into_iter()
             .flatten()
             .next()
             .map_or(Cow::Borrowed(""), ArgumentsText::into_text);
             let mut call = ToolCall::new(name, arguments);
-            if let Some(id) = item.call_id.or(item.id) {
+            if let Some(id) = item.call_id.take().or(item.id.take()) {
                 call = call.with_id(id.into_cow());
             }
             let message = turn.message();
             message.tool_calls.push(call.into_owned());
-            if let Some(error) = item.error.filter(|e| !e.is_empty()) {
+            if let Some(error) = item.error.take().filter(|e| !e.is_empty()) {
                 let rare = message.rare.get_or_insert_with(Default::default);
                 rare.error = Some(Cow::Owned(error.0.into_owned()));
             }
@@ -216,8 +221,8 @@ pub(super) fn read_response<'a>(
     let start = out.len();
     each::<Item<'a>>(
         response.output,
-        |item, text, out| {
-            item_into(item, &mut cx.responses, out).map_err(|m| Failure::message(text, m))
+        |mut item, text, out| {
+            item_into(&mut item, &mut cx.responses, out).map_err(|m| Failure::message(text, m))
         },
         out,
     )?;
@@ -265,8 +270,8 @@ pub(super) fn read_request<'a>(
     } else {
         each::<Item<'a>>(
             parse::<Vec<&'a RawValue>>(input)?,
-            |item, text, out| {
-                item_into(item, &mut cx.responses, out).map_err(|m| Failure::message(text, m))
+            |mut item, text, out| {
+                item_into(&mut item, &mut cx.responses, out).map_err(|m| Failure::message(text, m))
             },
             out,
         )?;

@@ -128,10 +128,16 @@ fn every_kind_is_scanned_as_serde_reads_it() {
         assert!(anthropic_response(line).is_none(), "{line}");
     }
     for line in RESPONSES_ITEMS {
-        assert!(responses_item(line).is_some(), "{line}");
+        assert!(
+            responses_item(line, &mut Default::default()).is_some(),
+            "{line}"
+        );
     }
     for line in RESPONSES_LEFT {
-        assert!(responses_item(line).is_none(), "{line}");
+        assert!(
+            responses_item(line, &mut Default::default()).is_none(),
+            "{line}"
+        );
     }
     let lists = [
         COMPLETIONS,
