@@ -373,3 +373,15 @@ fn a_tool_output_holding_tool_uses_is_refused_not_dropped() {
         "{err}"
     );
 }
+
+#[test]
+fn an_array_that_changes_kind_keeps_the_messages_before_the_change() {
+    // The second element is read first as the kind of the first (a chat message),
+    // fails, and is read again as its keys say: the first element's message stays.
+    let doc = r#"[{"role": "user", "content": "hi"}, {"id": "c1", "object": "chat.completion", "choices": [{"index": 0, "message": {"role": "assistant", "content": "hello"}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 3, "completion_tokens": 1}}, {"role": "user", "content": "bye"}]"#;
+    let messages = read(doc, Format::Auto).unwrap();
+    assert_eq!(
+        summary(&messages),
+        "0 user \"hi\"\n1 llm \"hello\" tokens=3+1\n2 user \"bye\"\n"
+    );
+}

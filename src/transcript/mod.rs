@@ -568,7 +568,8 @@ impl<R: BufRead> State<R> {
                 return Ok(first);
             }
         }
-        let mut out = self.read_record_in(trimmed, key, predicted, text, line)?;
+        let mut out = record::Out::new();
+        self.read_record_in(trimmed, key, predicted, text, line, &mut out)?;
         if out.len() == 1 {
             return Ok(out.pop());
         }
@@ -623,7 +624,8 @@ impl<R: BufRead> State<R> {
         let text = utf8(scratch, line)?;
         let trimmed = text.trim();
         let (key, predicted) = self.predict(trimmed);
-        let out = self.read_record_in(trimmed, key, predicted, text, line)?;
+        let mut out = record::Out::new();
+        self.read_record_in(trimmed, key, predicted, text, line, &mut out)?;
         self.pending
             .extend(out.into_iter().map(Message::into_owned));
         Ok(())
@@ -664,12 +666,13 @@ impl<R: BufRead> State<R> {
         let body = &text.as_bytes()[..text.len() - line_end(text.as_bytes())];
         let lines = memchr::memchr_iter(b'\n', body).count();
         let trimmed = text.trim();
-        let out = if trimmed.starts_with('[') {
-            self.read_array(trimmed, text, start)?
+        let mut out = record::Out::new();
+        if trimmed.starts_with('[') {
+            self.read_array(trimmed, text, start, &mut out)?;
         } else {
             let (key, predicted) = self.predict(trimmed);
-            self.read_record_in(trimmed, key, predicted, text, start)?
-        };
+            self.read_record_in(trimmed, key, predicted, text, start, &mut out)?;
+        }
         self.pending
             .extend(out.into_iter().map(Message::into_owned));
         self.line = start + lines;
@@ -678,21 +681,20 @@ impl<R: BufRead> State<R> {
     }
 
     /// A JSON array of records, each read as the first one is (or as its own keys
-    /// say).
+    /// say), their messages added to `out`.
     fn read_array<'t>(
         &mut self,
         text: &'t str,
         whole: &'t str,
         base: usize,
-    ) -> Result<record::Out<'t>, TranscriptError> {
+        out: &mut record::Out<'t>,
+    ) -> Result<(), TranscriptError> {
         let elements = serde_json::from_str::<Vec<&serde_json::value::RawValue>>(text)
             .map_err(|e| self.error(text, whole, base, record::Problem::Json(e)))?;
-        let mut out = record::Out::new();
         let count = elements.len();
         for (i, element) in elements.into_iter().enumerate() {
             let (key, predicted) = self.predict(element.get());
-            let messages = self
-                .read_record_in(element.get(), key, predicted, whole, base)
+            self.read_record_in(element.get(), key, predicted, whole, base, out)
                 .map_err(|mut e| {
                     if e.kind == Kind::Message || e.kind == Kind::ToolSearch {
                         e.message =
@@ -700,14 +702,14 @@ impl<R: BufRead> State<R> {
                     }
                     e
                 })?;
-            out.extend(messages);
         }
-        Ok(out)
+        Ok(())
     }
 
     /// The messages of the record `text`, a part of `whole` (whose first line is line
-    /// `base`): read as the kind its first key `key` `predicted`, else as the kind
-    /// read last, else as its keys say.
+    /// `base`), added to `out`: read as the kind its first key `key` `predicted`, else
+    /// as the kind read last, else as its keys say. (Written into the caller's list:
+    /// a list of messages is a large value, and each move of it a copy.)
     fn read_record_in<'t>(
         &mut self,
         text: &'t str,
@@ -715,7 +717,8 @@ impl<R: BufRead> State<R> {
         predicted: Option<record::Kind>,
         whole: &'t str,
         base: usize,
-    ) -> Result<record::Out<'t>, TranscriptError> {
+        out: &mut record::Out<'t>,
+    ) -> Result<(), TranscriptError> {
         let allowed = record::Kind::of(self.format);
         let kind = match predicted.or(self.kind) {
             Some(kind) => kind,
@@ -727,14 +730,14 @@ impl<R: BufRead> State<R> {
                 kind
             }
         };
-        let mut out = record::Out::new();
-        let failure = match record::read(kind, text, &mut self.cx, &mut out) {
+        let start = out.len();
+        let failure = match record::read(kind, text, &mut self.cx, out) {
             Ok(()) => {
                 self.kind = Some(kind);
                 if key.is_some() && predicted != Some(kind) {
                     self.learn(key, kind);
                 }
-                return Ok(out);
+                return Ok(());
             }
             Err(failure) => failure,
         };
@@ -748,11 +751,12 @@ impl<R: BufRead> State<R> {
         // Another kind of record of the format (a log may mix messages and response
         // objects): read as its keys say.
         if let Some(other) = detect::kind(text).filter(|k| *k != kind && allowed.contains(k)) {
-            let mut again = record::Out::new();
-            if record::read(other, text, &mut self.cx, &mut again).is_ok() {
+            // What the first reading added, before it failed, is not this record's.
+            out.truncate(start);
+            if record::read(other, text, &mut self.cx, out).is_ok() {
                 self.kind = Some(other);
                 self.learn(key.or_else(|| first_key(text)), other);
-                return Ok(again);
+                return Ok(());
             }
         }
         let (within, problem) = (failure.within, failure.problem);

@@ -11,8 +11,9 @@ use super::{
 };
 use crate::Message;
 
-/// The messages of a record: one, most of the time, kept inline (no allocation).
-pub(super) type Out<'a> = smallvec::SmallVec<[Message<'a>; 1]>;
+/// The messages of a record: one most of the time, two where a Responses item ends a
+/// model turn (the turn's message, then its own), kept inline (no allocation).
+pub(super) type Out<'a> = smallvec::SmallVec<[Message<'a>; 2]>;
 
 /// The kinds of record the formats are made of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
