@@ -92,8 +92,8 @@ impl<'a> Scan<'a> {
     }
 
     /// An object's members: `member` reads each, its key and value (an empty object
-    /// has none), most often through `match_key!`, with the
-    /// cursor at the key's opening quote.
+    /// has none), most often through `match_key!`, with the cursor at the key's
+    /// opening quote.
     pub(super) fn object(&mut self, mut member: impl FnMut(&mut Self) -> Option<()>) -> Option<()> {
         self.expect(b'{')?;
         if self.peek()? == b'}' {
@@ -175,8 +175,9 @@ impl<'a> Scan<'a> {
     }
 
     /// Whether the key at the cursor (at its opening quote) is `key`, written without
-    /// escapes; if so it is consumed, up to its colon. Compared in place: a known
-    /// key costs a few loads, where finding its end first costs a scan.
+    /// escapes; if so it is consumed, with its closing quote (its colon is
+    /// [`Scan::colon`]'s). Compared in place: a known key costs a few loads, where
+    /// finding its end first costs a scan.
     #[inline(always)]
     pub(super) fn key_is(&mut self, key: &[u8]) -> bool {
         let start = self.at + 1;
