@@ -24,11 +24,15 @@
 /// loads and compares; only a key no arm names is scanned for its end (`other` runs
 /// after it and its colon are consumed). A key written with escapes is never an
 /// arm's: the scan of an unknown key gives up on it, as the scanner gives up on
-/// anything it is not sure of. (The keys that producers write and no reader here
-/// reads, `id`, `model`, `finish_reason`, ..., are named in an arm that skips their
-/// value: an unknown key costs a scan.)
+/// anything it is not sure of. The last arm may name keys of its own,
+/// `_ | b"id" | b"model" => other`: keys that producers write and no reader here
+/// reads, for which `other` runs (most often a skip) at the cost of a known key, not
+/// of the scan an unknown key costs.
 macro_rules! match_key {
-    ($s:ident, { $($($key:literal)|+ => $body:expr,)* _ => $other:expr $(,)? }) => {{
+    ($s:ident, {
+        $($($key:literal)|+ => $body:expr,)*
+        _ $(| $common:literal)* => $other:expr $(,)?
+    }) => {{
         let first = $s.key_first()?;
         $(
             if false $(|| (first == $key[0] && $s.key_is($key)))+ {
@@ -36,7 +40,10 @@ macro_rules! match_key {
                 $body
             } else
         )*
-        {
+        if false $(|| (first == $common[0] && $s.key_is($common)))* {
+            $s.colon()?;
+            $other
+        } else {
             $s.key()?;
             $other
         }
@@ -92,8 +99,8 @@ pub(super) fn completion(text: &str, langroid_roles: bool) -> Option<Chat<'_>> {
                     seen.once(1)?;
                     usage = s.nullable(|s| s.provider_usage(2))?;
                 },
-                b"id" | b"object" | b"created" | b"model" | b"system_fingerprint" | b"service_tier" => s.skip(2)?,
-                _ => s.skip(2)?,
+                _ | b"id" | b"object" | b"created" | b"model" | b"system_fingerprint"
+                | b"service_tier" => s.skip(2)?,
             });
             Some(())
         })?;
@@ -132,8 +139,9 @@ pub(super) fn anthropic_response(text: &str) -> Option<anthropic::Response<'_>> 
                     seen.once(3)?;
                     usage = s.nullable(|s| s.provider_usage(2))?;
                 },
-                b"id" | b"model" | b"stop_reason" | b"stop_sequence" | b"container" => s.skip(2)?,
-                _ => s.skip(2)?,
+                _ | b"id" | b"model" | b"stop_reason" | b"stop_sequence" | b"container" => {
+                    s.skip(2)?;
+                },
             });
             Some(())
         })?;
@@ -207,8 +215,7 @@ pub(super) fn responses_item<'a>(text: &'a str, item: &mut Item<'a>) -> Option<(
                     seen.once(12)?;
                     item.error = s.str()?;
                 },
-                b"status" | b"summary" | b"encrypted_content" => s.skip(2)?,
-                _ => s.skip(2)?,
+                _ | b"status" | b"summary" | b"encrypted_content" => s.skip(2)?,
             });
             Some(())
         })?;
@@ -257,8 +264,7 @@ pub(super) fn agent_message(text: &str) -> Option<AgentMessage<'_>> {
                     seen.once(4)?;
                     target = s.str()?;
                 },
-                b"id" | b"metadata" | b"created_at" => s.skip(2)?,
-                _ => s.skip(2)?,
+                _ | b"id" | b"metadata" | b"created_at" => s.skip(2)?,
             });
             Some(())
         })?;
@@ -521,8 +527,7 @@ impl<'a> Scan<'a> {
                     seen.once(0)?;
                     *chat = Some(s.chat(4, langroid_roles)?);
                 },
-                b"index" | b"finish_reason" | b"logprobs" => s.skip(4)?,
-                _ => s.skip(4)?,
+                _ | b"index" | b"finish_reason" | b"logprobs" => s.skip(4)?,
             });
             Some(())
         })?;

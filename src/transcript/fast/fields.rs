@@ -46,8 +46,9 @@ impl<'a> Scan<'a> {
                 b"output_tokens" | b"completion_tokens" => (1, &mut usage.output_tokens),
                 b"cache_creation_input_tokens" => (2, &mut usage.cache_creation_input_tokens),
                 b"cache_read_input_tokens" => (3, &mut usage.cache_read_input_tokens),
-                b"total_tokens" | b"prompt_tokens_details" | b"completion_tokens_details" | b"service_tier" | b"server_tool_use" | b"cache_creation" => return s.skip(depth + 1),
-                _ => return s.skip(depth + 1),
+                _ | b"total_tokens" | b"prompt_tokens_details"
+                | b"completion_tokens_details" | b"service_tier" | b"server_tool_use"
+                | b"cache_creation" => return s.skip(depth + 1),
             });
             seen.once(bit)?;
             *slot = s.nullable(Scan::count)?;
@@ -196,14 +197,14 @@ impl<'a> Scan<'a> {
             return None;
         }
         let mut seen = Seen::default();
-        let (mut kind, mut text) = (None, None);
+        let (mut typed, mut text) = (false, None);
         self.object(|s| {
             match_key!(s, {
                 b"type" => {
                     seen.once(0)?;
                     // Another type gives up at once (it most often comes first).
                     match s.string()? {
-                        Cow::Borrowed(kind_text) if parts::is_text(kind_text) => kind = Some(()),
+                        Cow::Borrowed(kind) if parts::is_text(kind) => typed = true,
                         _ => return None,
                     }
                 },
@@ -218,8 +219,7 @@ impl<'a> Scan<'a> {
             });
             Some(())
         })?;
-        kind?;
-        text
+        if typed { text } else { None }
     }
 
     /// One content part: the fields [`Part`] reads, any other key skipped (as serde
@@ -269,8 +269,9 @@ impl<'a> Scan<'a> {
                     seen.once(8)?;
                     part.is_error = s.nullable(Scan::boolean)?;
                 },
-                b"annotations" | b"cache_control" | b"logprobs" | b"citations" => s.skip(inner)?,
-                _ => s.skip(inner)?,
+                _ | b"annotations" | b"cache_control" | b"logprobs" | b"citations" => {
+                    s.skip(inner)?;
+                },
             });
             Some(())
         })?;
