@@ -102,19 +102,24 @@ pub(super) fn read<'a>(
             };
             let calls = read_content(scanned, content, super::fast::function_calls, parse)?;
             let mut request = Message::new(Role::Llm, "").with_responder(source);
-            for call in calls {
-                if call.name.is_empty() {
-                    return Err(Failure::message(within, "a tool call has an empty name"));
-                }
-                let arguments = call
-                    .arguments
-                    .map_or(Cow::Borrowed(""), ArgumentsText::into_text);
-                let mut tool_call = ToolCall::new(call.name.into_cow(), arguments);
-                if let Some(id) = call.id {
-                    tool_call = tool_call.with_id(id.into_cow());
-                }
-                request.tool_calls.push(tool_call);
-            }
+            // Converted where they are (a call and a tool call are the same size: the
+            // list is not allocated again).
+            request.tool_calls = calls
+                .into_iter()
+                .map(|call| {
+                    if call.name.is_empty() {
+                        return Err(Failure::message(within, "a tool call has an empty name"));
+                    }
+                    let arguments = call
+                        .arguments
+                        .map_or(Cow::Borrowed(""), ArgumentsText::into_text);
+                    let tool_call = ToolCall::new(call.name.into_cow(), arguments);
+                    Ok(match call.id {
+                        Some(id) => tool_call.with_id(id.into_cow()),
+                        None => tool_call,
+                    })
+                })
+                .collect::<Result<_, _>>()?;
             request.usage = usage;
             out.push(request);
         }
