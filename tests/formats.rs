@@ -385,3 +385,72 @@ fn an_array_that_changes_kind_keeps_the_messages_before_the_change() {
         "0 user \"hi\"\n1 llm \"hello\" tokens=3+1\n2 user \"bye\"\n"
     );
 }
+
+#[test]
+fn a_tool_output_after_a_model_turn_is_read_in_order_to_the_end() {
+    // The output that ends a turn is given after the turn, once, borrowed or not,
+    // and also when it is the last line.
+    let log = r#"{"role": "user", "content": "go"}
+{"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Calling."}]}
+{"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{\"n\": 1}"}
+{"type": "function_call_output", "call_id": "c1", "output": "one"}
+{"type": "function_call", "call_id": "c2", "name": "f", "arguments": "{}"}
+{"type": "function_call_output", "call_id": "c2", "output": "two\nlines"}"#;
+    let expected = "0 user \"go\"\n\
+         1 llm \"Calling.\" call f({\"n\": 1}) id=Some(\"c1\")\n\
+         2 agent \"one\" answers=c1\n\
+         3 llm call f({}) id=Some(\"c2\")\n\
+         4 agent \"two\\nlines\" answers=c2\n";
+    assert_eq!(summary(&read(log, Format::Auto).unwrap()), expected);
+    let mut reader = Reader::new(log.as_bytes(), Format::Responses);
+    let mut borrowed = Vec::new();
+    let mut lines = Vec::new();
+    while let Some(message) = reader.next_borrowed() {
+        borrowed.push(message.unwrap().into_owned());
+        lines.push(reader.line());
+    }
+    assert_eq!(summary(&borrowed), expected);
+    // Each message is given once its line is read: a turn once the line after it is.
+    assert_eq!(lines, [1, 4, 4, 6, 6]);
+}
+
+#[test]
+fn a_bad_tool_output_after_a_model_turn_gives_the_turn_then_the_error() {
+    let log = "{\"role\": \"user\", \"content\": \"go\"}\n{\"type\": \"function_call\", \"call_id\": \"c\", \"name\": \"f\", \"arguments\": \"{}\"}\n{\"type\": \"function_call_output\", \"output\": \"x\"}\n";
+    let mut reader = Reader::new(log.as_bytes(), Format::Auto);
+    let first = reader.next_borrowed().unwrap().unwrap().into_owned();
+    let turn = reader.next_borrowed().unwrap().unwrap().into_owned();
+    assert_eq!(
+        summary(&[first, turn]),
+        "0 user \"go\"\n1 llm call f({}) id=Some(\"c\")\n"
+    );
+    let err = reader.next_borrowed().unwrap().unwrap_err();
+    assert_eq!(
+        (err.line, err.kind),
+        (3, TranscriptErrorKind::Message),
+        "{err}"
+    );
+    assert!(
+        err.message
+            .contains("a function_call_output item has no \"call_id\""),
+        "{err}"
+    );
+    assert!(reader.next_borrowed().is_none());
+}
+
+#[test]
+fn an_autogen_call_with_an_empty_name_is_an_error_not_a_nameless_call() {
+    let log = r#"{"type": "TextMessage", "source": "user", "content": "go"}
+{"type": "ToolCallRequestEvent", "source": "a", "content": [{"id": "1", "name": "f", "arguments": "{}"}, {"id": "2", "name": "", "arguments": "{}"}]}
+"#;
+    let err = read(log, Format::Auto).unwrap_err();
+    assert_eq!(
+        (err.line, err.kind),
+        (2, TranscriptErrorKind::Message),
+        "{err}"
+    );
+    assert!(
+        err.message.contains("a tool call has an empty name"),
+        "{err}"
+    );
+}

@@ -223,6 +223,25 @@ pub(super) fn responses_item<'a>(text: &'a str, item: &mut Item<'a>) -> Option<(
     })
 }
 
+/// Whether the Responses item `text` is sure to be a tool's output: its first key
+/// `type`, its value one of [`super::responses::OUTPUTS`]. Reading such an item ends
+/// an open model turn first thing, so the turn can be given before the line is read.
+/// `false` when unsure (the line is then read first, as any other). (Only the first
+/// key is looked at: a whole scan for `type` and `role`, to know a user's message
+/// too, cost more than it saved.)
+pub(super) fn ends_turn(text: &str) -> bool {
+    let mut s = Scan::new(text);
+    let kind = (|| {
+        s.expect(b'{')?;
+        if s.key_first()? != b't' || !s.key_is(b"type") {
+            return None;
+        }
+        s.colon()?;
+        s.string()
+    })();
+    kind.is_some_and(|kind| super::responses::OUTPUTS.contains(&&*kind))
+}
+
 /// An AutoGen message or event (`model_dump()`) if the scanner is sure of it: the
 /// struct the serde path reads (its type, source, content as JSON text, usage and a
 /// handoff's target; any other key skipped, as serde does), which the one conversion

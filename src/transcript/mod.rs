@@ -389,6 +389,10 @@ struct State<R> {
     line: usize,
     /// Where lines are read once `buffer` is lent to a message.
     scratch: Vec<u8>,
+    /// `scratch` holds a line not read yet, which ended a model turn: the turn is
+    /// given first, and the line read at the next call as its caller's line, its
+    /// messages borrowing it (see [`State::scratch_line`]).
+    carried: bool,
     /// The kind of record each first key (of the record's object) was, lately.
     by_first_key: Vec<(String, record::Kind)>,
     /// Messages read and not yet given: a record's after its first, and those of a
@@ -412,6 +416,7 @@ impl<R: BufRead> Reader<R> {
                 kind: None,
                 line: 0,
                 scratch: Vec::new(),
+                carried: false,
                 by_first_key: Vec::new(),
                 pending: std::collections::VecDeque::new(),
                 cx: record::Context {
@@ -511,6 +516,11 @@ impl<R: BufRead> State<R> {
         loop {
             if let Some(message) = self.pending.pop_front() {
                 return Ok(Some(message));
+            }
+            if self.carried {
+                self.carried = false;
+                std::mem::swap(buffer, &mut self.scratch);
+                break;
             }
             if self.ended {
                 return Ok(None);
@@ -624,6 +634,17 @@ impl<R: BufRead> State<R> {
         let text = utf8(scratch, line)?;
         let trimmed = text.trim();
         let (key, predicted) = self.predict(trimmed);
+        if self.cx.responses.is_open()
+            && predicted.or(self.kind) == Some(record::Kind::ResponsesItem)
+            && fast::ends_turn(trimmed)
+        {
+            // A tool's output, which ends the model turn first thing: the turn is
+            // given now, and the line read at the next call as its caller's line, so
+            // that its message borrows it (read here, it would be copied to wait).
+            self.pending.extend(self.cx.responses.take());
+            self.carried = true;
+            return Ok(());
+        }
         let mut out = record::Out::new();
         self.read_record_in(trimmed, key, predicted, text, line, &mut out)?;
         self.pending

@@ -60,6 +60,11 @@ pub(super) struct Turn {
 }
 
 impl Turn {
+    /// Ends the turn, its message (if one is open) taken.
+    pub(super) fn take(&mut self) -> Option<Message<'static>> {
+        self.open.take()
+    }
+
     /// Ends the turn: its message, if one is open, goes to `out`.
     pub(super) fn close<'a>(&mut self, out: &mut Out<'a>) {
         if let Some(message) = self.open.take() {
@@ -88,6 +93,16 @@ impl Turn {
         content.to_mut().push_str(text);
     }
 }
+
+/// The item types of a tool's output: each ends the model turn (first thing read).
+pub(super) const OUTPUTS: &[&str] = &[
+    "function_call_output",
+    "custom_tool_call_output",
+    "computer_call_output",
+    "local_shell_call_output",
+    "shell_call_output",
+    "apply_patch_call_output",
+];
 
 /// The item types that are steps of nobody's: MCP tool listings and approvals,
 /// references to earlier items, compacted history.
@@ -137,12 +152,7 @@ fn item_into<'a>(item: &mut Item<'a>, turn: &mut Turn, out: &mut Out<'a>) -> Res
             // The model's thoughts: part of its turn, not its answer.
             turn.message();
         }
-        "function_call_output"
-        | "custom_tool_call_output"
-        | "computer_call_output"
-        | "local_shell_call_output"
-        | "shell_call_output"
-        | "apply_patch_call_output" => {
+        kind if OUTPUTS.contains(&kind) => {
             turn.close(out);
             let text = parts::plain_text(
                 item.output.take(),
