@@ -202,7 +202,7 @@ fn autogen_stop_handoff_and_events() {
 {"type": "HandoffMessage", "source": "a", "target": "b", "content": "over to b", "context": []},
 {"type": "MultiModalMessage", "source": "b", "content": ["see", {"data": "..."}]},
 {"type": "StructuredMessage[Answer]", "source": "b", "content": {"city": "Paris"}, "format_string": null},
-{"type": "ToolCallExecutionEvent", "source": "b", "content": [{"content": "boom", "name": "calc", "call_id": "c9", "is_error": true}]},
+{"type": "ToolCallExecutionEvent", "source": "b", "content": [{"content": "boom", "name": "calc", "call_id": "c9", "is_error": true}, {"content": "", "call_id": "c8", "is_error": true}]},
 {"type": "StopMessage", "source": "b", "content": "TERMINATE", "models_usage": {"prompt_tokens": 4, "completion_tokens": 1}}]"#;
     assert_eq!(
         summary(&read(log, Format::Auto).unwrap()),
@@ -211,7 +211,8 @@ fn autogen_stop_handoff_and_events() {
          2 llm @b \"see [image]\"\n\
          3 llm @b \"{\\\"city\\\": \\\"Paris\\\"}\"\n\
          4 agent @b \"boom\" answers=c9 tool=calc error=\"boom\"\n\
-         5 llm @b \"TERMINATE\" tokens=4+1 stop\n"
+         5 agent @b answers=c8 error=\"the tool failed\"\n\
+         6 llm @b \"TERMINATE\" tokens=4+1 stop\n"
     );
 }
 

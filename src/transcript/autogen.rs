@@ -131,20 +131,22 @@ pub(super) fn read<'a>(
             let results = read_content(scanned, content, super::fast::execution_results, parse)?;
             for result in results {
                 let text = result.content.into_cow();
-                let mut step =
-                    Message::new(Role::Agent, text.clone()).with_responder(source.clone());
+                // The error is the text (copied only then), or says the tool failed.
+                let error = result.is_error.then(|| {
+                    if text.is_empty() {
+                        Cow::Borrowed("the tool failed")
+                    } else {
+                        text.clone()
+                    }
+                });
+                let mut step = Message::new(Role::Agent, text).with_responder(source.clone());
                 if let Some(name) = result.name.filter(|n| !n.is_empty()) {
                     step = step.with_tool_name(name.into_cow());
                 }
                 if let Some(id) = result.call_id.filter(|n| !n.is_empty()) {
                     step = step.with_tool_call_id(id.into_cow());
                 }
-                if result.is_error {
-                    let error = if text.is_empty() {
-                        Cow::Borrowed("the tool failed")
-                    } else {
-                        text
-                    };
+                if let Some(error) = error {
                     step = step.with_error(error);
                 }
                 out.push(step);
