@@ -53,6 +53,10 @@ pub(super) struct Response<'a> {
     pub(super) content: Content<'a, RawArguments<'a>>,
     #[serde(default)]
     pub(super) usage: Option<ProviderUsage>,
+    /// The calls and results of content the scanner read (it converts each part as
+    /// it reads it, and gives `content` as text); empty from serde.
+    #[serde(skip)]
+    pub(super) found: Found<'a>,
 }
 
 /// The model's message of a response.
@@ -70,7 +74,7 @@ pub(super) fn read_response<'a>(
             ),
         ));
     }
-    let mut found = Found::default();
+    let mut found = response.found;
     let text =
         parts::text(Some(response.content), &mut found).map_err(|m| Failure::message(within, m))?;
     if !found.results.is_empty() {

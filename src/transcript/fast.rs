@@ -18,6 +18,11 @@
 //! So it never accepts what the serde path refuses, nor reads a record otherwise
 //! (tests compare the two on every sample and on generated and damaged records).
 
+// `s.nullable(|s| s.string())`, not `s.nullable(Scan::string)`: a method passed as a
+// value is called through a shim the compiler leaves out of line (about 17
+// instructions a string read), where a closure used in one place is inlined there.
+#![allow(clippy::redundant_closure_for_method_calls)]
+
 /// One member of an object (the cursor at its key), read by the arm of its key:
 /// `match_key!(s, { b"role" => body, b"a" | b"b" => body, _ => other })`. Each key
 /// is compared in place, its first byte before the rest, so that a known key is a few
@@ -57,7 +62,7 @@ use std::borrow::Cow;
 
 use self::scan::{Scan, Seen};
 use super::autogen::{AgentMessage, ExecutionResult, FunctionCall};
-use super::parts::{self, Found};
+use super::parts::{self, Content, Found};
 use super::responses::Item;
 use super::wire::{Str, is_langroid_role};
 use super::{anthropic, autogen};
@@ -121,6 +126,7 @@ pub(super) fn anthropic_response(text: &str) -> Option<anthropic::Response<'_>> 
     whole(text, |s| {
         let mut seen = Seen::default();
         let (mut kind, mut role, mut content, mut usage) = (None, None, None, None);
+        let mut found = Found::default();
         s.object(|s| {
             match_key!(s, {
                 b"type" => {
@@ -133,7 +139,7 @@ pub(super) fn anthropic_response(text: &str) -> Option<anthropic::Response<'_>> 
                 },
                 b"content" => {
                     seen.once(2)?;
-                    content = Some(s.content(2)?);
+                    content = Some(Content::Text(s.content(2, &mut found)?));
                 },
                 b"usage" => {
                     seen.once(3)?;
@@ -150,6 +156,7 @@ pub(super) fn anthropic_response(text: &str) -> Option<anthropic::Response<'_>> 
             role: Str(role?),
             content: content?,
             usage,
+            found,
         })
     })
 }
@@ -312,7 +319,7 @@ pub(super) fn execution_results(content: &str) -> Option<Vec<ExecutionResult<'_>
 
 /// The text of `text` if it is one JSON string the scanner is sure of.
 pub(super) fn json_string(text: &str) -> Option<Cow<'_, str>> {
-    whole(text, Scan::string)
+    whole(text, |s| s.string())
 }
 
 /// What `read` reads from `text`, if the fast path is on, `read` is sure of it and
@@ -449,6 +456,8 @@ impl<'a> Scan<'a> {
         let (mut responder, mut name, mut tool_call_id, mut refusal) = (None, None, None, None);
         let mut tool_calls = Vec::new();
         let mut usage = None;
+        // The calls and results content parts hold, added as the parts are read.
+        let mut found = Found::default();
         let inner = depth + 1;
         self.object(|s| {
             match_key!(s, {
@@ -460,18 +469,18 @@ impl<'a> Scan<'a> {
                     seen.once(1)?;
                     // A string, most often: read here, not through the parts' reader.
                     content = if s.peek()? == b'"' {
-                        Some(parts::Content::Text(s.string()?))
+                        Some(s.string()?)
                     } else {
-                        s.nullable(|s| s.content(inner))?
+                        s.nullable(|s| s.content(inner, &mut found))?
                     };
                 },
                 b"responder" => {
                     seen.once(2)?;
-                    responder = s.nullable(Scan::string)?;
+                    responder = s.nullable(|s| s.string())?;
                 },
                 b"name" => {
                     seen.once(3)?;
-                    name = s.nullable(Scan::string)?;
+                    name = s.nullable(|s| s.string())?;
                 },
                 b"tool_calls" => {
                     seen.once(4)?;
@@ -479,7 +488,7 @@ impl<'a> Scan<'a> {
                 },
                 b"tool_call_id" => {
                     seen.once(5)?;
-                    tool_call_id = s.nullable(Scan::string)?;
+                    tool_call_id = s.nullable(|s| s.string())?;
                 },
                 b"usage" => {
                     seen.once(6)?;
@@ -487,7 +496,7 @@ impl<'a> Scan<'a> {
                 },
                 b"refusal" => {
                     seen.once(7)?;
-                    refusal = s.nullable(Scan::string)?;
+                    refusal = s.nullable(|s| s.string())?;
                 },
                 b"metadata" => {
                     seen.once(8)?;
@@ -510,8 +519,7 @@ impl<'a> Scan<'a> {
             return None;
         }
         let role: Role = role_text.parse().ok()?;
-        let mut found = Found::default();
-        let content = parts::with_refusal(parts::text(content, &mut found).ok()?, refusal);
+        let content = parts::with_refusal(content.unwrap_or_default(), refusal);
         let tool_calls = parts::with_calls(tool_calls, found.calls);
         let responder = responder.or(name);
         let mut results = found.results;

@@ -215,69 +215,83 @@ pub(super) fn read<'a, A: ArgumentsText<'a>>(
     parts: Vec<Part<'a, A>>,
     found: &mut Found<'a>,
 ) -> Result<Cow<'a, str>, String> {
-    let mut text: Option<Cow<'a, str>> = None;
+    let mut text = None;
     for (i, part) in parts.into_iter().enumerate() {
-        let Some(kind) = part.kind else {
-            return Err(format!("content part {i} has no \"type\""));
-        };
-        let piece = match &*kind.0 {
-            kind if is_text(kind) => match part.text {
-                Some(t) => t.into_cow(),
-                None => {
-                    return Err(format!(
-                        "content part {i} of type \"{kind}\" has no \"text\""
-                    ));
-                }
-            },
-            "refusal" => match part.refusal {
-                Some(t) => t.into_cow(),
-                None => {
-                    return Err(format!(
-                        "content part {i} of type \"refusal\" has no \"refusal\""
-                    ));
-                }
-            },
-            kind @ ("tool_use" | "server_tool_use" | "mcp_tool_use") => {
-                let name = part.name.filter(|n| !n.is_empty()).ok_or_else(|| {
-                    format!("content part {i} of type \"{kind}\" has no \"name\"")
-                })?;
-                let arguments = part
-                    .input
-                    .map_or(Cow::Borrowed(""), ArgumentsText::into_text);
-                let call = ToolCall::new(name.into_cow(), arguments);
-                found.calls.push(match part.id {
-                    Some(id) => call.with_id(id.into_cow()),
-                    None => call,
-                });
-                continue;
-            }
-            kind @ ("tool_result" | "mcp_tool_result") => {
-                let what = format_args!("content part {i} of type \"{kind}\"");
-                let content = plain_text(part.content, what)?;
-                let mut result = Message::new(Role::Agent, content);
-                if part.is_error == Some(true) {
-                    let error = match result.content() {
-                        "" => Cow::Borrowed("the tool failed"),
-                        text => Cow::Owned(text.to_owned()),
-                    };
-                    result = result.with_error(error);
-                }
-                if let Some(id) = part.tool_use_id {
-                    result = result.with_tool_call_id(id.into_cow());
-                }
-                found.results.push(result);
-                continue;
-            }
-            kind if SILENT.contains(&kind) => continue,
-            other => {
-                return Err(format!(
-                    "content part {i} has an unknown type \"{other}\" (expected one of {KNOWN})"
-                ));
-            }
-        };
-        text = Some(join(text, piece));
+        fold(i, part, &mut text, found)?;
     }
     Ok(text.unwrap_or(Cow::Borrowed("")))
+}
+
+/// Part `i` of a content list added to what the parts before it made: its text
+/// joined to `text`, its call or result added to `found`. (One part at a time, so
+/// that the scanner converts each part as it reads it, and builds no list.)
+pub(super) fn fold<'a, A: ArgumentsText<'a>>(
+    i: usize,
+    part: Part<'a, A>,
+    text: &mut Option<Cow<'a, str>>,
+    found: &mut Found<'a>,
+) -> Result<(), String> {
+    let Some(kind) = part.kind else {
+        return Err(format!("content part {i} has no \"type\""));
+    };
+    let piece = match &*kind.0 {
+        kind if is_text(kind) => match part.text {
+            Some(t) => t.into_cow(),
+            None => {
+                return Err(format!(
+                    "content part {i} of type \"{kind}\" has no \"text\""
+                ));
+            }
+        },
+        "refusal" => match part.refusal {
+            Some(t) => t.into_cow(),
+            None => {
+                return Err(format!(
+                    "content part {i} of type \"refusal\" has no \"refusal\""
+                ));
+            }
+        },
+        kind @ ("tool_use" | "server_tool_use" | "mcp_tool_use") => {
+            let name = part
+                .name
+                .filter(|n| !n.is_empty())
+                .ok_or_else(|| format!("content part {i} of type \"{kind}\" has no \"name\""))?;
+            let arguments = part
+                .input
+                .map_or(Cow::Borrowed(""), ArgumentsText::into_text);
+            let call = ToolCall::new(name.into_cow(), arguments);
+            found.calls.push(match part.id {
+                Some(id) => call.with_id(id.into_cow()),
+                None => call,
+            });
+            return Ok(());
+        }
+        kind @ ("tool_result" | "mcp_tool_result") => {
+            let what = format_args!("content part {i} of type \"{kind}\"");
+            let content = plain_text(part.content, what)?;
+            let mut result = Message::new(Role::Agent, content);
+            if part.is_error == Some(true) {
+                let error = match result.content() {
+                    "" => Cow::Borrowed("the tool failed"),
+                    text => Cow::Owned(text.to_owned()),
+                };
+                result = result.with_error(error);
+            }
+            if let Some(id) = part.tool_use_id {
+                result = result.with_tool_call_id(id.into_cow());
+            }
+            found.results.push(result);
+            return Ok(());
+        }
+        kind if SILENT.contains(&kind) => return Ok(()),
+        other => {
+            return Err(format!(
+                "content part {i} has an unknown type \"{other}\" (expected one of {KNOWN})"
+            ));
+        }
+    };
+    *text = Some(join(text.take(), piece));
+    Ok(())
 }
 
 /// Whether parts of type `kind` are text (their `text` is the message's).

@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 
 use super::scan::{DEPTH, Scan, Seen};
-use crate::transcript::parts::{self, Content, Part};
+use crate::transcript::parts::{self, Content, Found, Part};
 use crate::transcript::wire::{ProviderUsage, RawArguments, Str};
 use crate::{ToolCall, Usage};
 
@@ -51,7 +51,7 @@ impl<'a> Scan<'a> {
                 | b"cache_creation" => return s.skip(depth + 1),
             });
             seen.once(bit)?;
-            *slot = s.nullable(Scan::count)?;
+            *slot = s.nullable(|s| s.count())?;
             Some(())
         })?;
         Some(usage)
@@ -72,7 +72,7 @@ impl<'a> Scan<'a> {
             match_key!(s, {
                 b"id" => {
                     seen.once(0)?;
-                    id = s.nullable(Scan::string)?;
+                    id = s.nullable(|s| s.string())?;
                 },
                 b"type" => {
                     seen.once(1)?;
@@ -80,7 +80,7 @@ impl<'a> Scan<'a> {
                 },
                 b"name" => {
                     seen.once(2)?;
-                    name = s.nullable(Scan::string)?;
+                    name = s.nullable(|s| s.string())?;
                 },
                 b"arguments" => {
                     seen.once(3)?;
@@ -142,13 +142,49 @@ impl<'a> Scan<'a> {
     }
 
     /// A `content`: a string, or a list of parts whose brackets are at nesting
-    /// `depth` (the caller reads `null`).
-    pub(super) fn content(&mut self, depth: usize) -> Option<Content<'a, RawArguments<'a>>> {
+    /// `depth` (the caller reads `null`), as its text, the calls and results its
+    /// parts hold added to `found`. Each part is converted as it is read
+    /// ([`parts::fold`]): no list of parts is built. A part the conversion refuses
+    /// gives up (the serde path then says why).
+    pub(super) fn content(&mut self, depth: usize, found: &mut Found<'a>) -> Option<Cow<'a, str>> {
         match self.peek()? {
-            b'"' => self.string().map(Content::Text),
-            b'[' => self.array(depth, |s| s.part(depth + 1)).map(Content::Parts),
+            b'"' => self.string(),
+            b'[' => {
+                if depth > DEPTH {
+                    return None;
+                }
+                self.expect(b'[')?;
+                let mut text = None;
+                if self.peek()? != b']' {
+                    let mut i = 0;
+                    loop {
+                        let part = self.part(depth + 1)?;
+                        parts::fold(i, part, &mut text, found).ok()?;
+                        if self.close(b']')? {
+                            break;
+                        }
+                        i += 1;
+                    }
+                } else {
+                    self.at += 1;
+                }
+                Some(text.unwrap_or(Cow::Borrowed("")))
+            }
             _ => None,
         }
+    }
+
+    /// A `content` that holds no tool uses or results (a tool result's, a Responses
+    /// item's), as its text; `None` where it holds any (the serde path then says
+    /// that it must not).
+    fn plain_content(&mut self, depth: usize) -> Option<Cow<'a, str>> {
+        if self.peek()? == b'"' {
+            // Most often: a string holds no parts.
+            return self.string();
+        }
+        let mut found = Found::default();
+        let text = self.content(depth, &mut found)?;
+        (found.calls.is_empty() && found.results.is_empty()).then_some(text)
     }
 
     /// A `content` where text parts are the rule (a Responses item's): a list of
@@ -165,7 +201,7 @@ impl<'a> Scan<'a> {
             }
             self.at = start;
         }
-        self.content(depth)
+        self.plain_content(depth).map(Content::Text)
     }
 
     /// A list of text parts (`text`, `input_text`, `output_text`), its brackets at
@@ -210,7 +246,7 @@ impl<'a> Scan<'a> {
                 },
                 b"text" => {
                     seen.once(1)?;
-                    text = s.nullable(Scan::string)?;
+                    text = s.nullable(|s| s.string())?;
                 },
                 // The other keys `Scan::part` reads: another type's.
                 b"refusal" | b"id" | b"name" | b"input" | b"tool_use_id" | b"content"
@@ -263,11 +299,11 @@ impl<'a> Scan<'a> {
                 },
                 b"content" => {
                     seen.once(7)?;
-                    part.content = s.nullable(|s| s.content(inner))?;
+                    part.content = s.nullable(|s| s.plain_content(inner).map(Content::Text))?;
                 },
                 b"is_error" => {
                     seen.once(8)?;
-                    part.is_error = s.nullable(Scan::boolean)?;
+                    part.is_error = s.nullable(|s| s.boolean())?;
                 },
                 _ | b"annotations" | b"cache_control" | b"logprobs" | b"citations" => {
                     s.skip(inner)?;
@@ -280,7 +316,7 @@ impl<'a> Scan<'a> {
 
     /// An optional string field: `null` is absent, as serde reads an `Option<Str>`.
     pub(super) fn str(&mut self) -> Option<Option<Str<'a>>> {
-        Some(self.nullable(Scan::string)?.map(Str))
+        Some(self.nullable(|s| s.string())?.map(Str))
     }
 
     /// An optional field of arguments at nesting `depth`, as serde reads an

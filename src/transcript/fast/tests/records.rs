@@ -71,6 +71,9 @@ const ANTHROPIC_LEFT: &[&str] = &[
     r#"{"type": "message", "role": "assistant"}"#,
     r#"{"type": "message", "role": "assistant", "content": [], "usage": {"input_tokens": -1}}"#,
     r#"{"type": "message", "type": "message", "role": "assistant", "content": []}"#,
+    // Parts the conversion refuses (the serde path says what is wrong).
+    r#"{"type": "message", "role": "assistant", "content": [{"type": "text", "text": "a"}, {"type": "mystery"}]}"#,
+    r#"{"type": "message", "role": "assistant", "content": [{"type": "tool_result", "tool_use_id": "x", "content": [{"type": "tool_use", "name": "f"}]}]}"#,
 ];
 
 /// OpenAI Responses items.
@@ -98,10 +101,7 @@ const RESPONSES_ITEMS: &[&str] = &[
     r#"{"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "a"}, {"type": "refusal", "refusal": "no"}]}"#,
     r#"{"type": "message", "role": "user", "content": [{"type": "input_text", "text": "look"}, {"type": "input_image", "image_url": "https://x/y.png"}]}"#,
     r#"{"type": "message", "role": "user", "content": [{"type": "input_text", "text": "a", "id": "p1"}]}"#,
-    r#"{"type": "message", "role": "user", "content": [{"type": "input_text", "text": null}]}"#,
-    r#"{"type": "message", "role": "user", "content": [{"text": "no type"}]}"#,
     r#"{"type": "message", "role": "user", "content": [{"type": "t\u0065xt", "text": "escaped type"}]}"#,
-    r#"{"type": "function_call_output", "call_id": "c", "output": [{"type": "input_text", "text": "x"}, {"type": "tool_use", "name": "f"}]}"#,
 ];
 
 /// Responses items left to the serde path.
@@ -111,6 +111,11 @@ const RESPONSES_LEFT: &[&str] = &[
     r#"{"type": "function_call", "name": "f", "arguments": {"a": 1,}}"#,
     r#"{"type": 5}"#,
     r#"{"type": "message", "role": "user", "content": {"a": 1}}"#,
+    // Parts the conversion refuses: the scanner converts each part as it reads it,
+    // and gives up on these (the serde path says what is wrong).
+    r#"{"type": "message", "role": "user", "content": [{"type": "input_text", "text": null}]}"#,
+    r#"{"type": "message", "role": "user", "content": [{"text": "no type"}]}"#,
+    r#"{"type": "function_call_output", "call_id": "c", "output": [{"type": "input_text", "text": "x"}, {"type": "tool_use", "name": "f"}]}"#,
 ];
 
 #[test]
