@@ -189,10 +189,11 @@ impl<'a> Scan<'a> {
 
     /// A `content` where text parts are the rule (a Responses item's): a list of
     /// text parts only is read as the text the conversion makes of it, their texts
-    /// joined by newlines (one borrowed), and no list of parts is built; any other
-    /// list is read as [`Scan::content`] reads it. (Content is only ever converted
-    /// by `parts::text`, to which the two are the same. Where parts of other types
-    /// are common, as in Anthropic's messages, trying text first would cost more.)
+    /// joined by newlines (one borrowed); any other content is read as
+    /// [`Scan::plain_content`] reads it (an item's content holds no tool uses or
+    /// results), converted part by part. (Text first is a shorter path where text
+    /// parts are the rule; where parts of other types are common, as in Anthropic's
+    /// messages, trying text first would cost more.)
     pub(super) fn text_content(&mut self, depth: usize) -> Option<Content<'a, RawArguments<'a>>> {
         if self.peek()? == b'[' {
             let start = self.at;
