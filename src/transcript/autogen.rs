@@ -17,8 +17,8 @@ const TASK_SOURCE: &str = "user";
 /// One message or event. `id`, `metadata`, `created_at`, a handoff's `context`, a
 /// summary's `tool_calls` and `results` (the events before it hold them) and a
 /// structured message's `format_string` are not read. Filled by serde, or by the
-/// fast path's scanner, and converted by [`read`] either way.
-#[derive(Deserialize)]
+/// fast path's scanner (in a default one), and converted by [`read`] either way.
+#[derive(Default, Deserialize)]
 pub(super) struct AgentMessage<'a> {
     #[serde(rename = "type", borrow)]
     pub(super) kind: Str<'a>,
@@ -85,18 +85,21 @@ enum Piece<'a> {
 /// The messages one AutoGen message or event stands for: none for an event that is
 /// not a step (thoughts, streaming chunks, memory queries, speaker selection, code
 /// generation and execution, input requests), one per result of a tool execution.
+/// (By reference, its fields taken: the message is filled where it is read, and a
+/// move of it is a copy.)
 pub(super) fn read<'a>(
-    message: AgentMessage<'a>,
+    message: &mut AgentMessage<'a>,
     within: &'a str,
     out: &mut Out<'a>,
 ) -> Result<(), Failure<'a>> {
-    let kind = &*message.kind.0;
+    let kind = std::mem::take(&mut message.kind.0);
+    let kind = &*kind;
     let content = message.content.unwrap_or("null");
-    let usage = message.models_usage.map(ProviderUsage::into_usage);
-    let source = message.source.into_cow();
+    let usage = message.models_usage.take().map(ProviderUsage::into_usage);
+    let source = std::mem::take(&mut message.source.0);
     match kind {
         "ToolCallRequestEvent" => {
-            let scanned = match message.scanned {
+            let scanned = match message.scanned.take() {
                 Some(Scanned::Calls(calls)) => Some(calls),
                 _ => None,
             };
@@ -124,7 +127,7 @@ pub(super) fn read<'a>(
             out.push(request);
         }
         "ToolCallExecutionEvent" => {
-            let scanned = match message.scanned {
+            let scanned = match message.scanned.take() {
                 Some(Scanned::Results(results)) => Some(results),
                 _ => None,
             };
@@ -167,7 +170,7 @@ pub(super) fn read<'a>(
             out.push(chat(Cow::Borrowed(content), source, usage));
         }
         kind if kind.ends_with("Message") => {
-            let scanned = match message.scanned {
+            let scanned = match message.scanned.take() {
                 Some(Scanned::Text(text)) => Some(text),
                 _ => None,
             };
@@ -178,7 +181,7 @@ pub(super) fn read<'a>(
             if kind == "StopMessage" {
                 step = step.as_stop();
             } else if kind == "HandoffMessage" {
-                if let Some(target) = message.target.filter(|t| !t.is_empty()) {
+                if let Some(target) = message.target.take().filter(|t| !t.is_empty()) {
                     step = step.with_handoff(target.into_cow());
                 }
             }
@@ -238,5 +241,9 @@ pub(super) fn read_result<'a>(
     result: TaskResult<'a>,
     out: &mut Out<'a>,
 ) -> Result<(), Failure<'a>> {
-    each::<AgentMessage<'a>>(result.messages, read, out)
+    each::<AgentMessage<'a>>(
+        result.messages,
+        |mut m, text, out| read(&mut m, text, out),
+        out,
+    )
 }

@@ -70,35 +70,40 @@ use crate::{Message, Role};
 
 /// A chat message the scanner read: the tool results its content carries (Anthropic's
 /// `tool_result` blocks, each a message before it) and the message itself (`None`
-/// when it holds nothing but those results).
+/// when it holds nothing but those results). The caller gives an empty one to fill
+/// (`Default`), where a returned one would be copied at each level it is returned
+/// through (it is 160 bytes); what a scan that gives up leaves in it is not read.
+#[derive(Default)]
 pub(super) struct Chat<'a> {
     pub(super) results: Vec<Message<'a>>,
     pub(super) message: Option<Message<'a>>,
 }
 
-/// The chat message in `text` (a trimmed line), if the scanner is sure of it; `None`
-/// otherwise, and the serde path reads it. A role spelled as Langroid spells its
-/// entities is left to the serde path when `langroid_roles` is set: it turns on the
-/// search for Langroid's tool JSON.
-pub(super) fn message(text: &str, langroid_roles: bool) -> Option<Chat<'_>> {
-    whole(text, |s| s.chat(1, langroid_roles))
+/// The chat message in `text` (a trimmed line) into `chat`, if the scanner is sure
+/// of it; `None` otherwise, and the serde path reads it. A role spelled as Langroid
+/// spells its entities is left to the serde path when `langroid_roles` is set: it
+/// turns on the search for Langroid's tool JSON.
+pub(super) fn message<'a>(text: &'a str, langroid_roles: bool, chat: &mut Chat<'a>) -> Option<()> {
+    whole(text, |s| s.chat(1, langroid_roles, chat))
 }
 
 /// The message of an OpenAI `chat.completion` object (its one choice's message, with
-/// the call's usage), if the scanner is sure of it. The object's other keys (`id`,
-/// `model`, a choice's `finish_reason`, ...) are skipped, as serde does; several
-/// choices are left to the serde path, which says why they are refused.
-pub(super) fn completion(text: &str, langroid_roles: bool) -> Option<Chat<'_>> {
+/// the call's usage) into `chat`, if the scanner is sure of it. The object's other
+/// keys (`id`, `model`, a choice's `finish_reason`, ...) are skipped, as serde does;
+/// several choices are left to the serde path, which says why they are refused.
+pub(super) fn completion<'a>(
+    text: &'a str,
+    langroid_roles: bool,
+    chat: &mut Chat<'a>,
+) -> Option<()> {
     whole(text, |s| {
         let mut seen = Seen::default();
-        // Written where it is read and returned from here: a `Chat` is a large value,
-        // and each move of it is a copy.
-        let (mut chat, mut usage) = (None, None);
+        let mut usage = None;
         s.object(|s| {
             match_key!(s, {
                 b"choices" => {
                     seen.once(0)?;
-                    s.one_choice(langroid_roles, &mut chat)?;
+                    s.one_choice(langroid_roles, chat)?;
                 },
                 b"usage" => {
                     seen.once(1)?;
@@ -109,13 +114,15 @@ pub(super) fn completion(text: &str, langroid_roles: bool) -> Option<Chat<'_>> {
             });
             Some(())
         })?;
-        let read = chat.as_mut()?;
-        let last = match read.message.as_mut() {
+        if !seen.has(0) {
+            return None;
+        }
+        let last = match chat.message.as_mut() {
             Some(message) => Some(message),
-            None => read.results.last_mut(),
+            None => chat.results.last_mut(),
         };
         super::completion::add_usage(usage, last);
-        chat
+        Some(())
     })
 }
 
@@ -249,59 +256,52 @@ pub(super) fn ends_turn(text: &str) -> bool {
     kind.is_some_and(|kind| super::responses::OUTPUTS.contains(&&*kind))
 }
 
-/// An AutoGen message or event (`model_dump()`) if the scanner is sure of it: the
-/// struct the serde path reads (its type, source, content as JSON text, usage and a
-/// handoff's target; any other key skipped, as serde does), which the one conversion
-/// then reads.
-pub(super) fn agent_message(text: &str) -> Option<AgentMessage<'_>> {
+/// An AutoGen message or event (`model_dump()`) into `message` (a default one), if
+/// the scanner is sure of it: the struct the serde path reads (its type, source,
+/// content as JSON text, usage and a handoff's target; any other key skipped, as
+/// serde does), which the one conversion then reads. `None` otherwise, `message`
+/// then partly filled. (Filled where it is read: the struct is large, and each move
+/// of it a copy.)
+pub(super) fn agent_message<'a>(text: &'a str, message: &mut AgentMessage<'a>) -> Option<()> {
     whole(text, |s| {
         let mut seen = Seen::default();
-        let (mut kind, mut source, mut content, mut usage, mut target) =
-            (None, None, None, None, None);
-        let mut scanned = None;
         s.object(|s| {
             match_key!(s, {
                 b"type" => {
                     seen.once(0)?;
-                    kind = Some(s.string()?);
+                    message.kind = Str(s.string()?);
                 },
                 b"source" => {
                     seen.once(1)?;
-                    source = Some(s.string()?);
+                    message.source = Str(s.string()?);
                 },
                 b"content" => {
                     seen.once(2)?;
                     s.peek()?;
                     let start = s.at;
-                    scanned = s.agent_content();
-                    if scanned.is_none() {
+                    message.scanned = s.agent_content();
+                    if message.scanned.is_none() {
                         // Not what it looked like: read again as JSON text only.
                         s.at = start;
-                        content = s.nullable(|s| s.raw(2))?;
+                        message.content = s.nullable(|s| s.raw(2))?;
                     } else {
-                        content = Some(&s.text[start..s.at]);
+                        message.content = Some(&s.text[start..s.at]);
                     }
                 },
                 b"models_usage" => {
                     seen.once(3)?;
-                    usage = s.nullable(|s| s.provider_usage(2))?;
+                    message.models_usage = s.nullable(|s| s.provider_usage(2))?;
                 },
                 b"target" => {
                     seen.once(4)?;
-                    target = s.str()?;
+                    message.target = s.str()?;
                 },
                 _ | b"id" | b"metadata" | b"created_at" => s.skip(2)?,
             });
             Some(())
         })?;
-        Some(AgentMessage {
-            kind: Str(kind?),
-            source: Str(source?),
-            content,
-            models_usage: usage,
-            target,
-            scanned,
-        })
+        // `type` and `source` are required, as serde reads them.
+        (seen.has(0) && seen.has(1)).then_some(())
     })
 }
 
@@ -448,8 +448,8 @@ impl<'a> Scan<'a> {
     /// A chat message of the common keys (`role`, `content` as a string or parts,
     /// `refusal`, `responder`, `name`, `tool_calls`, `tool_call_id`, `usage`, and the
     /// ignored `metadata`, `annotations`, `audio`), its braces at nesting `depth`;
-    /// converted as the serde path converts it.
-    fn chat(&mut self, depth: usize, langroid_roles: bool) -> Option<Chat<'a>> {
+    /// converted as the serde path converts it, into `chat`.
+    fn chat(&mut self, depth: usize, langroid_roles: bool, chat: &mut Chat<'a>) -> Option<()> {
         let mut seen = Seen::default();
         let mut role = None;
         let mut content = None;
@@ -531,35 +531,40 @@ impl<'a> Scan<'a> {
         }
         // A user turn that only carries tool results (Anthropic's) is those results.
         let only_results = !results.is_empty() && content.is_empty() && tool_calls.is_empty();
-        let message = (!only_results || usage.is_some()).then_some(Message {
-            role,
-            no_response: false,
-            responder,
-            content,
-            tool_calls,
-            usage,
-            tool_call_id,
-            rare: None,
-        });
-        Some(Chat { results, message })
+        if !only_results || usage.is_some() {
+            chat.message = Some(Message {
+                role,
+                no_response: false,
+                responder,
+                content,
+                tool_calls,
+                usage,
+                tool_call_id,
+                rare: None,
+            });
+        }
+        chat.results = results;
+        Some(())
     }
 
     /// A completion's `choices`: exactly one, whose `message` is read into `chat`
     /// (`index`, `finish_reason`, `logprobs` and any other key skipped).
-    fn one_choice(&mut self, langroid_roles: bool, chat: &mut Option<Chat<'a>>) -> Option<()> {
+    fn one_choice(&mut self, langroid_roles: bool, chat: &mut Chat<'a>) -> Option<()> {
         self.expect(b'[')?;
         let mut seen = Seen::default();
         self.object(|s| {
             match_key!(s, {
                 b"message" => {
                     seen.once(0)?;
-                    *chat = Some(s.chat(4, langroid_roles)?);
+                    s.chat(4, langroid_roles, chat)?;
                 },
                 _ | b"index" | b"finish_reason" | b"logprobs" => s.skip(4)?,
             });
             Some(())
         })?;
-        chat.as_ref()?;
+        if !seen.has(0) {
+            return None;
+        }
         // A second choice (or a trailing comma) is the serde path's to refuse.
         self.expect(b']')
     }

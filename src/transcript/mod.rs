@@ -550,32 +550,37 @@ impl<R: BufRead> State<R> {
         // the kind by the first key.)
         let trimmed = text.trim();
         let (key, predicted) = self.predict(trimmed);
-        if let Some((kind, chat)) = self.scan(trimmed, predicted) {
-            // As the serde path would: the kind read last, the key's kind learnt.
-            self.kind = Some(kind);
-            if predicted.is_none() {
-                self.learn(key, kind);
-            }
-            let fast::Chat {
-                mut results,
-                message,
-            } = chat;
-            // The first message is returned, any others kept (owned) for the next
-            // calls.
-            let first = match message {
-                Some(message) if results.is_empty() => Some(message),
-                None if results.len() == 1 => results.pop(),
-                message => {
-                    results.extend(message);
-                    let mut rest = results.into_iter();
-                    let first = rest.next();
-                    self.pending.extend(rest.map(Message::into_owned));
-                    first
+        let kind = predicted.or(self.kind);
+        if let Some(kind) = kind.filter(|&kind| record::scans(kind, &self.cx)) {
+            // Filled where it is read (it is large; a move of it is a copy).
+            let mut chat = fast::Chat::default();
+            if record::scan(kind, trimmed, &self.cx, &mut chat).is_some() {
+                // As the serde path would: the kind read last, the key's kind learnt.
+                self.kind = Some(kind);
+                if predicted.is_none() {
+                    self.learn(key, kind);
                 }
-            };
-            // (A chat message stands for one message or more: `first` is one.)
-            if first.is_some() {
-                return Ok(first);
+                let fast::Chat {
+                    mut results,
+                    message,
+                } = chat;
+                // The first message is returned, any others kept (owned) for the next
+                // calls.
+                let first = match message {
+                    Some(message) if results.is_empty() => Some(message),
+                    None if results.len() == 1 => results.pop(),
+                    message => {
+                        results.extend(message);
+                        let mut rest = results.into_iter();
+                        let first = rest.next();
+                        self.pending.extend(rest.map(Message::into_owned));
+                        first
+                    }
+                };
+                // (A chat message stands for one message or more: `first` is one.)
+                if first.is_some() {
+                    return Ok(first);
+                }
             }
         }
         let mut out = record::Out::new();
@@ -600,18 +605,6 @@ impl<R: BufRead> State<R> {
             }
             self.scratch_step()?;
         }
-    }
-
-    /// The line `trimmed` scanned straight into its messages ([`record::scan`]), and
-    /// the kind it was read as: the one `predicted` by its first key (where the log
-    /// predicts kinds by it), else the kind read last.
-    fn scan<'t>(
-        &self,
-        trimmed: &'t str,
-        predicted: Option<record::Kind>,
-    ) -> Option<(record::Kind, fast::Chat<'t>)> {
-        let kind = predicted.or(self.kind)?;
-        Some((kind, record::scan(kind, trimmed, &self.cx)?))
     }
 
     /// Reads the next line into the scratch buffer, and its messages into `pending`.

@@ -184,7 +184,8 @@ pub(super) fn read<'a>(
             push_message(converted, text, cx, out)
         }
         Kind::Completion => {
-            if let Some(chat) = scan(kind, text, cx) {
+            let mut chat = fast::Chat::default();
+            if scan(kind, text, cx, &mut chat).is_some() {
                 out.extend(chat.results);
                 out.extend(chat.message);
                 return Ok(());
@@ -212,38 +213,54 @@ pub(super) fn read<'a>(
         Kind::Response => responses::read_response(parse(text)?, text, cx, out),
         Kind::ResponsesRequest => responses::read_request(parse(text)?, cx, out),
         Kind::AutoGen => {
-            let message = match fast::agent_message(text) {
-                Some(message) => message,
-                None => parse(text)?,
-            };
-            autogen::read(message, text, out)
+            // Filled where it is read (it is large; a move of it is a copy).
+            let mut message = autogen::AgentMessage::default();
+            if fast::agent_message(text, &mut message).is_none() {
+                message = parse(text)?;
+            }
+            autogen::read(&mut message, text, out)
         }
         Kind::TaskResult => autogen::read_result(parse(text)?, out),
         Kind::Otlp => otel::read(parse(text)?, text, cx, out),
     }
 }
 
-/// The messages of the record `text` of kind `kind` scanned straight from its bytes,
-/// where the kind's common record is (a chat message, an OpenAI `chat.completion`
-/// object, an Anthropic response message), nothing is left to do between records (no
-/// model turn of Responses items open), Langroid's tool JSON is not searched for, and
-/// the scanner is sure of the record. `None` otherwise: [`read`] reads it (and says
-/// what is wrong, if anything).
-pub(super) fn scan<'a>(kind: Kind, text: &'a str, cx: &Context) -> Option<fast::Chat<'a>> {
-    if cx.langroid || cx.responses.is_open() {
+/// The messages of the record `text` of kind `kind` scanned straight from its bytes
+/// into `chat` (an empty one), where the kind's common record is (a chat message, an
+/// OpenAI `chat.completion` object, an Anthropic response message), nothing is left
+/// to do between records (no model turn of Responses items open), Langroid's tool
+/// JSON is not searched for, and the scanner is sure of the record. `None` otherwise
+/// (what is in `chat` then is not to be read): [`read`] reads it (and says what is
+/// wrong, if anything).
+pub(super) fn scan<'a>(
+    kind: Kind,
+    text: &'a str,
+    cx: &Context,
+    chat: &mut fast::Chat<'a>,
+) -> Option<()> {
+    if !scans(kind, cx) {
         return None;
     }
     match kind {
-        Kind::Message => fast::message(text, cx.detect_langroid),
-        Kind::Completion => fast::completion(text, cx.detect_langroid),
+        Kind::Message => fast::message(text, cx.detect_langroid, chat),
+        Kind::Completion => fast::completion(text, cx.detect_langroid, chat),
         Kind::AnthropicResponse => {
             let response = fast::anthropic_response(text)?;
-            let message = Some(anthropic::read_response(response, text).ok()?);
-            let results = Vec::new();
-            Some(fast::Chat { results, message })
+            chat.message = Some(anthropic::read_response(response, text).ok()?);
+            Some(())
         }
         _ => None,
     }
+}
+
+/// Whether [`scan`] may read a record of kind `kind` now (asked first, so that no
+/// `Chat` is made and dropped for the records it does not read).
+pub(super) fn scans(kind: Kind, cx: &Context) -> bool {
+    matches!(
+        kind,
+        Kind::Message | Kind::Completion | Kind::AnthropicResponse
+    ) && !cx.langroid
+        && !cx.responses.is_open()
 }
 
 /// `text` as a `T`.

@@ -167,8 +167,11 @@ impl<'a> Scan<'a> {
             return Some(Cow::Borrowed(""));
         }
         let mut text = None;
+        // One part filled in place for all (a part moved is a 200-byte copy).
+        let mut part = Part::default();
         for i in 0.. {
-            parts::fold(i, self.part(depth + 1)?, &mut text, found).ok()?;
+            self.part(depth + 1, &mut part)?;
+            parts::fold(i, &mut part, &mut text, found).ok()?;
             if self.close(b']')? {
                 break;
             }
@@ -261,14 +264,15 @@ impl<'a> Scan<'a> {
         if typed { text } else { None }
     }
 
-    /// One content part: the fields [`Part`] reads, any other key skipped (as serde
-    /// does); its braces at nesting `depth`.
-    fn part(&mut self, depth: usize) -> Option<Part<'a, RawArguments<'a>>> {
+    /// One content part into `part` (what an earlier part left in it cleared): the
+    /// fields [`Part`] reads, any other key skipped (as serde does); its braces at
+    /// nesting `depth`.
+    fn part(&mut self, depth: usize, part: &mut Part<'a, RawArguments<'a>>) -> Option<()> {
         if depth > DEPTH {
             return None;
         }
         let mut seen = Seen::default();
-        let mut part = Part::default();
+        *part = Part::default();
         let inner = depth + 1;
         self.object(|s| {
             match_key!(s, {
@@ -313,8 +317,7 @@ impl<'a> Scan<'a> {
                 },
             });
             Some(())
-        })?;
-        Some(part)
+        })
     }
 
     /// An optional string field: `null` is absent, as serde reads an `Option<Str>`.

@@ -21,6 +21,11 @@ impl Seen {
         self.0 |= mask;
         Some(())
     }
+
+    /// Whether the key of `bit` was seen.
+    pub(super) fn has(&self, bit: u32) -> bool {
+        self.0 & (1 << bit) != 0
+    }
 }
 
 /// A cursor over a line's JSON.

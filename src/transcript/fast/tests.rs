@@ -9,7 +9,7 @@ use std::cell::Cell;
 use proptest::prelude::*;
 
 use super::scan::{DEPTH, plain};
-use super::{Chat, agent_message, message};
+use super::{Chat, agent_message};
 use crate::Message;
 use crate::transcript::autogen::{self, AgentMessage};
 use crate::transcript::record::{self, Context, Kind, Out};
@@ -39,6 +39,13 @@ fn serde_path(text: &str) -> Option<Vec<Message<'_>>> {
 }
 
 /// The messages of a chat the scanner read, in the order the reader gives them.
+/// The chat message in `text` as the fast path scans it, if it is sure of it.
+fn message(text: &str, langroid_roles: bool) -> Option<Chat<'_>> {
+    let mut chat = Chat::default();
+    super::message(text, langroid_roles, &mut chat)?;
+    Some(chat)
+}
+
 fn messages(chat: Chat<'_>) -> Vec<Message<'_>> {
     chat.results.into_iter().chain(chat.message).collect()
 }
@@ -444,9 +451,10 @@ proptest! {
 /// same messages or the same error), where the scanner takes the line; says whether.
 fn agent_agrees(line: &str) -> Result<bool, String> {
     let text = line.trim();
-    let Some(fast) = agent_message(text) else {
+    let mut fast = AgentMessage::default();
+    if agent_message(text, &mut fast).is_none() {
         return Ok(false);
-    };
+    }
     let slow = match crate::transcript::too_deep(text) {
         Some(_) => None,
         None => serde_json::from_str::<AgentMessage<'_>>(text).ok(),
@@ -466,9 +474,12 @@ fn agent_agrees(line: &str) -> Result<bool, String> {
 }
 
 /// The messages the one conversion makes of `message`, or its error's text.
-fn read_agent<'a>(message: AgentMessage<'a>, text: &'a str) -> Result<Vec<Message<'a>>, String> {
+fn read_agent<'a>(
+    mut message: AgentMessage<'a>,
+    text: &'a str,
+) -> Result<Vec<Message<'a>>, String> {
     let mut out = Out::new();
-    match autogen::read(message, text, &mut out) {
+    match autogen::read(&mut message, text, &mut out) {
         Ok(()) => Ok(out.into_vec()),
         Err(failure) => Err(problem_text(failure.problem)),
     }
@@ -521,7 +532,10 @@ fn autogen_lines_left_to_serde() {
         r#"{"type": "TextMessage", "source": null}"#,
         r#"{"type": "TextMessage", "source": "a", "content": [1,]}"#,
     ] {
-        assert!(agent_message(line).is_none(), "{line}");
+        assert!(
+            agent_message(line, &mut AgentMessage::default()).is_none(),
+            "{line}"
+        );
     }
 }
 

@@ -5,7 +5,7 @@
 use proptest::prelude::*;
 
 use super::super::{
-    anthropic_response, completion, execution_results, function_calls, responses_item,
+    Chat, anthropic_response, completion, execution_results, function_calls, responses_item,
 };
 use super::{damaged, sample_files, serde_only};
 use crate::Message;
@@ -121,10 +121,16 @@ const RESPONSES_LEFT: &[&str] = &[
 #[test]
 fn every_kind_is_scanned_as_serde_reads_it() {
     for line in COMPLETIONS {
-        assert!(completion(line, false).is_some(), "{line}");
+        assert!(
+            completion(line, false, &mut Chat::default()).is_some(),
+            "{line}"
+        );
     }
     for line in COMPLETIONS_LEFT {
-        assert!(completion(line, false).is_none(), "{line}");
+        assert!(
+            completion(line, false, &mut Chat::default()).is_none(),
+            "{line}"
+        );
     }
     for line in ANTHROPIC_RESPONSES {
         assert!(anthropic_response(line).is_some(), "{line}");
