@@ -42,8 +42,9 @@ pub(super) fn read_request<'a>(
 
 /// An Anthropic response: `{"type": "message", "role": "assistant", "content":
 /// [blocks], "usage": {...}}`. `id`, `model`, `stop_reason`, `stop_sequence` and
-/// `container` describe the call.
-#[derive(Deserialize)]
+/// `container` describe the call. Filled by serde, or by the fast path's scanner (in
+/// a default one), and converted by [`read_response`] either way.
+#[derive(Default, Deserialize)]
 pub(super) struct Response<'a> {
     #[serde(rename = "type", borrow)]
     pub(super) kind: Str<'a>,
@@ -59,9 +60,10 @@ pub(super) struct Response<'a> {
     pub(super) found: Found<'a>,
 }
 
-/// The model's message of a response.
+/// The model's message of a response. (By reference, its fields taken: the response
+/// is filled where it is read, and a move of it is a copy.)
 pub(super) fn read_response<'a>(
-    response: Response<'a>,
+    response: &mut Response<'a>,
     within: &'a str,
 ) -> Result<Message<'a>, Failure<'a>> {
     if response.kind.0 != "message" || response.role.0 != "assistant" {
@@ -74,14 +76,14 @@ pub(super) fn read_response<'a>(
             ),
         ));
     }
-    let mut found = response.found;
-    let text =
-        parts::text(Some(response.content), &mut found).map_err(|m| Failure::message(within, m))?;
+    let mut found = std::mem::take(&mut response.found);
+    let content = std::mem::take(&mut response.content);
+    let text = parts::text(Some(content), &mut found).map_err(|m| Failure::message(within, m))?;
     if !found.results.is_empty() {
         return Err(Failure::message(within, "a response holds tool results"));
     }
     let mut reply = Message::new(Role::Llm, text);
     reply.tool_calls = found.calls;
-    reply.usage = response.usage.map(ProviderUsage::into_usage);
+    reply.usage = response.usage.take().map(ProviderUsage::into_usage);
     Ok(reply)
 }

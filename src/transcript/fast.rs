@@ -126,31 +126,34 @@ pub(super) fn completion<'a>(
     })
 }
 
-/// An Anthropic response message if the scanner is sure of it: the struct serde
-/// fills (type, role, content blocks, usage; `id`, `model`, `stop_reason` and any
-/// other key skipped, as serde does).
-pub(super) fn anthropic_response(text: &str) -> Option<anthropic::Response<'_>> {
+/// An Anthropic response message into `response` (a default one) if the scanner is
+/// sure of it: the struct serde fills (type, role, content blocks, usage; `id`,
+/// `model`, `stop_reason` and any other key skipped, as serde does). `None`
+/// otherwise, `response` then partly filled. (Filled where it is read: the struct is
+/// large, and each move of it a copy.)
+pub(super) fn anthropic_response<'a>(
+    text: &'a str,
+    response: &mut anthropic::Response<'a>,
+) -> Option<()> {
     whole(text, |s| {
         let mut seen = Seen::default();
-        let (mut kind, mut role, mut content, mut usage) = (None, None, None, None);
-        let mut found = Found::default();
         s.object(|s| {
             match_key!(s, {
                 b"type" => {
                     seen.once(0)?;
-                    kind = Some(s.string()?);
+                    response.kind = Str(s.string()?);
                 },
                 b"role" => {
                     seen.once(1)?;
-                    role = Some(s.string()?);
+                    response.role = Str(s.string()?);
                 },
                 b"content" => {
                     seen.once(2)?;
-                    content = Some(Content::Text(s.content(2, &mut found)?));
+                    response.content = Content::Text(s.content(2, &mut response.found)?);
                 },
                 b"usage" => {
                     seen.once(3)?;
-                    usage = s.nullable(|s| s.provider_usage(2))?;
+                    response.usage = s.nullable(|s| s.provider_usage(2))?;
                 },
                 _ | b"id" | b"model" | b"stop_reason" | b"stop_sequence" | b"container" => {
                     s.skip(2)?;
@@ -158,13 +161,8 @@ pub(super) fn anthropic_response(text: &str) -> Option<anthropic::Response<'_>> 
             });
             Some(())
         })?;
-        Some(anthropic::Response {
-            kind: Str(kind?),
-            role: Str(role?),
-            content: content?,
-            usage,
-            found,
-        })
+        // `type`, `role` and `content` are required, as serde reads them.
+        (seen.has(0) && seen.has(1) && seen.has(2)).then_some(())
     })
 }
 

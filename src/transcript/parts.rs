@@ -19,6 +19,14 @@ pub(super) enum Content<'a, A> {
     Parts(Vec<Part<'a, A>>),
 }
 
+// By hand: `A` needs no default.
+impl<A> Default for Content<'_, A> {
+    /// No text.
+    fn default() -> Self {
+        Content::Text(Cow::Borrowed(""))
+    }
+}
+
 /// One content part: the union of the fields the known part types carry.
 #[derive(Deserialize)]
 // The bound by hand: serde would ask `A: Default` for `Option<A>`'s default.

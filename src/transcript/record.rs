@@ -196,11 +196,12 @@ pub(super) fn read<'a>(
             anthropic::read_request(parse(text)?, text, cx, out)
         }
         Kind::AnthropicResponse => {
-            let response = match fast::anthropic_response(text) {
-                Some(response) => response,
-                None => parse(text)?,
-            };
-            out.push(anthropic::read_response(response, text)?);
+            // Filled where it is read (it is large; a move of it is a copy).
+            let mut response = anthropic::Response::default();
+            if fast::anthropic_response(text, &mut response).is_none() {
+                response = parse(text)?;
+            }
+            out.push(anthropic::read_response(&mut response, text)?);
             Ok(())
         }
         Kind::ResponsesItem => {
@@ -245,8 +246,9 @@ pub(super) fn scan<'a>(
         Kind::Message => fast::message(text, cx.detect_langroid, chat),
         Kind::Completion => fast::completion(text, cx.detect_langroid, chat),
         Kind::AnthropicResponse => {
-            let response = fast::anthropic_response(text)?;
-            chat.message = Some(anthropic::read_response(response, text).ok()?);
+            let mut response = anthropic::Response::default();
+            fast::anthropic_response(text, &mut response)?;
+            chat.message = Some(anthropic::read_response(&mut response, text).ok()?);
             Some(())
         }
         _ => None,

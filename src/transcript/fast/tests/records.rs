@@ -133,10 +133,16 @@ fn every_kind_is_scanned_as_serde_reads_it() {
         );
     }
     for line in ANTHROPIC_RESPONSES {
-        assert!(anthropic_response(line).is_some(), "{line}");
+        assert!(
+            anthropic_response(line, &mut Default::default()).is_some(),
+            "{line}"
+        );
     }
     for line in ANTHROPIC_LEFT {
-        assert!(anthropic_response(line).is_none(), "{line}");
+        assert!(
+            anthropic_response(line, &mut Default::default()).is_none(),
+            "{line}"
+        );
     }
     for line in RESPONSES_ITEMS {
         assert!(
