@@ -550,38 +550,8 @@ impl<R: BufRead> State<R> {
         // the kind by the first key.)
         let trimmed = text.trim();
         let (key, predicted) = self.predict(trimmed);
-        let kind = predicted.or(self.kind);
-        if let Some(kind) = kind.filter(|&kind| record::scans(kind, &self.cx)) {
-            // Filled where it is read (it is large; a move of it is a copy).
-            let mut chat = fast::Chat::default();
-            if record::scan(kind, trimmed, &self.cx, &mut chat).is_some() {
-                // As the serde path would: the kind read last, the key's kind learnt.
-                self.kind = Some(kind);
-                if predicted.is_none() {
-                    self.learn(key, kind);
-                }
-                let fast::Chat {
-                    mut results,
-                    message,
-                } = chat;
-                // The first message is returned, any others kept (owned) for the next
-                // calls.
-                let first = match message {
-                    Some(message) if results.is_empty() => Some(message),
-                    None if results.len() == 1 => results.pop(),
-                    message => {
-                        results.extend(message);
-                        let mut rest = results.into_iter();
-                        let first = rest.next();
-                        self.pending.extend(rest.map(Message::into_owned));
-                        first
-                    }
-                };
-                // (A chat message stands for one message or more: `first` is one.)
-                if first.is_some() {
-                    return Ok(first);
-                }
-            }
+        if let Some(first) = self.scan(trimmed, key, predicted) {
+            return Ok(Some(first));
         }
         let mut out = record::Out::new();
         self.read_record_in(trimmed, key, predicted, text, line, &mut out)?;
@@ -604,6 +574,46 @@ impl<R: BufRead> State<R> {
                 return Ok(None);
             }
             self.scratch_step()?;
+        }
+    }
+
+    /// The line `trimmed` scanned straight into its messages ([`record::scan`]), as
+    /// the kind `predicted` by its first key (where the log predicts kinds by it),
+    /// else the kind read last: the first message, any others kept (owned) for the
+    /// next calls. `None` where the scanner does not read the line (the record
+    /// reader then does).
+    fn scan<'t>(
+        &mut self,
+        trimmed: &'t str,
+        key: Option<&'t str>,
+        predicted: Option<record::Kind>,
+    ) -> Option<Message<'t>> {
+        let kind = predicted
+            .or(self.kind)
+            .filter(|&kind| record::scans(kind, &self.cx))?;
+        // Filled where it is read (it is large; a move of it is a copy).
+        let mut chat = fast::Chat::default();
+        record::scan(kind, trimmed, &self.cx, &mut chat)?;
+        // As the serde path would: the kind read last, the key's kind learnt.
+        self.kind = Some(kind);
+        if predicted.is_none() {
+            self.learn(key, kind);
+        }
+        let fast::Chat {
+            mut results,
+            message,
+        } = chat;
+        // (A chat message stands for one message or more.)
+        match message {
+            Some(message) if results.is_empty() => Some(message),
+            None if results.len() == 1 => results.pop(),
+            message => {
+                results.extend(message);
+                let mut rest = results.into_iter();
+                let first = rest.next();
+                self.pending.extend(rest.map(Message::into_owned));
+                first
+            }
         }
     }
 
