@@ -455,3 +455,26 @@ fn an_autogen_call_with_an_empty_name_is_an_error_not_a_nameless_call() {
         "{err}"
     );
 }
+
+#[test]
+fn a_record_read_again_as_another_kind_keeps_the_model_turn_before_it() {
+    // The last line's first key was last a chat message's, so it is read first as
+    // one, which ends the open model turn; it fails (a chat message has no `type`),
+    // and is read again as a Responses item. The turn ("B") is still given, once,
+    // before it.
+    let log = r#"{"role": "user", "content": "q"}
+{"id": "msg_1", "type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "A"}]}
+{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "r"}]}
+{"id": "msg_2", "type": "message", "role": "assistant", "content": "B"}
+{"role": "user", "content": "x", "type": "message"}
+"#;
+    let expected =
+        "0 user \"q\"\n1 llm \"A\"\n2 agent \"r\" answers=t1\n3 llm \"B\"\n4 user \"x\"\n";
+    assert_eq!(summary(&read(log, Format::Auto).unwrap()), expected);
+    let mut reader = Reader::new(log.as_bytes(), Format::Auto);
+    let mut borrowed = Vec::new();
+    while let Some(message) = reader.next_borrowed() {
+        borrowed.push(message.unwrap().into_owned());
+    }
+    assert_eq!(summary(&borrowed), expected);
+}

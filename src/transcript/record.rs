@@ -159,16 +159,39 @@ impl<'a> Failure<'a> {
 }
 
 /// The messages the record `text` of kind `kind` stands for, added to `out`.
+///
+/// A record that is not a Responses item ends a model turn assembled from them: the
+/// turn's message comes first. A record that fails to read leaves the turn open, as
+/// it found it: the caller may read the record again as another kind, which may be a
+/// Responses item that joins the turn (or ends it).
 pub(super) fn read<'a>(
     kind: Kind,
     text: &'a str,
     cx: &mut Context,
     out: &mut Out<'a>,
 ) -> Result<(), Failure<'a>> {
-    // A record that is not a Responses item ends a model turn assembled from them.
-    if !matches!(kind, Kind::ResponsesItem) {
-        cx.responses.close(out);
+    if matches!(kind, Kind::ResponsesItem) {
+        return read_kind(kind, text, cx, out);
     }
+    let Some(turn) = cx.responses.take() else {
+        return read_kind(kind, text, cx, out);
+    };
+    let start = out.len();
+    let read = read_kind(kind, text, cx, out);
+    match read {
+        Ok(()) => out.insert(start, turn),
+        Err(_) => cx.responses.reopen(turn),
+    }
+    read
+}
+
+/// [`read`] once any open model turn is dealt with.
+fn read_kind<'a>(
+    kind: Kind,
+    text: &'a str,
+    cx: &mut Context,
+    out: &mut Out<'a>,
+) -> Result<(), Failure<'a>> {
     match kind {
         Kind::Message => {
             shallow(text)?;

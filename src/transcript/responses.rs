@@ -72,6 +72,12 @@ impl Turn {
         }
     }
 
+    /// Opens `message` again as the turn: one taken by a record that then failed to
+    /// read.
+    pub(super) fn reopen(&mut self, message: Message<'static>) {
+        self.open = Some(message);
+    }
+
     /// Whether a model turn is open.
     pub(super) fn is_open(&self) -> bool {
         self.open.is_some()
@@ -153,17 +159,16 @@ fn item_into<'a>(item: &mut Item<'a>, turn: &mut Turn, out: &mut Out<'a>) -> Res
             turn.message();
         }
         kind if OUTPUTS.contains(&kind) => {
-            turn.close(out);
+            // Checked before the turn is closed: an item that fails leaves it open.
             let text = parts::plain_text(
                 item.output.take(),
                 format_args!("the output of a {kind} item"),
             )?;
-            let mut result = Message::new(Role::Agent, text);
-            match item.call_id.take().or(item.id.take()) {
-                Some(id) => result = result.with_tool_call_id(id.into_cow()),
-                None => return Err(format!("a {kind} item has no \"call_id\"")),
-            }
-            out.push(result);
+            let Some(id) = item.call_id.take().or(item.id.take()) else {
+                return Err(format!("a {kind} item has no \"call_id\""));
+            };
+            turn.close(out);
+            out.push(Message::new(Role::Agent, text).with_tool_call_id(id.into_cow()));
         }
         kind if NOT_STEPS.contains(&kind) => {}
         kind if kind.ends_with("_call") => {
