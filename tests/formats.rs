@@ -478,3 +478,25 @@ fn a_record_read_again_as_another_kind_keeps_the_model_turn_before_it() {
     }
     assert_eq!(summary(&borrowed), expected);
 }
+
+#[test]
+fn a_tool_output_that_is_not_utf8_after_a_model_turn_gives_the_turn_then_the_error() {
+    let mut log = b"{\"role\": \"user\", \"content\": \"go\"}\n{\"type\": \"function_call\", \"call_id\": \"c\", \"name\": \"f\", \"arguments\": \"{}\"}\n".to_vec();
+    log.extend_from_slice(
+        b"{\"type\": \"function_call_output\", \"call_id\": \"c\", \"output\": \"\xff\"}\n",
+    );
+    let mut reader = Reader::new(&log[..], Format::Auto);
+    let first = reader.next_borrowed().unwrap().unwrap().into_owned();
+    let turn = reader.next_borrowed().unwrap().unwrap().into_owned();
+    assert_eq!(
+        summary(&[first, turn]),
+        "0 user \"go\"\n1 llm call f({}) id=Some(\"c\")\n"
+    );
+    let err = reader.next_borrowed().unwrap().unwrap_err();
+    assert_eq!(
+        (err.line, err.kind),
+        (3, TranscriptErrorKind::NotUtf8),
+        "{err}"
+    );
+    assert!(reader.next_borrowed().is_none());
+}

@@ -235,23 +235,29 @@ pub(super) fn responses_item<'a>(text: &'a str, item: &mut Item<'a>) -> Option<(
     })
 }
 
-/// Whether the Responses item `text` is sure to be a tool's output: its first key
-/// `type`, its value one of [`super::responses::OUTPUTS`]. Reading such an item ends
-/// an open model turn first thing, so the turn can be given before the line is read.
+/// Whether the Responses item `line` (its bytes, leading whitespace trimmed) is sure
+/// to be a tool's output: its first key `type`, its value one of
+/// [`super::responses::OUTPUTS`], written without escapes. Reading such an item ends an
+/// open model turn first thing, so the turn can be given before the line is read.
 /// `false` when unsure (the line is then read first, as any other). (Only the first
 /// key is looked at: a whole scan for `type` and `role`, to know a user's message
-/// too, cost more than it saved.)
-pub(super) fn ends_turn(text: &str) -> bool {
-    let mut s = Scan::new(text);
+/// too, cost more than it saved. On the bytes: the line is validated as UTF-8 when it
+/// is read.)
+pub(super) fn ends_turn(line: &[u8]) -> bool {
     let kind = (|| {
-        s.expect(b'{')?;
-        if s.key_first()? != b't' || !s.key_is(b"type") {
-            return None;
-        }
-        s.colon()?;
-        s.string()
+        let rest = line.strip_prefix(b"{")?.trim_ascii_start();
+        let rest = rest.strip_prefix(b"\"type\"")?.trim_ascii_start();
+        let rest = rest.strip_prefix(b":")?.trim_ascii_start();
+        let rest = rest.strip_prefix(b"\"")?;
+        // Up to the closing quote; a backslash first (an escape) is unsure.
+        let end = scan::plain(rest)?;
+        (rest[end] == b'"').then(|| &rest[..end])
     })();
-    kind.is_some_and(|kind| super::responses::OUTPUTS.contains(&&*kind))
+    kind.is_some_and(|kind| {
+        super::responses::OUTPUTS
+            .iter()
+            .any(|output| output.as_bytes() == kind)
+    })
 }
 
 /// An AutoGen message or event (`model_dump()`) into `message` (a default one), if

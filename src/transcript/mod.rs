@@ -633,21 +633,24 @@ impl<R: BufRead> State<R> {
         if is_blank(scratch, self.line)? {
             return Ok(());
         }
+        if self.cx.responses.is_open() {
+            let bytes = scratch.trim_ascii_start();
+            let kind = self.known_first_key(bytes).map(|(_, kind)| kind);
+            if kind.or(self.kind) == Some(record::Kind::ResponsesItem) && fast::ends_turn(bytes) {
+                // A tool's output, which ends the model turn first thing: the turn is
+                // given now, and the line read at the next call as its caller's line,
+                // so that its message borrows it (read here, it would be copied to
+                // wait). Seen on the bytes: the line is validated as UTF-8 once, when
+                // it is read.
+                self.pending.extend(self.cx.responses.take());
+                self.carried = true;
+                return Ok(());
+            }
+        }
         let line = self.line;
         let text = utf8(scratch, line)?;
         let trimmed = text.trim();
         let (key, predicted) = self.predict(trimmed);
-        if self.cx.responses.is_open()
-            && predicted.or(self.kind) == Some(record::Kind::ResponsesItem)
-            && fast::ends_turn(trimmed)
-        {
-            // A tool's output, which ends the model turn first thing: the turn is
-            // given now, and the line read at the next call as its caller's line, so
-            // that its message borrows it (read here, it would be copied to wait).
-            self.pending.extend(self.cx.responses.take());
-            self.carried = true;
-            return Ok(());
-        }
         let mut out = record::Out::new();
         self.read_record_in(trimmed, key, predicted, text, line, &mut out)?;
         self.pending
@@ -796,15 +799,26 @@ impl<R: BufRead> State<R> {
         if self.by_first_key.is_empty() {
             return (None, None);
         }
-        // The keys seen compared in place first: finding where the key ends costs more.
-        if let Some(rest) = key_start(text) {
-            for (key, kind) in &self.by_first_key {
-                if rest.as_bytes().get(key.len()) == Some(&b'"') && rest.starts_with(key.as_str()) {
-                    return (Some(&rest[..key.len()]), Some(*kind));
-                }
-            }
+        match self.known_first_key(text.as_bytes()) {
+            Some((key, kind)) => (Some(&text[key]), Some(kind)),
+            None => (first_key(text), None),
         }
-        (first_key(text), None)
+    }
+
+    /// Where the first key of the record `text` is (its text's bytes), and the kind of
+    /// record that records with that key were lately, if it is a key the log has
+    /// shown (never while the log has shown one kind only). (The keys seen are
+    /// compared in place: finding where the key ends costs more.)
+    fn known_first_key(&self, text: &[u8]) -> Option<(std::ops::Range<usize>, record::Kind)> {
+        if self.by_first_key.is_empty() {
+            return None;
+        }
+        let rest = key_start(text)?;
+        let start = text.len() - rest.len();
+        self.by_first_key
+            .iter()
+            .find(|(key, _)| rest.get(key.len()) == Some(&b'"') && rest.starts_with(key.as_bytes()))
+            .map(|(key, kind)| (start..start + key.len(), *kind))
     }
 
     /// Remembers that records whose first key is `key` were of `kind`.
@@ -890,16 +904,19 @@ fn opens_line(buffer: &[u8]) -> bool {
     trimmed.starts_with('{') && serde_json::from_str::<serde::de::IgnoredAny>(trimmed).is_ok()
 }
 
-/// The text of the JSON object `text` from just past its first key's opening quote.
-fn key_start(text: &str) -> Option<&str> {
-    text.strip_prefix('{')?.trim_start().strip_prefix('"')
+/// The bytes of the JSON object `text` from just past its first key's opening quote.
+fn key_start(text: &[u8]) -> Option<&[u8]> {
+    text.strip_prefix(b"{")?
+        .trim_ascii_start()
+        .strip_prefix(b"\"")
 }
 
 /// The first key of the JSON object `text`, if it has no escapes.
 fn first_key(text: &str) -> Option<&str> {
-    let rest = key_start(text)?;
-    let end = memchr::memchr2(b'"', b'\\', rest.as_bytes())?;
-    (rest.as_bytes()[end] == b'"').then(|| &rest[..end])
+    let rest = key_start(text.as_bytes())?;
+    let start = text.len() - rest.len();
+    let end = memchr::memchr2(b'"', b'\\', rest)?;
+    (rest[end] == b'"').then(|| &text[start..start + end])
 }
 
 /// Whether a line is blank (all whitespace). Most lines start with `{`: seen on the

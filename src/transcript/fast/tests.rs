@@ -197,6 +197,40 @@ fn deep_lines_are_left_to_serde() {
 }
 
 #[test]
+fn a_tool_output_is_known_by_its_first_key_only_where_sure() {
+    // Each is a tool's output, as the serde path reads it.
+    let sure = [
+        r#"{"type": "function_call_output", "call_id": "c", "output": "x"}"#,
+        r#"{ "type" : "shell_call_output", "call_id": "c", "output": "x"}"#,
+        r#"{"type":"custom_tool_call_output","call_id":"c","output":"x"}"#,
+    ];
+    for line in sure {
+        assert!(super::ends_turn(line.as_bytes()), "{line}");
+        let mut out = Out::new();
+        let read = serde_only(|| {
+            record::read(Kind::ResponsesItem, line, &mut Context::default(), &mut out)
+        });
+        assert!(read.is_ok(), "{line}");
+        let roles: Vec<_> = out.iter().map(|m| (m.role(), m.tool_call_id())).collect();
+        assert_eq!(roles, [(crate::Role::Agent, Some("c"))], "{line}");
+    }
+    let unsure = [
+        r#"{"type": "function_call", "call_id": "c", "name": "f", "arguments": "{}"}"#,
+        r#"{"type": "function_call_output_x", "call_id": "c", "output": "x"}"#,
+        // An escape: an output, but the check does not decode.
+        r#"{"type": "function_call\u005foutput", "call_id": "c", "output": "x"}"#,
+        // Not the first key.
+        r#"{"call_id": "c", "type": "function_call_output", "output": "x"}"#,
+        r#"{"type": "function_call_outp"#,
+        r#"["type", "function_call_output"]"#,
+        "",
+    ];
+    for line in unsure {
+        assert!(!super::ends_turn(line.as_bytes()), "{line}");
+    }
+}
+
+#[test]
 fn langroid_roles_are_left_to_serde_when_they_matter() {
     let line = r#"{"role": "LLM", "content": "{\"request\": \"calc\"}"}"#;
     assert!(message(line, true).is_none());
