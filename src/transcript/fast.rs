@@ -187,6 +187,16 @@ pub(super) fn responses_item<'a>(text: &'a str, item: &mut Item<'a>) -> Option<(
                     seen.once(2)?;
                     item.content = s.nullable(|s| s.text_content(2))?;
                 },
+                // The keys of the commonest items (messages, calls and their outputs)
+                // first: each arm passed costs a comparison.
+                b"id" => {
+                    seen.once(10)?;
+                    item.id = s.str()?;
+                },
+                b"call_id" => {
+                    seen.once(9)?;
+                    item.call_id = s.str()?;
+                },
                 b"name" => {
                     seen.once(3)?;
                     item.name = s.str()?;
@@ -195,6 +205,11 @@ pub(super) fn responses_item<'a>(text: &'a str, item: &mut Item<'a>) -> Option<(
                     seen.once(4)?;
                     item.arguments = s.raw_arguments(2)?;
                 },
+                b"output" => {
+                    seen.once(11)?;
+                    item.output = s.nullable(|s| s.text_content(2))?;
+                },
+                b"status" => s.skip(2)?,
                 b"action" => {
                     seen.once(5)?;
                     item.action = s.raw_arguments(2)?;
@@ -211,23 +226,11 @@ pub(super) fn responses_item<'a>(text: &'a str, item: &mut Item<'a>) -> Option<(
                     seen.once(8)?;
                     item.queries = s.raw_arguments(2)?;
                 },
-                b"call_id" => {
-                    seen.once(9)?;
-                    item.call_id = s.str()?;
-                },
-                b"id" => {
-                    seen.once(10)?;
-                    item.id = s.str()?;
-                },
-                b"output" => {
-                    seen.once(11)?;
-                    item.output = s.nullable(|s| s.text_content(2))?;
-                },
                 b"error" => {
                     seen.once(12)?;
                     item.error = s.str()?;
                 },
-                _ | b"status" | b"summary" | b"encrypted_content" => s.skip(2)?,
+                _ | b"summary" | b"encrypted_content" => s.skip(2)?,
             });
             Some(())
         })?;

@@ -257,7 +257,7 @@ impl<'a> Scan<'a> {
                 // The other keys `Scan::part` reads: another type's.
                 b"refusal" | b"id" | b"name" | b"input" | b"tool_use_id" | b"content"
                 | b"is_error" => return None,
-                _ => s.skip(depth + 1)?,
+                _ | b"annotations" | b"logprobs" => s.skip(depth + 1)?,
             });
             Some(())
         })?;
