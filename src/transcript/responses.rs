@@ -185,17 +185,16 @@ fn item_into<'a>(item: &mut Item<'a>, turn: &mut Turn, out: &mut Out<'a>) -> Res
                 }
                 (kind, _) => Cow::Owned(kind.trim_end_matches("_call").to_owned()),
             };
-            let arguments = [
-                item.arguments.take(),
-                item.input.take(),
-                item.action.take(),
-                item.code.take(),
-                item.queries.take(),
-            ]
-            .into_iter()
-            .flatten()
-            .next()
-            .map_or(Cow::Borrowed(""), ArgumentsText::into_text);
+            // The first of them there is (taken one by one: a list of all five
+            // would be built and dropped for every call).
+            let arguments = item
+                .arguments
+                .take()
+                .or_else(|| item.input.take())
+                .or_else(|| item.action.take())
+                .or_else(|| item.code.take())
+                .or_else(|| item.queries.take())
+                .map_or(Cow::Borrowed(""), ArgumentsText::into_text);
             let mut call = ToolCall::new(name, arguments);
             if let Some(id) = item.call_id.take().or(item.id.take()) {
                 call = call.with_id(id.into_cow());
