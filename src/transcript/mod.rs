@@ -795,10 +795,17 @@ impl<R: BufRead> State<R> {
     /// (chat messages and response objects) writes each kind's keys in its own order,
     /// so that the first key says which kind to read a record as first. (Looked at
     /// only once the log has shown two kinds: a log of one kind pays nothing.)
+    #[inline(always)]
     fn predict<'t>(&self, text: &'t str) -> (Option<&'t str>, Option<record::Kind>) {
         if self.by_first_key.is_empty() {
             return (None, None);
         }
+        self.predict_by_first_key(text)
+    }
+
+    /// [`State::predict`] where the log has shown two kinds. (Out of line, so that a
+    /// log of one kind pays a test and no call.)
+    fn predict_by_first_key<'t>(&self, text: &'t str) -> (Option<&'t str>, Option<record::Kind>) {
         match self.known_first_key(text.as_bytes()) {
             Some((key, kind)) => (Some(&text[key]), Some(kind)),
             None => (first_key(text), None),

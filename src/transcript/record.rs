@@ -170,9 +170,21 @@ pub(super) fn read<'a>(
     cx: &mut Context,
     out: &mut Out<'a>,
 ) -> Result<(), Failure<'a>> {
-    if matches!(kind, Kind::ResponsesItem) {
-        return read_kind(kind, text, cx, out);
+    if !matches!(kind, Kind::ResponsesItem) && cx.responses.is_open() {
+        return read_after_turn(kind, text, cx, out);
     }
+    read_kind(kind, text, cx, out)
+}
+
+/// [`read`] where the record ends the open model turn. (Out of line: most records
+/// are read with no turn open.)
+#[inline(never)]
+fn read_after_turn<'a>(
+    kind: Kind,
+    text: &'a str,
+    cx: &mut Context,
+    out: &mut Out<'a>,
+) -> Result<(), Failure<'a>> {
     let Some(turn) = cx.responses.take() else {
         return read_kind(kind, text, cx, out);
     };
