@@ -248,8 +248,8 @@ pub(super) fn responses_item<'a>(text: &'a str, item: &mut Item<'a>) -> Option<(
 /// is read.)
 pub(super) fn ends_turn(line: &[u8]) -> bool {
     let kind = (|| {
-        let rest = line.strip_prefix(b"{")?.trim_ascii_start();
-        let rest = rest.strip_prefix(b"\"type\"")?.trim_ascii_start();
+        let rest = super::key_start(line)?;
+        let rest = rest.strip_prefix(b"type\"")?.trim_ascii_start();
         let rest = rest.strip_prefix(b":")?.trim_ascii_start();
         let rest = rest.strip_prefix(b"\"")?;
         // Up to the closing quote; a backslash first (an escape) is unsure.

@@ -913,6 +913,10 @@ fn opens_line(buffer: &[u8]) -> bool {
 
 /// The bytes of the JSON object `text` from just past its first key's opening quote.
 fn key_start(text: &[u8]) -> Option<&[u8]> {
+    // Most often `{"`: no whitespace to look for.
+    if let Some(rest) = text.strip_prefix(b"{\"") {
+        return Some(rest);
+    }
     text.strip_prefix(b"{")?
         .trim_ascii_start()
         .strip_prefix(b"\"")
