@@ -248,7 +248,7 @@ pub(super) fn responses_item<'a>(text: &'a str, item: &mut Item<'a>) -> Option<(
 /// is read.)
 pub(super) fn ends_turn(line: &[u8]) -> bool {
     let kind = (|| {
-        let rest = super::key_start(line)?;
+        let rest = super::first_key::key_start(line)?;
         let rest = rest.strip_prefix(b"type\"")?.trim_ascii_start();
         let rest = rest.strip_prefix(b":")?.trim_ascii_start();
         let rest = rest.strip_prefix(b"\"")?;

@@ -19,6 +19,7 @@ mod autogen;
 mod completion;
 mod detect;
 mod fast;
+mod first_key;
 mod langroid;
 mod otel;
 mod parts;
@@ -394,7 +395,7 @@ struct State<R> {
     /// messages borrowing it (see [`State::scratch_line`]).
     carried: bool,
     /// The kind of record each first key (of the record's object) was, lately.
-    by_first_key: Vec<(String, record::Kind)>,
+    by_first_key: first_key::FirstKeys,
     /// Messages read and not yet given: a record's after its first, and those of a
     /// whole document.
     pending: std::collections::VecDeque<Message<'static>>,
@@ -417,7 +418,7 @@ impl<R: BufRead> Reader<R> {
                 line: 0,
                 scratch: Vec::new(),
                 carried: false,
-                by_first_key: Vec::new(),
+                by_first_key: first_key::FirstKeys::default(),
                 pending: std::collections::VecDeque::new(),
                 cx: record::Context {
                     langroid: format == Format::Langroid,
@@ -635,7 +636,7 @@ impl<R: BufRead> State<R> {
         }
         if self.cx.responses.is_open() {
             let bytes = scratch.trim_ascii_start();
-            let kind = self.known_first_key(bytes).map(|(_, kind)| kind);
+            let kind = self.by_first_key.find(bytes).map(|(_, kind)| kind);
             if kind.or(self.kind) == Some(record::Kind::ResponsesItem) && fast::ends_turn(bytes) {
                 // A tool's output, which ends the model turn first thing: the turn is
                 // given now, and the line read at the next call as its caller's line,
@@ -782,7 +783,7 @@ impl<R: BufRead> State<R> {
             out.truncate(start);
             if record::read(other, text, &mut self.cx, out).is_ok() {
                 self.kind = Some(other);
-                self.learn(key.or_else(|| first_key(text)), other);
+                self.learn(key.or_else(|| first_key::first_key(text)), other);
                 return Ok(());
             }
         }
@@ -806,37 +807,16 @@ impl<R: BufRead> State<R> {
     /// [`State::predict`] where the log has shown two kinds. (Out of line, so that a
     /// log of one kind pays a test and no call.)
     fn predict_by_first_key<'t>(&self, text: &'t str) -> (Option<&'t str>, Option<record::Kind>) {
-        match self.known_first_key(text.as_bytes()) {
+        match self.by_first_key.find(text.as_bytes()) {
             Some((key, kind)) => (Some(&text[key]), Some(kind)),
-            None => (first_key(text), None),
+            None => (first_key::first_key(text), None),
         }
-    }
-
-    /// Where the first key of the record `text` is (its text's bytes), and the kind of
-    /// record that records with that key were lately, if it is a key the log has
-    /// shown (never while the log has shown one kind only). (The keys seen are
-    /// compared in place: finding where the key ends costs more.)
-    fn known_first_key(&self, text: &[u8]) -> Option<(std::ops::Range<usize>, record::Kind)> {
-        if self.by_first_key.is_empty() {
-            return None;
-        }
-        let rest = key_start(text)?;
-        let start = text.len() - rest.len();
-        self.by_first_key
-            .iter()
-            .find(|(key, _)| rest.get(key.len()) == Some(&b'"') && rest.starts_with(key.as_bytes()))
-            .map(|(key, kind)| (start..start + key.len(), *kind))
     }
 
     /// Remembers that records whose first key is `key` were of `kind`.
     fn learn(&mut self, key: Option<&str>, kind: record::Kind) {
-        let Some(key) = key else { return };
-        let known = &mut self.by_first_key;
-        match known.iter().position(|(k, _)| k == key) {
-            Some(i) => known[i].1 = kind,
-            // A few shapes per log; a log of ever new first keys is not predicted.
-            None if known.len() < 8 => known.push((key.to_owned(), kind)),
-            None => {}
+        if let Some(key) = key {
+            self.by_first_key.learn(key, kind);
         }
     }
 
@@ -909,25 +889,6 @@ fn opens_line(buffer: &[u8]) -> bool {
     let text = String::from_utf8_lossy(buffer);
     let trimmed = text.trim();
     trimmed.starts_with('{') && serde_json::from_str::<serde::de::IgnoredAny>(trimmed).is_ok()
-}
-
-/// The bytes of the JSON object `text` from just past its first key's opening quote.
-fn key_start(text: &[u8]) -> Option<&[u8]> {
-    // Most often `{"`: no whitespace to look for.
-    if let Some(rest) = text.strip_prefix(b"{\"") {
-        return Some(rest);
-    }
-    text.strip_prefix(b"{")?
-        .trim_ascii_start()
-        .strip_prefix(b"\"")
-}
-
-/// The first key of the JSON object `text`, if it has no escapes.
-fn first_key(text: &str) -> Option<&str> {
-    let rest = key_start(text.as_bytes())?;
-    let start = text.len() - rest.len();
-    let end = memchr::memchr2(b'"', b'\\', rest)?;
-    (rest[end] == b'"').then(|| &text[start..start + end])
 }
 
 /// Whether a line is blank (all whitespace). Most lines start with `{`: seen on the
