@@ -430,6 +430,51 @@ fn single_element_monitors() -> &'static (Monitor, Monitor) {
     })
 }
 
+/// One record of each common shape, of every format `auto` reads line by line, its
+/// text (or its call's name) the marker `k{i}z`: chat messages (doneseq's, OpenAI's,
+/// an Anthropic tool result), an OpenAI `chat.completion`, Responses items (a model
+/// message, a call, its output, a user message with its type), an Anthropic response,
+/// an AutoGen text message.
+fn mixed_record(shape: usize, i: usize) -> String {
+    let m = format!("k{i}z");
+    match shape {
+        0 => format!(r#"{{"role": "user", "content": "{m}"}}"#),
+        1 => format!(r#"{{"role": "assistant", "content": "{m}"}}"#),
+        2 => format!(
+            r#"{{"id": "msg_{i}", "type": "message", "role": "assistant", "content": [{{"type": "output_text", "text": "{m}"}}]}}"#
+        ),
+        3 => format!(
+            r#"{{"type": "function_call", "call_id": "c{i}", "name": "{m}", "arguments": "{{}}"}}"#
+        ),
+        4 => format!(r#"{{"type": "function_call_output", "call_id": "c{i}", "output": "{m}"}}"#),
+        5 => format!(
+            r#"{{"role": "user", "content": [{{"type": "tool_result", "tool_use_id": "t{i}", "content": "{m}"}}]}}"#
+        ),
+        6 => format!(r#"{{"role": "user", "content": "{m}", "type": "message"}}"#),
+        7 => format!(
+            r#"{{"id": "chatcmpl-{i}", "object": "chat.completion", "choices": [{{"index": 0, "message": {{"role": "assistant", "content": "{m}"}}, "finish_reason": "stop"}}]}}"#
+        ),
+        8 => format!(
+            r#"{{"id": "msg_{i}", "type": "message", "role": "assistant", "content": [{{"type": "text", "text": "{m}"}}], "stop_reason": "end_turn"}}"#
+        ),
+        _ => format!(
+            r#"{{"id": "{i}", "source": "assistant", "content": "{m}", "type": "TextMessage"}}"#
+        ),
+    }
+}
+
+/// How many times `marker` is a message's text, a line of it (a model turn joins its
+/// texts by newlines), or a tool call's name, in `messages`.
+fn occurrences(messages: &[Message<'_>], marker: &str) -> usize {
+    messages
+        .iter()
+        .map(|m| {
+            m.content().lines().filter(|l| *l == marker).count()
+                + m.tool_calls().iter().filter(|c| c.name() == marker).count()
+        })
+        .sum()
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(1_000))]
 
@@ -475,6 +520,33 @@ proptest! {
         let array: Vec<Value> = messages.iter().map(to_line).collect();
         let array = serde_json::to_string_pretty(&array).unwrap();
         prop_assert_eq!(read_transcript(array.as_bytes(), Format::Auto).ok(), Some(expected));
+    }
+
+    /// A log that mixes the formats' common records line by line reads, and every
+    /// record's text is in exactly one message, whichever kind each line was read as
+    /// first (a line read first as the kind its first key last was, then as its own
+    /// kind, must not lose or repeat a message, nor the model turn before it), borrowed
+    /// or owned.
+    #[test]
+    fn mixed_logs_lose_no_record(shapes in prop::collection::vec(0..10usize, 0..12)) {
+        let log: String = shapes
+            .iter()
+            .enumerate()
+            .map(|(i, &shape)| mixed_record(shape, i) + "\n")
+            .collect();
+        let read = read_transcript(log.as_bytes(), Format::Auto);
+        prop_assert!(read.is_ok(), "{log}\n{read:?}");
+        let read = read.unwrap();
+        for i in 0..shapes.len() {
+            let marker = format!("k{i}z");
+            prop_assert_eq!(occurrences(&read, &marker), 1, "{}\n{}: {:?}", log, marker, read);
+        }
+        let mut reader = doneseq::transcript::Reader::new(log.as_bytes(), Format::Auto);
+        let mut borrowed = Vec::new();
+        while let Some(message) = reader.next_borrowed() {
+            borrowed.push(message.unwrap().into_owned());
+        }
+        prop_assert_eq!(borrowed, read);
     }
 
     #[test]
