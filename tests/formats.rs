@@ -415,10 +415,11 @@ fn a_tool_output_after_a_model_turn_is_read_in_order_to_the_end() {
     assert_eq!(lines, [1, 4, 4, 6, 6]);
 }
 
-#[test]
-fn a_bad_tool_output_after_a_model_turn_gives_the_turn_then_the_error() {
-    let log = "{\"role\": \"user\", \"content\": \"go\"}\n{\"type\": \"function_call\", \"call_id\": \"c\", \"name\": \"f\", \"arguments\": \"{}\"}\n{\"type\": \"function_call_output\", \"output\": \"x\"}\n";
-    let mut reader = Reader::new(log.as_bytes(), Format::Auto);
+/// Reads `log` (a user's message, a model turn with one call `f`, then a bad tool
+/// output on line 3): the message and the turn, then the error of `kind` on line 3,
+/// then nothing. The error, for more checks.
+fn turn_then_error(log: &[u8], kind: TranscriptErrorKind) -> doneseq::transcript::TranscriptError {
+    let mut reader = Reader::new(log, Format::Auto);
     let first = reader.next_borrowed().unwrap().unwrap().into_owned();
     let turn = reader.next_borrowed().unwrap().unwrap().into_owned();
     assert_eq!(
@@ -426,17 +427,20 @@ fn a_bad_tool_output_after_a_model_turn_gives_the_turn_then_the_error() {
         "0 user \"go\"\n1 llm call f({}) id=Some(\"c\")\n"
     );
     let err = reader.next_borrowed().unwrap().unwrap_err();
-    assert_eq!(
-        (err.line, err.kind),
-        (3, TranscriptErrorKind::Message),
-        "{err}"
-    );
+    assert_eq!((err.line, err.kind), (3, kind), "{err}");
+    assert!(reader.next_borrowed().is_none());
+    err
+}
+
+#[test]
+fn a_bad_tool_output_after_a_model_turn_gives_the_turn_then_the_error() {
+    let log = "{\"role\": \"user\", \"content\": \"go\"}\n{\"type\": \"function_call\", \"call_id\": \"c\", \"name\": \"f\", \"arguments\": \"{}\"}\n{\"type\": \"function_call_output\", \"output\": \"x\"}\n";
+    let err = turn_then_error(log.as_bytes(), TranscriptErrorKind::Message);
     assert!(
         err.message
             .contains("a function_call_output item has no \"call_id\""),
         "{err}"
     );
-    assert!(reader.next_borrowed().is_none());
 }
 
 #[test]
@@ -485,18 +489,5 @@ fn a_tool_output_that_is_not_utf8_after_a_model_turn_gives_the_turn_then_the_err
     log.extend_from_slice(
         b"{\"type\": \"function_call_output\", \"call_id\": \"c\", \"output\": \"\xff\"}\n",
     );
-    let mut reader = Reader::new(&log[..], Format::Auto);
-    let first = reader.next_borrowed().unwrap().unwrap().into_owned();
-    let turn = reader.next_borrowed().unwrap().unwrap().into_owned();
-    assert_eq!(
-        summary(&[first, turn]),
-        "0 user \"go\"\n1 llm call f({}) id=Some(\"c\")\n"
-    );
-    let err = reader.next_borrowed().unwrap().unwrap_err();
-    assert_eq!(
-        (err.line, err.kind),
-        (3, TranscriptErrorKind::NotUtf8),
-        "{err}"
-    );
-    assert!(reader.next_borrowed().is_none());
+    turn_then_error(&log, TranscriptErrorKind::NotUtf8);
 }
