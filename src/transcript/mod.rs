@@ -634,10 +634,11 @@ impl<R: BufRead> State<R> {
         if is_blank(scratch, self.line)? {
             return Ok(());
         }
-        if self.cx.responses.is_open() {
-            let bytes = scratch.trim_ascii_start();
+        let bytes = scratch.trim_ascii_start();
+        if self.cx.responses.is_open() && fast::ends_turn(bytes) {
+            // (The first key's kind looked up only then: most lines are not outputs.)
             let kind = self.by_first_key.find(bytes).map(|(_, kind)| kind);
-            if kind.or(self.kind) == Some(record::Kind::ResponsesItem) && fast::ends_turn(bytes) {
+            if kind.or(self.kind) == Some(record::Kind::ResponsesItem) {
                 // A tool's output, which ends the model turn first thing: the turn is
                 // given now, and the line read at the next call as its caller's line,
                 // so that its message borrows it (read here, it would be copied to

@@ -185,14 +185,13 @@ fn read_after_turn<'a>(
     cx: &mut Context,
     out: &mut Out<'a>,
 ) -> Result<(), Failure<'a>> {
-    let Some(turn) = cx.responses.take() else {
-        return read_kind(kind, text, cx, out);
-    };
+    let turn = cx.responses.take();
     let start = out.len();
     let read = read_kind(kind, text, cx, out);
-    match read {
-        Ok(()) => out.insert(start, turn),
-        Err(_) => cx.responses.reopen(turn),
+    if read.is_ok() {
+        out.insert_many(start, turn);
+    } else {
+        cx.responses.reopen(turn);
     }
     read
 }

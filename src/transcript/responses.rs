@@ -72,10 +72,10 @@ impl Turn {
         }
     }
 
-    /// Opens `message` again as the turn: one taken by a record that then failed to
-    /// read.
-    pub(super) fn reopen(&mut self, message: Message<'static>) {
-        self.open = Some(message);
+    /// Puts back the turn `taken` (as [`Turn::take`] gave it) by a record that then
+    /// failed to read.
+    pub(super) fn reopen(&mut self, taken: Option<Message<'static>>) {
+        self.open = taken;
     }
 
     /// Whether a model turn is open.
