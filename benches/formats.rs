@@ -5,10 +5,16 @@
 //! `Reader::next_borrowed` and nothing else. Run with `cargo bench --bench formats`;
 //! the target is every format within 1.5x of doneseq's JSONL per message.
 //!
+//! Beside each reading, the floor of reading that format's JSON at all: each line split
+//! at memchr's `\n`, checked as UTF-8 and parsed by serde_json into `IgnoredAny` (the
+//! JSON checked, nothing built). A format whose records are longer has a higher floor;
+//! the floors' ratios say how much of a format's ratio to JSONL is its JSON's.
+//!
 //! Timings on a shared machine vary by a third from run to run; instructions do not.
-//! With `DONESEQ_READ_ONCE=<format>:<times>` in the environment the binary only
-//! builds that format's transcript and reads it that many times, for
-//! `scripts/count-reads`, which counts the instructions per message under valgrind.
+//! With `DONESEQ_READ_ONCE=<format>:<times>[:floor]` in the environment the binary only
+//! builds that format's transcript and reads it (or, with `:floor`, parses its lines
+//! as the floor does) that many times, for `scripts/count-reads`, which counts the
+//! instructions per message under valgrind.
 
 use std::time::Duration;
 
@@ -91,6 +97,22 @@ fn read(text: &str, format: Format) -> (usize, u64) {
     (count, tokens)
 }
 
+/// The floor: each line of `text` split at memchr's `\n`, checked as UTF-8 and parsed
+/// by serde_json into `IgnoredAny`, as the reader splits and checks a line and then
+/// at the least reads its JSON. How many lines.
+fn parse_lines(text: &str) -> usize {
+    let bytes = text.as_bytes();
+    let (mut start, mut lines) = (0, 0);
+    while start < bytes.len() {
+        let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |i| start + i);
+        let line = std::str::from_utf8(&bytes[start..end]).expect("UTF-8");
+        let _: serde::de::IgnoredAny = serde_json::from_str(line).expect("a JSON line");
+        lines += 1;
+        start = end + 1;
+    }
+    lines
+}
+
 fn formats_bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("read each format");
     group
@@ -116,26 +138,46 @@ fn formats_bench(c: &mut Criterion) {
         }
         group.throughput(Throughput::Elements(count as u64));
         group.bench_function(format.name(), |b| b.iter(|| read(&text, Format::Auto)));
+        // Per message, as the reading: a format with more lines than messages
+        // (Responses) pays its extra lines' parsing in each message's time.
+        group.bench_function(
+            format!("{} (floor: serde_json, nothing built)", format.name()),
+            |b| b.iter(|| parse_lines(&text)),
+        );
     }
     group.finish();
 }
 
-/// `DONESEQ_READ_ONCE=<format>:<times>`: the transcript of that format built and
-/// read that many times, its messages printed (nothing measured here: the counting
-/// is valgrind's). `false` if the variable is not set.
+/// `DONESEQ_READ_ONCE=<format>:<times>[:floor]`: the transcript of that format built
+/// and read (or with `:floor` its lines parsed as the floor parses them) that many
+/// times, its messages printed (nothing measured here: the counting is valgrind's).
+/// `false` if the variable is not set.
 fn read_once() -> bool {
     let Ok(spec) = std::env::var("DONESEQ_READ_ONCE") else {
         return false;
     };
-    let (name, times) = spec
-        .split_once(':')
-        .expect("DONESEQ_READ_ONCE is <format>:<times>");
+    let mut fields = spec.split(':');
+    let (Some(name), Some(times)) = (fields.next(), fields.next()) else {
+        panic!("DONESEQ_READ_ONCE is <format>:<times>[:floor]");
+    };
+    let floor = match fields.next() {
+        None => false,
+        Some("floor") => true,
+        Some(other) => panic!("DONESEQ_READ_ONCE: `{other}` is not `floor`"),
+    };
     let format: Format = name.parse().expect("a format's name");
     let times: usize = times.parse().expect("a number of reads");
     let text = transcript(format);
-    let mut messages = 0;
+    // The messages are the reading's, also when only the floor runs: the counts
+    // are per message.
+    let messages = read(&text, Format::Auto).0;
     for _ in 0..times {
-        messages = std::hint::black_box(read(std::hint::black_box(&text), Format::Auto)).0;
+        let text = std::hint::black_box(text.as_str());
+        if floor {
+            std::hint::black_box(parse_lines(text));
+        } else {
+            std::hint::black_box(read(text, Format::Auto));
+        }
     }
     println!("{messages}");
     true
