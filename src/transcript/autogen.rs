@@ -44,8 +44,11 @@ pub(super) struct AgentMessage<'a> {
 pub(super) enum Scanned<'a> {
     Text(Cow<'a, str>),
     Calls(Vec<FunctionCall<'a>>),
-    Results(Vec<ExecutionResult<'a>>),
+    Results(Results<'a>),
 }
+
+/// A tool execution's results: most often one, kept in place (no allocation for it).
+pub(super) type Results<'a> = smallvec::SmallVec<[ExecutionResult<'a>; 1]>;
 
 /// A value's JSON text (`None` for `null`).
 fn json_text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de str>, D::Error> {
@@ -131,7 +134,9 @@ pub(super) fn read<'a>(
                 Some(Scanned::Results(results)) => Some(results),
                 _ => None,
             };
-            let results = read_content(scanned, content, super::fast::execution_results, parse)?;
+            let results = read_content(scanned, content, super::fast::execution_results, |c| {
+                parse::<Vec<ExecutionResult<'a>>>(c).map(Results::from_vec)
+            })?;
             for result in results {
                 let text = result.content.into_cow();
                 // The error is the text (copied only then), or says the tool failed.

@@ -320,7 +320,7 @@ pub(super) fn function_calls(content: &str) -> Option<Vec<FunctionCall<'_>>> {
 
 /// A `ToolCallExecutionEvent`'s content (the JSON text of its list of results) if
 /// the scanner is sure of it: the structs serde fills.
-pub(super) fn execution_results(content: &str) -> Option<Vec<ExecutionResult<'_>>> {
+pub(super) fn execution_results(content: &str) -> Option<autogen::Results<'_>> {
     whole(content, |s| s.execution_results(1))
 }
 
@@ -417,8 +417,9 @@ impl<'a> Scan<'a> {
 
     /// A list of AutoGen's `FunctionExecutionResult`s, its brackets at nesting
     /// `depth`.
-    fn execution_results(&mut self, depth: usize) -> Option<Vec<ExecutionResult<'a>>> {
-        self.array(depth, |s| {
+    fn execution_results(&mut self, depth: usize) -> Option<autogen::Results<'a>> {
+        let mut results = autogen::Results::new();
+        self.elements(depth, |s| {
             let mut seen = Seen::default();
             let (mut text, mut name, mut call_id, mut is_error) = (None, None, None, false);
             s.object(|s| {
@@ -443,13 +444,15 @@ impl<'a> Scan<'a> {
                 });
                 Some(())
             })?;
-            Some(ExecutionResult {
+            results.push(ExecutionResult {
                 content: Str(text?),
                 name,
                 call_id,
                 is_error,
-            })
-        })
+            });
+            Some(())
+        })?;
+        Some(results)
     }
 
     /// A chat message of the common keys (`role`, `content` as a string or parts,
