@@ -136,7 +136,7 @@ impl<'a> Scan<'a> {
     /// value the JSON text it is written in.
     pub(super) fn arguments(&mut self, depth: usize) -> Option<Cow<'a, str>> {
         if self.peek()? == b'"' {
-            return self.string();
+            return self.json_in_string();
         }
         self.raw(depth).map(Cow::Borrowed)
     }

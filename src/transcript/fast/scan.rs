@@ -261,6 +261,21 @@ impl<'a> Scan<'a> {
     /// A string: borrowed from the line when it has no escapes, decoded otherwise.
     #[inline(always)]
     pub(super) fn string(&mut self) -> Option<Cow<'a, str>> {
+        self.string_with::<false>()
+    }
+
+    /// A string whose text is JSON (a call's arguments), read as [`Scan::string`]
+    /// reads one: decoded for its short runs between escapes (its quotes are
+    /// escaped, every few bytes), where prose has long runs between line breaks.
+    #[inline(always)]
+    pub(super) fn json_in_string(&mut self) -> Option<Cow<'a, str>> {
+        self.string_with::<true>()
+    }
+
+    /// [`Scan::string`], decoded by [`Scan::unescape`] for runs as `SHORT_RUNS`
+    /// says.
+    #[inline(always)]
+    fn string_with<const SHORT_RUNS: bool>(&mut self) -> Option<Cow<'a, str>> {
         self.expect(b'"')?;
         let bytes = self.bytes();
         let start = self.at;
@@ -270,55 +285,67 @@ impl<'a> Scan<'a> {
             return Some(Cow::Borrowed(&self.text[start..end]));
         }
         self.at = end;
-        self.unescape(start).map(Cow::Owned)
+        self.unescape::<SHORT_RUNS>(start).map(Cow::Owned)
     }
 
     /// The rest of a string with escapes, decoded into a new string as serde_json
     /// does: `start` is where the string's text begins and the cursor is at its first
     /// backslash. Sized by the rest of the line (a string cannot be longer), up to a
     /// bound above which the string is measured first, so that a short string is
-    /// decoded in one pass and a long one is not given a line's worth of room.
+    /// decoded in one pass and a long one is not given a line's worth of room. The
+    /// runs between escapes are copied as [`copy_short`] copies them where they are
+    /// expected short (`SHORT_RUNS`), else as [`copy_run`] does.
     #[cold]
-    fn unescape(&mut self, start: usize) -> Option<String> {
+    fn unescape<const SHORT_RUNS: bool>(&mut self, start: usize) -> Option<String> {
         const ROOM: usize = 512;
-        let bytes = self.bytes();
+        let text = self.text;
+        let bytes = text.as_bytes();
         let rest = bytes.len() - start;
         let room = if rest <= ROOM {
             rest
         } else {
             let mut probe = Scan {
-                text: self.text,
+                text,
                 at: start - 1,
             };
             probe.skip_string()?;
-            probe.at - start
+            // A short run's copy may run past the string by up to seven bytes.
+            probe.at - start + if SHORT_RUNS { 8 } else { 0 }
         };
         let mut out = String::with_capacity(room);
-        out.push_str(&self.text[start..self.at]);
+        out.push_str(text.get(start..self.at)?);
+        let mut at = self.at;
         loop {
             // At a backslash.
-            let escape = *bytes.get(self.at + 1)?;
-            self.at += 2;
-            match escape {
-                b'"' => out.push('"'),
-                b'\\' => out.push('\\'),
-                b'/' => out.push('/'),
-                b'b' => out.push('\u{8}'),
-                b'f' => out.push('\u{c}'),
-                b'n' => out.push('\n'),
-                b'r' => out.push('\r'),
-                b't' => out.push('\t'),
-                b'u' => out.push(self.unicode_escape()?),
-                _ => return None,
+            let escape = *bytes.get(at + 1)?;
+            at += 2;
+            if escape == b'u' {
+                self.at = at;
+                out.push(self.unicode_escape()?);
+                at = self.at;
+            } else {
+                out.push(char::from(match escape {
+                    b'"' => b'"',
+                    b'\\' => b'\\',
+                    b'/' => b'/',
+                    b'b' => 0x8,
+                    b'f' => 0xc,
+                    b'n' => b'\n',
+                    b'r' => b'\r',
+                    b't' => b'\t',
+                    _ => return None,
+                }));
             }
-            let from = self.at;
-            let end = from + plain(&bytes[from..])?;
-            out.push_str(&self.text[from..end]);
-            if bytes[end] == b'"' {
-                self.at = end + 1;
+            at = if SHORT_RUNS {
+                copy_short(text, at, &mut out)?
+            } else {
+                copy_run(text, at, &mut out)?
+            };
+            // At the quote or the backslash that ended the run.
+            if bytes[at] == b'"' {
+                self.at = at + 1;
                 return Some(out);
             }
-            self.at = end;
         }
     }
 
@@ -498,6 +525,55 @@ impl<'a> Scan<'a> {
         self.at = i;
         Some(())
     }
+}
+
+/// Copies the plain run of a string's text that starts at `at` onto `out` and gives
+/// where it ends (at a quote or a backslash; a control character gives up): a run
+/// expected short (between the escaped quotes of JSON in a string). Eight bytes at a
+/// time, for up to three words: a word is copied whole, a fixed-size copy (a copy of
+/// the run's own length is a call, dearer than a short run), and the one that holds
+/// the run's end is cut back to it; the last few bytes of the line one character at
+/// a time; the rest of a longer run as [`copy_run`] copies it. `out` has room for
+/// the run and seven bytes more (the caller sized it by the line).
+#[inline(always)]
+fn copy_short(text: &str, mut at: usize, out: &mut String) -> Option<usize> {
+    for _ in 0..3 {
+        let Some(word) = text.get(at..at + 8) else {
+            if at + 8 <= text.len() {
+                // The word would split a character.
+                break;
+            }
+            for (i, c) in text.get(at..)?.char_indices() {
+                match c {
+                    '"' | '\\' => return Some(at + i),
+                    ..' ' => return None,
+                    _ => out.push(c),
+                }
+            }
+            return None;
+        };
+        let flags = special(u64::from_le_bytes(word.as_bytes().try_into().ok()?));
+        out.push_str(word);
+        if flags != 0 {
+            let run = flags.trailing_zeros() as usize / 8;
+            // The cut is at an ASCII byte: a character's boundary.
+            out.truncate(out.len() - 8 + run);
+            let end = at + run;
+            return (text.as_bytes()[end] >= 0x20).then_some(end);
+        }
+        at += 8;
+    }
+    copy_run(text, at, out)
+}
+
+/// Copies the plain run of a string's text that starts at `at` onto `out` and gives
+/// where it ends, as [`copy_short`] does: measured, then copied in one call
+/// (cheaper a byte than word by word, where the run is long).
+#[inline(always)]
+fn copy_run(text: &str, at: usize, out: &mut String) -> Option<usize> {
+    let end = at + plain(&text.as_bytes()[at..])?;
+    out.push_str(text.get(at..end)?);
+    Some(end)
 }
 
 /// The length of the plain run at the start of a string's remaining bytes: up to the

@@ -4,11 +4,12 @@
 
 mod records;
 
+use std::borrow::Cow;
 use std::cell::Cell;
 
 use proptest::prelude::*;
 
-use super::scan::{DEPTH, plain};
+use super::scan::{DEPTH, Scan, plain};
 use super::{Chat, agent_message};
 use crate::Message;
 use crate::transcript::autogen::{self, AgentMessage};
@@ -638,10 +639,18 @@ proptest! {
     ) {
         let literal = format!("\"{}\"", pieces.concat());
         let serde = serde_json::from_str::<String>(&literal).ok();
-        let fast = super::json_string(&literal).map(std::borrow::Cow::into_owned);
-        // The scanner accepts every string serde_json accepts here (none has a lone
-        // surrogate: serde_json refuses those in a string it reads).
-        prop_assert_eq!(fast, serde, "{}", literal);
+        // Alone and followed by more of the line (a string of JSON is decoded eight
+        // bytes at a time where the line has them, the last word cut back), as prose
+        // and as a string of JSON: the scanner accepts every string serde_json
+        // accepts here (none has a lone surrogate: serde_json refuses those in a
+        // string it reads).
+        let padded = format!("{literal}{}", " ".repeat(16));
+        for text in [&literal, &padded] {
+            let prose = super::whole(text, Scan::string).map(Cow::into_owned);
+            prop_assert_eq!(&prose, &serde, "{}", text);
+            let json = super::whole(text, Scan::json_in_string).map(Cow::into_owned);
+            prop_assert_eq!(&json, &serde, "{}", text);
+        }
     }
 }
 
