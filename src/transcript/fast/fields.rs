@@ -41,17 +41,27 @@ impl<'a> Scan<'a> {
         let mut seen = Seen::default();
         let mut usage = ProviderUsage::default();
         self.object(|s| {
-            let (bit, slot) = match_key!(s, {
-                b"input_tokens" | b"prompt_tokens" => (0, &mut usage.input_tokens),
-                b"output_tokens" | b"completion_tokens" => (1, &mut usage.output_tokens),
-                b"cache_creation_input_tokens" => (2, &mut usage.cache_creation_input_tokens),
-                b"cache_read_input_tokens" => (3, &mut usage.cache_read_input_tokens),
+            match_key!(s, {
+                b"input_tokens" | b"prompt_tokens" => {
+                    seen.once(0)?;
+                    usage.input_tokens = s.nullable(|s| s.count())?;
+                },
+                b"output_tokens" | b"completion_tokens" => {
+                    seen.once(1)?;
+                    usage.output_tokens = s.nullable(|s| s.count())?;
+                },
+                b"cache_creation_input_tokens" => {
+                    seen.once(2)?;
+                    usage.cache_creation_input_tokens = s.nullable(|s| s.count())?;
+                },
+                b"cache_read_input_tokens" => {
+                    seen.once(3)?;
+                    usage.cache_read_input_tokens = s.nullable(|s| s.count())?;
+                },
                 _ | b"total_tokens" | b"prompt_tokens_details"
                 | b"completion_tokens_details" | b"service_tier" | b"server_tool_use"
-                | b"cache_creation" => return s.skip(depth + 1),
+                | b"cache_creation" => s.skip(depth + 1)?,
             });
-            seen.once(bit)?;
-            *slot = s.nullable(|s| s.count())?;
             Some(())
         })?;
         Some(usage)
