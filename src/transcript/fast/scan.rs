@@ -99,23 +99,13 @@ impl<'a> Scan<'a> {
     /// An object's members: `member` reads each, its key and value (an empty object
     /// has none), most often through `match_key!`, with the cursor at the key's
     /// opening quote.
-    pub(super) fn object(&mut self, mut member: impl FnMut(&mut Self) -> Option<()>) -> Option<()> {
-        self.expect(b'{')?;
-        if self.peek()? == b'}' {
-            self.at += 1;
-            return Some(());
-        }
-        loop {
-            member(self)?;
-            if self.close(b'}')? {
-                return Some(());
-            }
-        }
+    pub(super) fn object(&mut self, member: impl FnMut(&mut Self) -> Option<()>) -> Option<()> {
+        self.each(b'{', b'}', member)
     }
 
     /// A list's elements, each read by `element`; its brackets at nesting `depth`.
-    /// (The loop of [`Scan::elements`], written out: one loop shared by both
-    /// measured dearer.)
+    /// (The loop of [`Scan::each`], written out: the list built in it measured
+    /// dearer.)
     pub(super) fn array<T>(
         &mut self,
         depth: usize,
@@ -146,19 +136,31 @@ impl<'a> Scan<'a> {
     pub(super) fn elements(
         &mut self,
         depth: usize,
-        mut element: impl FnMut(&mut Self) -> Option<()>,
+        element: impl FnMut(&mut Self) -> Option<()>,
     ) -> Option<()> {
         if depth > DEPTH {
             return None;
         }
-        self.expect(b'[')?;
-        if self.peek()? == b']' {
+        self.each(b'[', b']', element)
+    }
+
+    /// The items between `open` and `close` (an object's members, a list's
+    /// elements), separated by commas, each read by `item`.
+    #[inline(always)]
+    fn each(
+        &mut self,
+        open: u8,
+        close: u8,
+        mut item: impl FnMut(&mut Self) -> Option<()>,
+    ) -> Option<()> {
+        self.expect(open)?;
+        if self.peek()? == close {
             self.at += 1;
             return Some(());
         }
         loop {
-            element(self)?;
-            if self.close(b']')? {
+            item(self)?;
+            if self.close(close)? {
                 return Some(());
             }
         }
