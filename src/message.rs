@@ -153,6 +153,19 @@ impl<'a> ToolCall<'a> {
     }
 }
 
+#[cfg(test)]
+impl ToolCall<'_> {
+    /// Whether the call's name and id (if it has one) are borrowed: what the
+    /// transcript reader's tests ask of a call read without a copy.
+    pub(crate) fn borrows(&self) -> bool {
+        matches!(self.name, Cow::Borrowed(_))
+            && self
+                .id
+                .as_ref()
+                .is_none_or(|id| matches!(id, Cow::Borrowed(_)))
+    }
+}
+
 /// Tokens a step consumed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Usage {

@@ -188,6 +188,70 @@ fn borrowed_reading_copies_no_text() {
     );
 }
 
+/// Reading OpenAI Responses items (the cycle `benches/formats.rs` reads, whose
+/// allocations the README reports) with `Reader::next_borrowed`: a model turn borrows
+/// the texts of the line that opens it, and a tool's output borrows its line. What is
+/// left to allocate, each cycle of the conversation: the two turns' lists of calls, the
+/// two calls' arguments (written as strings of JSON, decoded), the name and id of the
+/// call on the line after the turn's first (copied: that line is gone when the turn
+/// ends), and the user's message read after the last turn (copied to wait, the turn
+/// given first).
+fn responses_turns_borrow_their_first_line() {
+    use doneseq::transcript::{Format, Reader};
+
+    const CYCLE: [&str; 7] = [
+        r#"{"role": "user", "content": "What is 17 times 23, plus 4? Then find the capital of France."}"#,
+        r#"{"id": "msg_1", "type": "message", "status": "completed", "role": "assistant", "content": [{"type": "output_text", "text": "Let me compute that.", "annotations": []}]}"#,
+        r#"{"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "calculator", "arguments": "{\"expression\": \"17 * 23 + 4\"}"}"#,
+        r#"{"type": "function_call_output", "call_id": "call_1", "output": "395"}"#,
+        r#"{"type": "function_call", "id": "fc_2", "call_id": "call_2", "name": "search", "arguments": "{\"query\": \"capital of France\"}"}"#,
+        r#"{"type": "function_call_output", "call_id": "call_2", "output": "Paris is the capital and most populous city of France."}"#,
+        r#"{"id": "msg_2", "type": "message", "status": "completed", "role": "assistant", "content": [{"type": "output_text", "text": "17 times 23, plus 4, is 395, and the capital of France is Paris.", "annotations": []}]}"#,
+    ];
+    let rounds = 200;
+    let text: String = CYCLE
+        .iter()
+        .cycle()
+        .take(CYCLE.len() * rounds)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let mut reader = Reader::new(text.as_bytes(), Format::Auto);
+    // Warm up: a cycle's six messages (the buffers grow to the longest line, the
+    // queue to its longest, the log learns its kinds of record).
+    for _ in 0..6 {
+        reader
+            .next_borrowed()
+            .expect("a message")
+            .expect("it reads");
+    }
+    let region = Region::new(GLOBAL);
+    let (mut messages, mut calls, mut texts) = (0, 0, 0);
+    while let Some(message) = reader.next_borrowed() {
+        let message = message.expect("it reads");
+        messages += 1;
+        calls += message.tool_calls().len();
+        texts += usize::from(!message.content().is_empty());
+    }
+    let change = region.change();
+    let cycles = rounds - 1;
+    // Six messages a cycle: the user's, two turns with a call each (the first with
+    // its text), two outputs, the answer.
+    assert_eq!(
+        (messages, calls, texts),
+        (6 * cycles, 2 * cycles, 5 * cycles)
+    );
+    let (lists, arguments, copied_call, copied_message) = (2, 2, 2, 1);
+    assert_eq!(
+        (change.allocations, change.reallocations),
+        // (The last answer ends the input: no user's message waits after it.)
+        (
+            cycles * (lists + arguments + copied_call + copied_message) - copied_message,
+            0
+        ),
+        "{change:?}"
+    );
+}
+
 /// How long the size test runs each monitor (CI builds this test without
 /// optimizations: 5,000 steps, about 350 rounds of the stream, take seconds).
 const STEPS: usize = 5_000;
@@ -240,10 +304,14 @@ fn run_state_does_not_grow_with_the_run() {
 }
 
 fn main() {
-    let tests: [(&str, fn()); 3] = [
+    let tests: [(&str, fn()); 4] = [
         (
             "borrowed_reading_copies_no_text",
             borrowed_reading_copies_no_text,
+        ),
+        (
+            "responses_turns_borrow_their_first_line",
+            responses_turns_borrow_their_first_line,
         ),
         (
             "steady_state_observe_allocates_nothing",

@@ -554,16 +554,25 @@ impl<R: BufRead> State<R> {
         if let Some(first) = self.scan(trimmed, key, predicted) {
             return Ok(Some(first));
         }
-        let mut out = record::Out::new();
-        self.read_record_in(trimmed, key, predicted, text, line, &mut out)?;
-        if out.len() == 1 {
-            return Ok(out.pop());
-        }
-        if !out.is_empty() {
-            let message = out.remove(0);
-            self.pending
-                .extend(out.into_iter().map(Message::into_owned));
-            return Ok(Some(message));
+        if predicted.or(self.kind) == Some(record::Kind::ResponsesItem)
+            && !self.cx.responses.is_open()
+            && let Some(read) = self.responses_line(trimmed, key, predicted)
+        {
+            if let Some(message) = read? {
+                return Ok(Some(message));
+            }
+        } else {
+            let mut out = record::Out::new();
+            self.read_record_in(trimmed, key, predicted, text, line, &mut out)?;
+            if out.len() == 1 {
+                return Ok(out.pop());
+            }
+            if !out.is_empty() {
+                let message = out.remove(0);
+                self.pending
+                    .extend(out.into_iter().map(Message::into_owned));
+                return Ok(Some(message));
+            }
         }
         // The line was another kind of record, which stood for no message: the next
         // records are read into the scratch buffer.
@@ -618,6 +627,126 @@ impl<R: BufRead> State<R> {
         }
     }
 
+    /// The OpenAI Responses item `trimmed` (the caller's line), where the log is read
+    /// as Responses items, no model turn is open and the scanner is sure of the item:
+    /// its message, or (an item of the model's) the model turn it opens, assembled
+    /// from the lines that follow while the turn's first line is at hand, so that the
+    /// turn borrows its texts from that line (assembled by the reader, from one call to
+    /// the next, the turn must own them). `Some(Ok(None))` where the line stands for no
+    /// message, or where the turn went on as the reader's own (the next messages are
+    /// then in `pending`, or in the next lines); `None` where the line is not read here
+    /// (the record reader then reads it, and says what is wrong, if anything).
+    #[inline(never)]
+    fn responses_line<'b>(
+        &mut self,
+        trimmed: &'b str,
+        key: Option<&'b str>,
+        predicted: Option<record::Kind>,
+    ) -> Option<Result<Option<Message<'b>>, TranscriptError>> {
+        let kind = record::Kind::ResponsesItem;
+        let mut item = responses::Item::default();
+        fast::responses_item(trimmed, &mut item)?;
+        let mut turn = responses::Turn::default();
+        let mut out = record::Out::new();
+        responses::item_into::<responses::Borrow>(&mut item, &mut turn, &mut out).ok()?;
+        self.read_as(kind, key, predicted);
+        if !out.is_empty() {
+            // An item from outside the model: its message, its only one (the turn
+            // was not open).
+            return Some(Ok(out.pop()));
+        }
+        while turn.is_open() {
+            let mut scratch = std::mem::take(&mut self.scratch);
+            let step = self.turn_line(&mut scratch, &mut turn);
+            self.scratch = scratch;
+            match step {
+                Ok(true) => {}
+                Ok(false) => return Some(Ok(turn.take())),
+                Err(e) => return Some(Err(e)),
+            }
+        }
+        Some(Ok(None))
+    }
+
+    /// Reads the next line into `scratch` for the open model `turn`: `Ok(true)` where
+    /// it is an item of the model's, which joins the turn (its texts copied: the line
+    /// is gone at the next), or a blank line; `Ok(false)` where the turn is over:
+    /// still in `turn`, to be given first (the input is over; the line is a tool's
+    /// output, left for the next call as [`State::scratch_line`] leaves it; the line
+    /// is a record of another kind, its messages in `pending`), or given already (its
+    /// message, copied, in `pending` before the line's, or the reader's own turn for
+    /// the lines to come, where the line is read as the record reader reads a line in
+    /// a turn).
+    fn turn_line<'b>(
+        &mut self,
+        scratch: &mut Vec<u8>,
+        turn: &mut responses::Turn<'b>,
+    ) -> Result<bool, TranscriptError> {
+        if !self.read_line(scratch)? {
+            self.end();
+            return Ok(false);
+        }
+        if is_blank(scratch, self.line)? {
+            return Ok(true);
+        }
+        if self.output_ends_turn(scratch.trim_ascii_start()) {
+            self.carried = true;
+            return Ok(false);
+        }
+        let line = self.line;
+        let text = utf8(scratch, line)?;
+        let trimmed = text.trim();
+        let (key, predicted) = self.predict(trimmed);
+        let kind = predicted.or(self.kind);
+        let mut out = record::Out::new();
+        if kind == Some(record::Kind::ResponsesItem) {
+            let mut item = responses::Item::default();
+            if fast::responses_item(trimmed, &mut item).is_some()
+                && responses::item_into::<responses::Own>(&mut item, turn, &mut out).is_ok()
+            {
+                self.read_as(record::Kind::ResponsesItem, key, predicted);
+                if out.is_empty() {
+                    return Ok(true);
+                }
+                // An item from outside the model, which ends the turn: given after it.
+                self.pending
+                    .extend(out.into_iter().map(Message::into_owned));
+                return Ok(false);
+            }
+        }
+        // Anything else is read as a line in the reader's own turn, which it becomes.
+        out.clear();
+        self.cx
+            .responses
+            .reopen(turn.take().map(Message::into_owned));
+        self.read_record_in(trimmed, key, predicted, text, line, &mut out)?;
+        self.pending
+            .extend(out.into_iter().map(Message::into_owned));
+        Ok(false)
+    }
+
+    /// As the record reader does once it has read a record as `kind`: the kind read
+    /// last, and the kind of its first key learnt.
+    fn read_as(&mut self, kind: record::Kind, key: Option<&str>, predicted: Option<record::Kind>) {
+        self.kind = Some(kind);
+        if key.is_some() && predicted != Some(kind) {
+            self.learn(key, kind);
+        }
+    }
+
+    /// Whether the line `bytes` (leading whitespace trimmed) is sure to be a tool's
+    /// output item ([`fast::ends_turn`]), where the log is read as Responses items
+    /// (the first key's kind looked up only then: most lines are not outputs).
+    fn output_ends_turn(&self, bytes: &[u8]) -> bool {
+        fast::ends_turn(bytes)
+            && self
+                .by_first_key
+                .find(bytes)
+                .map(|(_, kind)| kind)
+                .or(self.kind)
+                == Some(record::Kind::ResponsesItem)
+    }
+
     /// Reads the next line into the scratch buffer, and its messages into `pending`.
     fn scratch_step(&mut self) -> Result<(), TranscriptError> {
         let mut scratch = std::mem::take(&mut self.scratch);
@@ -634,20 +763,14 @@ impl<R: BufRead> State<R> {
         if is_blank(scratch, self.line)? {
             return Ok(());
         }
-        let bytes = scratch.trim_ascii_start();
-        if self.cx.responses.is_open() && fast::ends_turn(bytes) {
-            // (The first key's kind looked up only then: most lines are not outputs.)
-            let kind = self.by_first_key.find(bytes).map(|(_, kind)| kind);
-            if kind.or(self.kind) == Some(record::Kind::ResponsesItem) {
-                // A tool's output, which ends the model turn first thing: the turn is
-                // given now, and the line read at the next call as its caller's line,
-                // so that its message borrows it (read here, it would be copied to
-                // wait). Seen on the bytes: the line is validated as UTF-8 once, when
-                // it is read.
-                self.pending.extend(self.cx.responses.take());
-                self.carried = true;
-                return Ok(());
-            }
+        if self.cx.responses.is_open() && self.output_ends_turn(scratch.trim_ascii_start()) {
+            // A tool's output, which ends the model turn first thing: the turn is
+            // given now, and the line read at the next call as its caller's line, so
+            // that its message borrows it (read here, it would be copied to wait).
+            // Seen on the bytes: the line is validated as UTF-8 once, when it is read.
+            self.pending.extend(self.cx.responses.take());
+            self.carried = true;
+            return Ok(());
         }
         let line = self.line;
         let text = utf8(scratch, line)?;

@@ -112,7 +112,7 @@ pub(super) struct Context {
     /// Turn `langroid` on at the first Langroid role (`auto`).
     pub(super) detect_langroid: bool,
     /// The model turn being assembled from OpenAI Responses items.
-    pub(super) responses: responses::Turn,
+    pub(super) responses: responses::Turn<'static>,
     /// The conversation an OTLP export's spans have shown so far.
     pub(super) otel: otel::History,
 }

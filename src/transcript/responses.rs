@@ -53,20 +53,25 @@ pub(super) struct Item<'a> {
     pub(super) error: Option<Str<'a>>,
 }
 
-/// The model turn being assembled from consecutive model items.
+/// The model turn being assembled from consecutive model items, its texts borrowed
+/// for `'t`: the reader's own, kept from one record to the next, owns them
+/// (`'static`); one assembled while its first line is at hand borrows from it.
 #[derive(Debug, Default)]
-pub(super) struct Turn {
-    open: Option<Message<'static>>,
+pub(super) struct Turn<'t> {
+    open: Option<Message<'t>>,
 }
 
-impl Turn {
+impl<'t> Turn<'t> {
     /// Ends the turn, its message (if one is open) taken.
-    pub(super) fn take(&mut self) -> Option<Message<'static>> {
+    pub(super) fn take(&mut self) -> Option<Message<'t>> {
         self.open.take()
     }
 
     /// Ends the turn: its message, if one is open, goes to `out`.
-    pub(super) fn close<'a>(&mut self, out: &mut Out<'a>) {
+    pub(super) fn close<'a>(&mut self, out: &mut Out<'a>)
+    where
+        't: 'a,
+    {
         if let Some(message) = self.open.take() {
             out.push(message);
         }
@@ -74,7 +79,7 @@ impl Turn {
 
     /// Puts back the turn `taken` (as [`Turn::take`] gave it) by a record that then
     /// failed to read.
-    pub(super) fn reopen(&mut self, taken: Option<Message<'static>>) {
+    pub(super) fn reopen(&mut self, taken: Option<Message<'t>>) {
         self.open = taken;
     }
 
@@ -84,19 +89,50 @@ impl Turn {
     }
 
     /// The open turn's message, opened if none is.
-    fn message(&mut self) -> &mut Message<'static> {
+    fn message(&mut self) -> &mut Message<'t> {
         self.open.get_or_insert_with(|| Message::new(Role::Llm, ""))
     }
 
-    fn add_text(&mut self, text: &str) {
+    /// Adds `text` to the turn's message, after a newline if it has text already.
+    fn add_text(&mut self, text: Cow<'t, str>) {
         if text.is_empty() {
             return;
         }
         let content = &mut self.message().content;
-        if !content.is_empty() {
-            content.to_mut().push('\n');
+        if content.is_empty() {
+            // The first text: kept as it is (borrowed, where the turn borrows).
+            *content = text;
+            return;
         }
-        content.to_mut().push_str(text);
+        let content = content.to_mut();
+        content.push('\n');
+        content.push_str(&text);
+    }
+}
+
+/// How the texts of an item borrowed for `'a` join a turn that borrows for `'t`:
+/// as they are ([`Borrow`]: the item's line outlives the turn), or copied ([`Own`]).
+pub(super) trait Keep<'a, 't> {
+    /// `text`, for the turn.
+    fn keep(text: Cow<'a, str>) -> Cow<'t, str>;
+}
+
+/// The item's line outlives the turn: its texts join the turn as they are.
+pub(super) enum Borrow {}
+
+impl<'a: 't, 't> Keep<'a, 't> for Borrow {
+    fn keep(text: Cow<'a, str>) -> Cow<'t, str> {
+        text
+    }
+}
+
+/// The item's line is gone before the turn ends: its texts join the turn copied (a
+/// text decoded from escapes is owned already, and moved).
+pub(super) enum Own {}
+
+impl<'a, 't> Keep<'a, 't> for Own {
+    fn keep(text: Cow<'a, str>) -> Cow<'t, str> {
+        Cow::Owned(text.into_owned())
     }
 }
 
@@ -135,12 +171,36 @@ pub(super) fn read_item<'a>(
     cx: &mut Context,
     out: &mut Out<'a>,
 ) -> Result<(), Failure<'a>> {
-    item_into(item, &mut cx.responses, out).map_err(|m| Failure::message(within, m))
+    read_into(item, &mut cx.responses, out).map_err(|m| Failure::message(within, m))
 }
 
-/// (The item by reference, its fields taken: it is a large struct, and each move of
-/// it a copy.)
-fn item_into<'a>(item: &mut Item<'a>, turn: &mut Turn, out: &mut Out<'a>) -> Result<(), String> {
+/// [`item_into`] for the reader's own turn: an item from outside the model ends the
+/// turn, whose message goes to `out` before the item's.
+fn read_into<'a>(
+    item: &mut Item<'a>,
+    turn: &mut Turn<'static>,
+    out: &mut Out<'a>,
+) -> Result<(), String> {
+    let start = out.len();
+    item_into::<Own>(item, turn, out)?;
+    if out.len() > start
+        && let Some(message) = turn.take()
+    {
+        out.insert(start, message);
+    }
+    Ok(())
+}
+
+/// Reads one item into `turn` (its texts kept as `K` keeps them), or into `out`: an
+/// item from outside the model (a message of another role, a tool's output) is a
+/// message of its own, and ends the turn, which the caller closes before it. An item
+/// that fails to read leaves the turn as it was. (The item by reference, its fields
+/// taken: it is a large struct, and each move of it a copy.)
+pub(super) fn item_into<'a, 't, K: Keep<'a, 't>>(
+    item: &mut Item<'a>,
+    turn: &mut Turn<'t>,
+    out: &mut Out<'a>,
+) -> Result<(), String> {
     let kind = item.kind.as_ref().map_or("message", |k| &*k.0);
     match kind {
         "message" => {
@@ -148,9 +208,8 @@ fn item_into<'a>(item: &mut Item<'a>, turn: &mut Turn, out: &mut Out<'a>) -> Res
             let role: Role = role.0.parse().map_err(|e| format!("{e}"))?;
             let text = parts::plain_text(item.content.take(), "a message item")?;
             if role == Role::Llm {
-                turn.add_text(&text);
+                turn.add_text(K::keep(text));
             } else {
-                turn.close(out);
                 out.push(Message::new(role, text));
             }
         }
@@ -159,7 +218,8 @@ fn item_into<'a>(item: &mut Item<'a>, turn: &mut Turn, out: &mut Out<'a>) -> Res
             turn.message();
         }
         kind if OUTPUTS.contains(&kind) => {
-            // Checked before the turn is closed: an item that fails leaves it open.
+            // Checked before its message is made: an item that fails leaves the turn
+            // open.
             let text = parts::plain_text(
                 item.output.take(),
                 format_args!("the output of a {kind} item"),
@@ -167,7 +227,6 @@ fn item_into<'a>(item: &mut Item<'a>, turn: &mut Turn, out: &mut Out<'a>) -> Res
             let Some(id) = item.call_id.take().or(item.id.take()) else {
                 return Err(format!("a {kind} item has no \"call_id\""));
             };
-            turn.close(out);
             out.push(Message::new(Role::Agent, text).with_tool_call_id(id.into_cow()));
         }
         kind if NOT_STEPS.contains(&kind) => {}
@@ -195,15 +254,15 @@ fn item_into<'a>(item: &mut Item<'a>, turn: &mut Turn, out: &mut Out<'a>) -> Res
                 .or_else(|| item.code.take())
                 .or_else(|| item.queries.take())
                 .map_or(Cow::Borrowed(""), ArgumentsText::into_text);
-            let mut call = ToolCall::new(name, arguments);
+            let mut call = ToolCall::new(K::keep(name), K::keep(arguments));
             if let Some(id) = item.call_id.take().or(item.id.take()) {
-                call = call.with_id(id.into_cow());
+                call = call.with_id(K::keep(id.into_cow()));
             }
             let message = turn.message();
-            message.tool_calls.push(call.into_owned());
+            message.tool_calls.push(call);
             if let Some(error) = item.error.take().filter(|e| !e.is_empty()) {
                 let rare = message.rare.get_or_insert_with(Default::default);
-                rare.error = Some(Cow::Owned(error.0.into_owned()));
+                rare.error = Some(K::keep(error.0));
             }
         }
         other => {
@@ -236,7 +295,7 @@ pub(super) fn read_response<'a>(
     each::<Item<'a>>(
         response.output,
         |mut item, text, out| {
-            item_into(&mut item, &mut cx.responses, out).map_err(|m| Failure::message(text, m))
+            read_into(&mut item, &mut cx.responses, out).map_err(|m| Failure::message(text, m))
         },
         out,
     )?;
@@ -285,7 +344,7 @@ pub(super) fn read_request<'a>(
         each::<Item<'a>>(
             parse::<Vec<&'a RawValue>>(input)?,
             |mut item, text, out| {
-                item_into(&mut item, &mut cx.responses, out).map_err(|m| Failure::message(text, m))
+                read_into(&mut item, &mut cx.responses, out).map_err(|m| Failure::message(text, m))
             },
             out,
         )?;

@@ -2,6 +2,8 @@
 //! the reader: a transcript read with the fast path on gives the same messages and
 //! errors as with it off.
 
+use std::borrow::Cow;
+
 use proptest::prelude::*;
 
 use super::super::{
@@ -250,8 +252,91 @@ const ALL: &[&str] = &[
     r#"{"id": "3", "source": "assistant", "models_usage": null, "content": [{"content": "395", "name": "calculator", "call_id": "call_1", "is_error": false}], "type": "ToolCallExecutionEvent"}"#,
 ];
 
+/// The lines of Responses logs: items of every kind, items left to the serde path
+/// (one of the model's, whose key has an escape; wrong ones), records of other kinds,
+/// a blank line.
+fn log_lines() -> Vec<&'static str> {
+    let mut lines: Vec<&str> = RESPONSES_ITEMS
+        .iter()
+        .chain(RESPONSES_LEFT)
+        .copied()
+        .collect();
+    lines.extend([
+        "",
+        r#"{"typ\u0065": "function_call", "call_id": "c9", "name": "escaped_key", "arguments": "{}"}"#,
+        r#"{"type": "message", "role": "assistant", "content": "two\nlines"}"#,
+        r#"{"call_id": "call_1", "type": "function_call_output", "output": "not first"}"#,
+        r#"{"type": "message", "role": "wizard", "content": "x"}"#,
+        r#"{"id": "resp_1", "object": "response", "output": [{"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "from a response"}]}], "usage": {"input_tokens": 3, "output_tokens": 4}}"#,
+        COMPLETIONS[2],
+        ANTHROPIC_RESPONSES[2],
+    ]);
+    lines
+}
+
+/// A model turn borrows the texts of the line that opens it (its calls' name and id,
+/// its text), where the lines after it are copied into it; the reader's own turn,
+/// assembled from one call to the next, owns them all. (Else the turn's reading would
+/// be the slower one, and the property below would compare a path with itself.)
+#[test]
+fn a_model_turn_borrows_the_line_that_opens_it() {
+    let log = [
+        RESPONSES_ITEMS[4],
+        RESPONSES_ITEMS[3],
+        RESPONSES_ITEMS[2],
+        RESPONSES_ITEMS[4],
+        RESPONSES_ITEMS[2],
+        RESPONSES_ITEMS[3],
+        RESPONSES_ITEMS[0],
+    ]
+    .join("\n");
+    let mut reader = Reader::new(log.as_bytes(), Format::Auto);
+    // (The first record is read as its keys say: the log's kind is then known.)
+    let output = reader.next_borrowed().unwrap().unwrap();
+    assert_eq!(output.content(), "395");
+    let turn = reader.next_borrowed().unwrap().unwrap();
+    let call = &turn.tool_calls[0];
+    assert!(call.borrows() && call.id() == Some("call_1"), "{call:?}");
+    // The text of the line after it, copied.
+    assert!(
+        matches!(turn.content, Cow::Owned(ref t) if t == "Let me compute that."),
+        "{turn:?}"
+    );
+    let output = reader.next_borrowed().unwrap().unwrap();
+    assert!(matches!(output.content, Cow::Borrowed("395")), "{output:?}");
+    let turn = reader.next_borrowed().unwrap().unwrap();
+    assert!(
+        matches!(turn.content, Cow::Borrowed("Let me compute that.")),
+        "{turn:?}"
+    );
+    let call = &turn.tool_calls[0];
+    assert!(!call.borrows() && call.name() == "calculator", "{call:?}");
+    let user = reader.next_borrowed().unwrap().unwrap();
+    assert_eq!(user.role, crate::Role::User);
+    assert!(reader.next_borrowed().is_none());
+    assert!(
+        reads_alike(&log).is_ok(),
+        "{}",
+        reads_alike(&log).unwrap_err()
+    );
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(3000))]
+
+    /// Responses logs of any lines in any order (model turns of one line or several,
+    /// ended by a tool's output, an item from outside the model, a record of another
+    /// kind, a line the scanner leaves to serde, an error, or the end of the input):
+    /// the same messages, in the same turns, or the same error, both ways.
+    #[test]
+    fn responses_logs_read_alike(picks in proptest::collection::vec(any::<prop::sample::Index>(), 0..10), end_newline in any::<bool>()) {
+        let lines = log_lines();
+        let mut log = picks.iter().map(|i| lines[i.index(lines.len())]).collect::<Vec<_>>().join("\n");
+        if end_newline {
+            log.push('\n');
+        }
+        prop_assert!(reads_alike(&log).is_ok(), "{}", reads_alike(&log).unwrap_err());
+    }
 
     /// Each kind's records damaged anywhere: alone (the kind detected from it), and
     /// after the same record undamaged (the kind known).
