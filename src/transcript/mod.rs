@@ -668,15 +668,16 @@ impl<R: BufRead> State<R> {
         Some(Ok(None))
     }
 
-    /// Reads the next line into `scratch` for the open model `turn`: `Ok(true)` where
-    /// it is an item of the model's, which joins the turn (its texts copied: the line
-    /// is gone at the next), or a blank line; `Ok(false)` where the turn is over:
-    /// still in `turn`, to be given first (the input is over; the line is a tool's
-    /// output, left for the next call as [`State::scratch_line`] leaves it; the line
-    /// is a record of another kind, its messages in `pending`), or given already (its
-    /// message, copied, in `pending` before the line's, or the reader's own turn for
-    /// the lines to come, where the line is read as the record reader reads a line in
-    /// a turn).
+    /// Reads the next line into `scratch` while the model `turn` is open. `Ok(true)`:
+    /// the turn goes on (the line was blank, or an item of the model's, which joined
+    /// it, its texts copied: the line is gone at the next). `Ok(false)`: the turn is
+    /// over as this call's. Still in `turn`, it is to be given first: the input ended,
+    /// or the line is a tool's output, left for the next call (as
+    /// [`State::scratch_line`] leaves one), or an item from outside the model, whose
+    /// message waits in `pending`. Otherwise it went, copied, to the reader's own turn,
+    /// and the line was read as the record reader reads a line with a turn open (a
+    /// record of another kind, a line the scanner leaves to serde, an item that fails):
+    /// the messages are in `pending`, or in the lines to come.
     fn turn_line<'b>(
         &mut self,
         scratch: &mut Vec<u8>,
