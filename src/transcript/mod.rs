@@ -4,7 +4,9 @@
 //! [`Format::Auto`].
 //!
 //! [`Reader::next_borrowed`] gives each message borrowing its texts from the line (a
-//! replay copies no text); the [`Iterator`] gives messages that own theirs.
+//! replay of one message a line copies no text but the strings it decodes from
+//! escapes; a Responses model turn copies what the lines after its first add); the
+//! [`Iterator`] gives messages that own theirs.
 //!
 //! A bad record is an error naming the line (and column, for JSON), the format the
 //! reader expected there and what was wrong, never skipped. Every limit
