@@ -1,9 +1,10 @@
 //! Reading each transcript format, in nanoseconds per message: the same conversation
 //! (a user question, a model turn with text and a calculator call, the result, a model
 //! turn with a search call, the result, the model's answer; with usage) written in
-//! each format as JSON Lines, 50,000 cycles (about 300,000 messages), read with
-//! `Reader::next_borrowed` and nothing else. Run with `cargo bench --bench formats`;
-//! the target is every format within 1.5x of doneseq's JSONL per message.
+//! each format as JSON Lines (`benches/cycles/`), 50,000 cycles (about 300,000
+//! messages), read with `Reader::next_borrowed` and nothing else. Run with
+//! `cargo bench --bench formats`; the target is every format within 1.5x of
+//! doneseq's JSONL per message.
 //!
 //! Beside each reading, the floor of reading that format's JSON at all: each line split
 //! at memchr's `\n`, checked as UTF-8 and parsed by serde_json into `IgnoredAny` (the
@@ -23,53 +24,18 @@ use doneseq::transcript::{Format, Reader};
 
 const CYCLES: usize = 50_000;
 
-/// One cycle in `format`, as lines.
+/// One cycle in `format`, as lines (`benches/cycles/`, which the allocation test reads
+/// too).
 fn cycle(format: Format) -> Vec<String> {
-    let lines: &[&str] = match format {
-        Format::Jsonl => &[
-            r#"{"role": "user", "content": "What is 17 times 23, plus 4? Then find the capital of France."}"#,
-            r#"{"role": "llm", "content": "Let me compute that.", "tool_calls": [{"id": "call_1", "name": "calculator", "arguments": {"expression": "17 * 23 + 4"}}], "usage": {"input_tokens": 61, "output_tokens": 22}}"#,
-            r#"{"role": "agent", "tool_call_id": "call_1", "content": "395"}"#,
-            r#"{"role": "llm", "content": "", "tool_calls": [{"id": "call_2", "name": "search", "arguments": {"query": "capital of France"}}], "usage": {"input_tokens": 97, "output_tokens": 20}}"#,
-            r#"{"role": "agent", "tool_call_id": "call_2", "content": "Paris is the capital and most populous city of France."}"#,
-            r#"{"role": "llm", "content": "17 times 23, plus 4, is 395, and the capital of France is Paris.", "usage": {"input_tokens": 130, "output_tokens": 12}}"#,
-        ],
-        Format::OpenAi => &[
-            r#"{"role": "user", "content": "What is 17 times 23, plus 4? Then find the capital of France."}"#,
-            r#"{"id": "chatcmpl-1", "object": "chat.completion", "created": 1732492800, "model": "gpt-4o", "choices": [{"index": 0, "message": {"role": "assistant", "content": "Let me compute that.", "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "calculator", "arguments": "{\"expression\": \"17 * 23 + 4\"}"}}], "refusal": null}, "logprobs": null, "finish_reason": "tool_calls"}], "usage": {"prompt_tokens": 61, "completion_tokens": 22, "total_tokens": 83}}"#,
-            r#"{"role": "tool", "tool_call_id": "call_1", "content": "395"}"#,
-            r#"{"id": "chatcmpl-2", "object": "chat.completion", "created": 1732492801, "model": "gpt-4o", "choices": [{"index": 0, "message": {"role": "assistant", "content": null, "tool_calls": [{"id": "call_2", "type": "function", "function": {"name": "search", "arguments": "{\"query\": \"capital of France\"}"}}], "refusal": null}, "logprobs": null, "finish_reason": "tool_calls"}], "usage": {"prompt_tokens": 97, "completion_tokens": 20, "total_tokens": 117}}"#,
-            r#"{"role": "tool", "tool_call_id": "call_2", "content": "Paris is the capital and most populous city of France."}"#,
-            r#"{"id": "chatcmpl-3", "object": "chat.completion", "created": 1732492802, "model": "gpt-4o", "choices": [{"index": 0, "message": {"role": "assistant", "content": "17 times 23, plus 4, is 395, and the capital of France is Paris.", "refusal": null}, "logprobs": null, "finish_reason": "stop"}], "usage": {"prompt_tokens": 130, "completion_tokens": 12, "total_tokens": 142}}"#,
-        ],
-        Format::Responses => &[
-            r#"{"role": "user", "content": "What is 17 times 23, plus 4? Then find the capital of France."}"#,
-            r#"{"id": "msg_1", "type": "message", "status": "completed", "role": "assistant", "content": [{"type": "output_text", "text": "Let me compute that.", "annotations": []}]}"#,
-            r#"{"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "calculator", "arguments": "{\"expression\": \"17 * 23 + 4\"}"}"#,
-            r#"{"type": "function_call_output", "call_id": "call_1", "output": "395"}"#,
-            r#"{"type": "function_call", "id": "fc_2", "call_id": "call_2", "name": "search", "arguments": "{\"query\": \"capital of France\"}"}"#,
-            r#"{"type": "function_call_output", "call_id": "call_2", "output": "Paris is the capital and most populous city of France."}"#,
-            r#"{"id": "msg_2", "type": "message", "status": "completed", "role": "assistant", "content": [{"type": "output_text", "text": "17 times 23, plus 4, is 395, and the capital of France is Paris.", "annotations": []}]}"#,
-        ],
-        Format::Anthropic => &[
-            r#"{"role": "user", "content": "What is 17 times 23, plus 4? Then find the capital of France."}"#,
-            r#"{"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": [{"type": "text", "text": "Let me compute that."}, {"type": "tool_use", "id": "toolu_1", "name": "calculator", "input": {"expression": "17 * 23 + 4"}}], "stop_reason": "tool_use", "stop_sequence": null, "usage": {"input_tokens": 61, "output_tokens": 22}}"#,
-            r#"{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "395"}]}"#,
-            r#"{"id": "msg_2", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": [{"type": "tool_use", "id": "toolu_2", "name": "search", "input": {"query": "capital of France"}}], "stop_reason": "tool_use", "stop_sequence": null, "usage": {"input_tokens": 97, "output_tokens": 20}}"#,
-            r#"{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_2", "content": "Paris is the capital and most populous city of France."}]}"#,
-            r#"{"id": "msg_3", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": [{"type": "text", "text": "17 times 23, plus 4, is 395, and the capital of France is Paris."}], "stop_reason": "end_turn", "stop_sequence": null, "usage": {"input_tokens": 130, "output_tokens": 12}}"#,
-        ],
-        Format::AutoGen => &[
-            r#"{"id": "1", "source": "user", "models_usage": null, "metadata": {}, "created_at": "2026-11-25T02:10:57.078061Z", "content": "What is 17 times 23, plus 4? Then find the capital of France.", "type": "TextMessage"}"#,
-            r#"{"id": "2", "source": "assistant", "models_usage": {"prompt_tokens": 61, "completion_tokens": 22}, "metadata": {}, "created_at": "2026-11-25T02:10:57.080643Z", "content": [{"id": "call_1", "arguments": "{\"expression\": \"17 * 23 + 4\"}", "name": "calculator"}], "type": "ToolCallRequestEvent"}"#,
-            r#"{"id": "3", "source": "assistant", "models_usage": null, "metadata": {}, "created_at": "2026-11-25T02:10:57.087386Z", "content": [{"content": "395", "name": "calculator", "call_id": "call_1", "is_error": false}], "type": "ToolCallExecutionEvent"}"#,
-            r#"{"id": "4", "source": "assistant", "models_usage": {"prompt_tokens": 97, "completion_tokens": 20}, "metadata": {}, "created_at": "2026-11-25T02:10:57.090643Z", "content": [{"id": "call_2", "arguments": "{\"query\": \"capital of France\"}", "name": "search"}], "type": "ToolCallRequestEvent"}"#,
-            r#"{"id": "5", "source": "assistant", "models_usage": null, "metadata": {}, "created_at": "2026-11-25T02:10:57.097386Z", "content": [{"content": "Paris is the capital and most populous city of France.", "name": "search", "call_id": "call_2", "is_error": false}], "type": "ToolCallExecutionEvent"}"#,
-            r#"{"id": "6", "source": "assistant", "models_usage": {"prompt_tokens": 130, "completion_tokens": 12}, "metadata": {}, "created_at": "2026-11-25T02:10:57.100643Z", "content": "17 times 23, plus 4, is 395, and the capital of France is Paris.", "type": "TextMessage"}"#,
-        ],
+    let text = match format {
+        Format::Jsonl => include_str!("cycles/jsonl.jsonl"),
+        Format::OpenAi => include_str!("cycles/openai.jsonl"),
+        Format::Responses => include_str!("cycles/openai-responses.jsonl"),
+        Format::Anthropic => include_str!("cycles/anthropic.jsonl"),
+        Format::AutoGen => include_str!("cycles/autogen.jsonl"),
         _ => unreachable!("not benchmarked"),
     };
-    lines.iter().map(|l| (*l).to_owned()).collect()
+    text.lines().map(str::to_owned).collect()
 }
 
 /// The transcript: `CYCLES` cycles of `format`.

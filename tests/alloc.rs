@@ -188,8 +188,7 @@ fn borrowed_reading_copies_no_text() {
     );
 }
 
-/// Reading OpenAI Responses items (the cycle `benches/formats.rs` reads, whose
-/// allocations the README reports) with `Reader::next_borrowed`: a model turn borrows
+/// Reading OpenAI Responses items with `Reader::next_borrowed`: a model turn borrows
 /// the texts of the line that opens it, and a tool's output borrows its line. What is
 /// left to allocate, each cycle of the conversation: the two turns' lists of calls, the
 /// two calls' arguments (written as strings of JSON, decoded), the name and id of the
@@ -199,22 +198,11 @@ fn borrowed_reading_copies_no_text() {
 fn responses_turns_borrow_their_first_line() {
     use doneseq::transcript::{Format, Reader};
 
-    const CYCLE: [&str; 7] = [
-        r#"{"role": "user", "content": "What is 17 times 23, plus 4? Then find the capital of France."}"#,
-        r#"{"id": "msg_1", "type": "message", "status": "completed", "role": "assistant", "content": [{"type": "output_text", "text": "Let me compute that.", "annotations": []}]}"#,
-        r#"{"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "calculator", "arguments": "{\"expression\": \"17 * 23 + 4\"}"}"#,
-        r#"{"type": "function_call_output", "call_id": "call_1", "output": "395"}"#,
-        r#"{"type": "function_call", "id": "fc_2", "call_id": "call_2", "name": "search", "arguments": "{\"query\": \"capital of France\"}"}"#,
-        r#"{"type": "function_call_output", "call_id": "call_2", "output": "Paris is the capital and most populous city of France."}"#,
-        r#"{"id": "msg_2", "type": "message", "status": "completed", "role": "assistant", "content": [{"type": "output_text", "text": "17 times 23, plus 4, is 395, and the capital of France is Paris.", "annotations": []}]}"#,
-    ];
+    // The cycle `cargo bench --bench formats` reads (its allocations are the README's).
+    const CYCLE: &str = include_str!("../benches/cycles/openai-responses.jsonl");
+    assert_eq!(CYCLE.lines().count(), 7, "the cycle's items");
     let rounds = 200;
-    let text: String = CYCLE
-        .iter()
-        .cycle()
-        .take(CYCLE.len() * rounds)
-        .map(|l| format!("{l}\n"))
-        .collect();
+    let text = CYCLE.repeat(rounds);
     let mut reader = Reader::new(text.as_bytes(), Format::Auto);
     // Warm up: a cycle's six messages (the buffers grow to the longest line, the
     // queue to its longest, the log learns its kinds of record).
