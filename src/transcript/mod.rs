@@ -607,10 +607,7 @@ impl<R: BufRead> State<R> {
         let mut chat = fast::Chat::default();
         record::scan(kind, trimmed, &self.cx, &mut chat)?;
         // As the serde path would: the kind read last, the key's kind learnt.
-        self.kind = Some(kind);
-        if predicted.is_none() {
-            self.learn(key, kind);
-        }
+        self.read_as(kind, key, predicted);
         let fast::Chat {
             mut results,
             message,
@@ -701,8 +698,8 @@ impl<R: BufRead> State<R> {
         let trimmed = text.trim();
         let (key, predicted) = self.predict(trimmed);
         let kind = predicted.or(self.kind);
-        let mut out = record::Out::new();
         if kind == Some(record::Kind::ResponsesItem) {
+            let mut out = record::Out::new();
             let mut item = responses::Item::default();
             if fast::responses_item(trimmed, &mut item).is_some()
                 && responses::item_into::<responses::Own>(&mut item, turn, &mut out).is_ok()
@@ -718,7 +715,7 @@ impl<R: BufRead> State<R> {
             }
         }
         // Anything else is read as a line in the reader's own turn, which it becomes.
-        out.clear();
+        let mut out = record::Out::new();
         self.cx
             .responses
             .reopen(turn.take().map(Message::into_owned));
@@ -728,8 +725,9 @@ impl<R: BufRead> State<R> {
         Ok(false)
     }
 
-    /// As the record reader does once it has read a record as `kind`: the kind read
-    /// last, and the kind of its first key learnt.
+    /// What the reader keeps once it has read a record as `kind`: the kind read last,
+    /// and, where the first key `key` did not predict it, the key's kind learnt.
+    #[inline(always)]
     fn read_as(&mut self, kind: record::Kind, key: Option<&str>, predicted: Option<record::Kind>) {
         self.kind = Some(kind);
         if key.is_some() && predicted != Some(kind) {
@@ -888,10 +886,7 @@ impl<R: BufRead> State<R> {
         let start = out.len();
         let failure = match record::read(kind, text, &mut self.cx, out) {
             Ok(()) => {
-                self.kind = Some(kind);
-                if key.is_some() && predicted != Some(kind) {
-                    self.learn(key, kind);
-                }
+                self.read_as(kind, key, predicted);
                 return Ok(());
             }
             Err(failure) => failure,
