@@ -75,6 +75,8 @@ pub mod compat;
 pub mod corpus;
 pub mod dsl;
 mod engine;
+#[cfg(feature = "json")]
+mod json_string;
 mod list;
 mod message;
 mod monitor;

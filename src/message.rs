@@ -98,11 +98,103 @@ impl std::str::FromStr for Role {
 /// let call = ToolCall::new("calculator", r#"{"expression": "6*7"}"#);
 /// assert_eq!(call.name(), "calculator");
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+// Compared, hashed and shown by its arguments' text, however they are kept.
+#[derive(Clone)]
 pub struct ToolCall<'a> {
     name: Cow<'a, str>,
-    arguments: Cow<'a, str>,
+    arguments: CallArguments<'a>,
     id: Option<Cow<'a, str>>,
+}
+
+/// A tool call's arguments: their JSON text, or the text of the JSON string a log
+/// wrote them in (OpenAI's and AutoGen's `"arguments": "{\"a\": 1}"`), its escapes
+/// not decoded until the text is asked for. A replay most often never asks (only an
+/// arguments condition, a loop check or an explanation does), and decoding every
+/// call's arguments as it is read costs an allocation and a pass over them; the
+/// log's text is borrowed instead, checked (a string the reader keeps so always
+/// decodes). Three cases in the size of a `Cow<str>` (a call is moved whole as a
+/// message is built).
+#[derive(Clone)]
+pub(crate) enum CallArguments<'a> {
+    /// JSON text, borrowed.
+    Borrowed(&'a str),
+    /// JSON text, owned.
+    Owned(String),
+    /// A JSON string with escapes, as written (its quotes included), borrowed from
+    /// the log (by the transcript reader: feature `json`).
+    #[cfg(feature = "json")]
+    Escaped(&'a str),
+}
+
+impl<'a> CallArguments<'a> {
+    /// JSON text.
+    pub(crate) fn text(text: impl Into<Cow<'a, str>>) -> CallArguments<'a> {
+        match text.into() {
+            Cow::Borrowed(text) => CallArguments::Borrowed(text),
+            Cow::Owned(text) => CallArguments::Owned(text),
+        }
+    }
+
+    /// The JSON text.
+    fn get(&self) -> Cow<'_, str> {
+        match self {
+            CallArguments::Borrowed(text) => Cow::Borrowed(text),
+            CallArguments::Owned(text) => Cow::Borrowed(text),
+            #[cfg(feature = "json")]
+            CallArguments::Escaped(quoted) => Cow::Owned(decode_escaped(quoted)),
+        }
+    }
+
+    /// The same arguments free of what they borrowed from (an escaped text decoded:
+    /// a fourth case, escaped and owned, made every call's drop dearer, measured).
+    pub(crate) fn into_owned(self) -> CallArguments<'static> {
+        CallArguments::Owned(match self {
+            CallArguments::Borrowed(text) => text.to_owned(),
+            CallArguments::Owned(text) => text,
+            #[cfg(feature = "json")]
+            CallArguments::Escaped(quoted) => decode_escaped(quoted),
+        })
+    }
+}
+
+impl Default for CallArguments<'_> {
+    fn default() -> Self {
+        CallArguments::Borrowed("")
+    }
+}
+
+/// The text of the JSON string `quoted`, as a log wrote it (quotes and escapes),
+/// which the reader that kept it checked: it always decodes. Were it not to, the
+/// text as written is kept rather than none (no panic on a log's text).
+#[cfg(feature = "json")]
+fn decode_escaped(quoted: &str) -> String {
+    crate::json_string::decode(quoted).unwrap_or_else(|| quoted.to_owned())
+}
+
+impl PartialEq for ToolCall<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name && self.arguments() == other.arguments() && self.id == other.id
+    }
+}
+
+impl Eq for ToolCall<'_> {}
+
+impl std::hash::Hash for ToolCall<'_> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.name.hash(state);
+        self.arguments().hash(state);
+        self.id.hash(state);
+    }
+}
+
+impl fmt::Debug for ToolCall<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolCall")
+            .field("name", &self.name)
+            .field("arguments", &self.arguments())
+            .field("id", &self.id)
+            .finish()
+    }
 }
 
 impl<'a> ToolCall<'a> {
@@ -110,9 +202,15 @@ impl<'a> ToolCall<'a> {
     /// text: the monitor never needs them parsed, and the text is what a log holds).
     #[must_use]
     pub fn new(name: impl Into<Cow<'a, str>>, arguments: impl Into<Cow<'a, str>>) -> ToolCall<'a> {
+        ToolCall::with_arguments(name.into(), CallArguments::text(arguments))
+    }
+
+    /// A call of `name` with `arguments` however they are kept (the transcript
+    /// reader's).
+    pub(crate) fn with_arguments(name: Cow<'a, str>, arguments: CallArguments<'a>) -> ToolCall<'a> {
         ToolCall {
-            name: name.into(),
-            arguments: arguments.into(),
+            name,
+            arguments,
             id: None,
         }
     }
@@ -130,10 +228,14 @@ impl<'a> ToolCall<'a> {
         &self.name
     }
 
-    /// The arguments as JSON text (empty when the log had none).
+    /// The arguments as JSON text (empty when the log had none). Borrowed from the
+    /// call, or from the log it was read from; decoded at each call where the log
+    /// wrote them as a JSON string with escapes (OpenAI's and AutoGen's
+    /// `"arguments": "{\"a\": 1}"`, kept as written until asked for): keep what it
+    /// returns rather than asking again.
     #[must_use]
-    pub fn arguments(&self) -> &str {
-        &self.arguments
+    pub fn arguments(&self) -> Cow<'_, str> {
+        self.arguments.get()
     }
 
     /// The provider's call id, if the log had one.
@@ -147,7 +249,7 @@ impl<'a> ToolCall<'a> {
     pub fn into_owned(self) -> ToolCall<'static> {
         ToolCall {
             name: Cow::Owned(self.name.into_owned()),
-            arguments: Cow::Owned(self.arguments.into_owned()),
+            arguments: self.arguments.into_owned(),
             id: self.id.map(|id| Cow::Owned(id.into_owned())),
         }
     }
@@ -591,5 +693,50 @@ impl<'a> Message<'a> {
             || (self.tool_calls.is_empty()
                 && self.error().is_none()
                 && matches!(self.content.trim(), "" | "PASS"))
+    }
+}
+
+#[cfg(all(test, feature = "json"))]
+mod tests {
+    use std::collections::hash_map::DefaultHasher;
+    use std::hash::{Hash, Hasher};
+
+    use super::{CallArguments, Cow, ToolCall};
+
+    fn hash(call: &ToolCall<'_>) -> u64 {
+        let mut h = DefaultHasher::new();
+        call.hash(&mut h);
+        h.finish()
+    }
+
+    /// A call whose arguments a log wrote as a string of JSON is the call of their
+    /// decoded text: the same text asked for, equal, hashed alike, shown alike, and
+    /// owned as that text.
+    #[test]
+    fn escaped_arguments_are_their_decoded_text() {
+        let quoted = r#""{\"city\": \"Paris\", \"note\": \"caf\u00e9\"}""#;
+        let text = r#"{"city": "Paris", "note": "café"}"#;
+        let kept =
+            ToolCall::with_arguments(Cow::Borrowed("weather"), CallArguments::Escaped(quoted))
+                .with_id("c1");
+        let decoded = ToolCall::new("weather", text).with_id("c1");
+        assert_eq!(kept.arguments(), text);
+        assert!(
+            matches!(kept.arguments(), Cow::Owned(_)),
+            "decoded when asked"
+        );
+        assert!(
+            matches!(decoded.arguments(), Cow::Borrowed(_)),
+            "not copied"
+        );
+        assert_eq!(kept, decoded);
+        assert_eq!(hash(&kept), hash(&decoded));
+        assert_eq!(format!("{kept:?}"), format!("{decoded:?}"));
+        let owned = kept.clone().into_owned();
+        assert!(matches!(owned.arguments, CallArguments::Owned(_)));
+        assert_eq!(owned, decoded);
+        // Other arguments are another call.
+        let other = ToolCall::new("weather", r#"{"city": "Lyon"}"#).with_id("c1");
+        assert_ne!(kept, other);
     }
 }

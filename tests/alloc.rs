@@ -191,10 +191,10 @@ fn borrowed_reading_copies_no_text() {
 /// Reading OpenAI Responses items with `Reader::next_borrowed`: a model turn borrows
 /// the texts of the line that opens it, and a tool's output borrows its line. What is
 /// left to allocate, each cycle of the conversation: the two turns' lists of calls, the
-/// two calls' arguments (written as strings of JSON, decoded), the name and id of the
-/// call on the line after the turn's first (copied: that line is gone when the turn
-/// ends), and the user's message read after the last turn (copied to wait, the turn
-/// given first).
+/// name, id and arguments of the call on the line after the turn's first (copied, the
+/// arguments decoded: that line is gone when the turn ends; the other call's
+/// arguments, a string of JSON, are kept as written), and the user's message read
+/// after the last turn (copied to wait, the turn given first).
 fn responses_turns_borrow_their_first_line() {
     use doneseq::transcript::{Format, Reader};
 
@@ -228,7 +228,7 @@ fn responses_turns_borrow_their_first_line() {
         (messages, calls, texts),
         (6 * cycles, 2 * cycles, 5 * cycles)
     );
-    let (lists, arguments, copied_call, copied_message) = (2, 2, 2, 1);
+    let (lists, arguments, copied_call, copied_message) = (2, 1, 2, 1);
     assert_eq!(
         (change.allocations, change.reallocations),
         // (The last answer ends the input: no user's message waits after it.)
@@ -237,6 +237,67 @@ fn responses_turns_borrow_their_first_line() {
             0
         ),
         "{change:?}"
+    );
+}
+
+/// Reading OpenAI chat completions and AutoGen messages with `Reader::next_borrowed`:
+/// a call's arguments, written as a string of JSON (`"{\"expression\": ...}"`), are
+/// kept as written, not decoded into a new string; they are decoded when asked for.
+/// What is left to allocate, each cycle of the conversation (the bench's): the two
+/// calls' lists, and in AutoGen's the two tool results' rarer fields (the tool's name,
+/// which few messages carry, boxed).
+fn string_arguments_are_kept_as_written() {
+    use doneseq::transcript::{Format, Reader};
+
+    for (format, cycle, rare) in [
+        ("openai", include_str!("../benches/cycles/openai.jsonl"), 0),
+        (
+            "autogen",
+            include_str!("../benches/cycles/autogen.jsonl"),
+            2,
+        ),
+    ] {
+        assert_eq!(cycle.lines().count(), 6, "{format}: the cycle's messages");
+        let rounds = 200;
+        let text = cycle.repeat(rounds);
+        let mut reader = Reader::new(text.as_bytes(), Format::Auto);
+        // Warm up: a cycle (the buffers grow to the longest line, the log learns its
+        // kinds of record).
+        for _ in 0..6 {
+            reader
+                .next_borrowed()
+                .expect("a message")
+                .expect("it reads");
+        }
+        let region = Region::new(GLOBAL);
+        let (mut messages, mut calls) = (0, 0);
+        while let Some(message) = reader.next_borrowed() {
+            let message = message.expect("it reads");
+            messages += 1;
+            calls += message.tool_calls().len();
+        }
+        let change = region.change();
+        let cycles = rounds - 1;
+        assert_eq!((messages, calls), (6 * cycles, 2 * cycles), "{format}");
+        assert_eq!(
+            (change.allocations, change.reallocations),
+            (cycles * (2 + rare), 0),
+            "{format}: {change:?}"
+        );
+    }
+    // Asked for, they are the text serde_json decodes.
+    let line = include_str!("../benches/cycles/openai.jsonl")
+        .lines()
+        .nth(1)
+        .expect("a completion");
+    let mut reader = Reader::new(line.as_bytes(), Format::Auto);
+    let message = reader
+        .next_borrowed()
+        .expect("a message")
+        .expect("it reads");
+    assert_eq!(
+        message.tool_calls()[0].arguments(),
+        r#"{"expression": "17 * 23 + 4"}"#
     );
 }
 
@@ -292,7 +353,7 @@ fn run_state_does_not_grow_with_the_run() {
 }
 
 fn main() {
-    let tests: [(&str, fn()); 4] = [
+    let tests: [(&str, fn()); 5] = [
         (
             "borrowed_reading_copies_no_text",
             borrowed_reading_copies_no_text,
@@ -300,6 +361,10 @@ fn main() {
         (
             "responses_turns_borrow_their_first_line",
             responses_turns_borrow_their_first_line,
+        ),
+        (
+            "string_arguments_are_kept_as_written",
+            string_arguments_are_kept_as_written,
         ),
         (
             "steady_state_observe_allocates_nothing",

@@ -11,19 +11,20 @@ use std::path::Path;
 /// lower layers only.
 const LAYERS: &[(&str, u32)] = &[
     ("text", 0),
-    ("message", 0),
-    ("dsl", 1),
-    ("answer", 1),
-    ("transcript", 1),
-    ("object", 2),
-    ("list", 2),
-    ("naive", 2),
-    ("stop", 3),
-    ("serde_impl", 3),
-    ("engine", 4),
-    ("monitor", 5),
-    ("compat", 6),
-    ("corpus", 6),
+    ("json_string", 0),
+    ("message", 1),
+    ("dsl", 2),
+    ("answer", 2),
+    ("transcript", 2),
+    ("object", 3),
+    ("list", 3),
+    ("naive", 3),
+    ("stop", 4),
+    ("serde_impl", 4),
+    ("engine", 5),
+    ("monitor", 6),
+    ("compat", 7),
+    ("corpus", 7),
 ];
 
 fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {

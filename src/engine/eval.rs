@@ -324,7 +324,7 @@ fn args_match(spec: &ToolCalled, call: &crate::ToolCall) -> bool {
     let Some(want) = &spec.args else {
         return true;
     };
-    match serde_json::from_str::<serde_json::Value>(call.arguments()) {
+    match serde_json::from_str::<serde_json::Value>(&call.arguments()) {
         Ok(have) => contains(&have, want),
         Err(_) => false,
     }

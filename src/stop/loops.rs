@@ -114,7 +114,7 @@ impl LoopState {
                 h.write_u8(0xff);
                 h.write(call.name().as_bytes());
                 h.write_u8(0);
-                canonical_args(call.arguments(), &mut h);
+                canonical_args(&call.arguments(), &mut h);
             }
         }
         if message.error().is_some() {

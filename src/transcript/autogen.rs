@@ -8,7 +8,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::record::{Failure, Out, each, parse};
-use super::wire::{ArgumentsText, ProviderUsage, RawArguments, Str};
+use super::wire::{ProviderUsage, RawArguments, Str, arguments_of};
 use crate::{Message, Role, ToolCall};
 
 /// The source AutoGen gives the task's own messages.
@@ -116,10 +116,10 @@ pub(super) fn read<'a>(
                     if call.name.is_empty() {
                         return Err(Failure::message(within, "a tool call has an empty name"));
                     }
-                    let arguments = call
-                        .arguments
-                        .map_or(Cow::Borrowed(""), ArgumentsText::into_text);
-                    let tool_call = ToolCall::new(call.name.into_cow(), arguments);
+                    let tool_call = ToolCall::with_arguments(
+                        call.name.into_cow(),
+                        arguments_of(call.arguments),
+                    );
                     Ok(match call.id {
                         Some(id) => tool_call.with_id(id.into_cow()),
                         None => tool_call,

@@ -10,7 +10,7 @@ use std::borrow::Cow;
 
 use serde::Deserialize;
 
-use super::wire::{ArgumentsText, Str};
+use super::wire::{ArgumentsText, Str, arguments_of};
 use crate::{Message, Role, ToolCall};
 
 /// A message's `content`: a string, or a list of parts.
@@ -266,11 +266,7 @@ pub(super) fn fold<'a, A: ArgumentsText<'a>>(
                 part.name.take().filter(|n| !n.is_empty()).ok_or_else(|| {
                     format!("content part {i} of type \"{kind}\" has no \"name\"")
                 })?;
-            let arguments = part
-                .input
-                .take()
-                .map_or(Cow::Borrowed(""), ArgumentsText::into_text);
-            let call = ToolCall::new(name.into_cow(), arguments);
+            let call = ToolCall::with_arguments(name.into_cow(), arguments_of(part.input.take()));
             found.calls.push(match part.id.take() {
                 Some(id) => call.with_id(id.into_cow()),
                 None => call,

@@ -11,7 +11,8 @@ use serde_json::value::RawValue;
 
 use super::parts::{self, Content};
 use super::record::{Context, Failure, Out, each, parse};
-use super::wire::{ArgumentsText, ProviderUsage, RawArguments, Str};
+use super::wire::{ProviderUsage, RawArguments, Str, arguments_of};
+use crate::message::CallArguments;
 use crate::{Message, Role, ToolCall};
 
 /// One item: the union of the fields of the item types read. Other fields (`id` of
@@ -115,6 +116,8 @@ impl<'t> Turn<'t> {
 pub(super) trait Keep<'a, 't> {
     /// `text`, for the turn.
     fn keep(text: Cow<'a, str>) -> Cow<'t, str>;
+    /// A call's `arguments`, for the turn.
+    fn keep_arguments(arguments: CallArguments<'a>) -> CallArguments<'t>;
 }
 
 /// The item's line outlives the turn: its texts join the turn as they are.
@@ -123,6 +126,10 @@ pub(super) enum Borrow {}
 impl<'a: 't, 't> Keep<'a, 't> for Borrow {
     fn keep(text: Cow<'a, str>) -> Cow<'t, str> {
         text
+    }
+
+    fn keep_arguments(arguments: CallArguments<'a>) -> CallArguments<'t> {
+        arguments
     }
 }
 
@@ -133,6 +140,10 @@ pub(super) enum Own {}
 impl<'a, 't> Keep<'a, 't> for Own {
     fn keep(text: Cow<'a, str>) -> Cow<'t, str> {
         Cow::Owned(text.into_owned())
+    }
+
+    fn keep_arguments(arguments: CallArguments<'a>) -> CallArguments<'t> {
+        arguments.into_owned()
     }
 }
 
@@ -246,15 +257,15 @@ pub(super) fn item_into<'a, 't, K: Keep<'a, 't>>(
             };
             // The first of them there is (taken one by one: a list of all five
             // would be built and dropped for every call).
-            let arguments = item
-                .arguments
-                .take()
-                .or_else(|| item.input.take())
-                .or_else(|| item.action.take())
-                .or_else(|| item.code.take())
-                .or_else(|| item.queries.take())
-                .map_or(Cow::Borrowed(""), ArgumentsText::into_text);
-            let mut call = ToolCall::new(K::keep(name), K::keep(arguments));
+            let arguments = arguments_of(
+                item.arguments
+                    .take()
+                    .or_else(|| item.input.take())
+                    .or_else(|| item.action.take())
+                    .or_else(|| item.code.take())
+                    .or_else(|| item.queries.take()),
+            );
+            let mut call = ToolCall::with_arguments(K::keep(name), K::keep_arguments(arguments));
             if let Some(id) = item.call_id.take().or(item.id.take()) {
                 call = call.with_id(K::keep(id.into_cow()));
             }

@@ -14,6 +14,7 @@ use serde_json::Value;
 use super::parts::{self, Content, Found};
 use super::record::Out;
 
+use crate::message::CallArguments;
 use crate::{Message, Role, ToolCall, Usage};
 
 /// A message read by serde_json from a line or a JSON document.
@@ -327,8 +328,8 @@ impl<'de> Str<'de> {
 
 /// A tool call's arguments as JSON text (empty when there are none).
 pub(super) trait ArgumentsText<'a> {
-    /// The text.
-    fn into_text(self) -> Cow<'a, str>;
+    /// The arguments, as a call keeps them.
+    fn into_arguments(self) -> CallArguments<'a>;
 }
 
 /// A tool call's arguments, read from any deserializer (the Python package's dicts):
@@ -337,8 +338,8 @@ pub(super) trait ArgumentsText<'a> {
 pub(super) struct Arguments<'de>(Cow<'de, str>);
 
 impl<'a> ArgumentsText<'a> for Arguments<'a> {
-    fn into_text(self) -> Cow<'a, str> {
-        self.0
+    fn into_arguments(self) -> CallArguments<'a> {
+        CallArguments::text(self.0)
     }
 }
 
@@ -359,11 +360,13 @@ impl<'de: 'a, 'a> Deserialize<'de> for Arguments<'a> {
 /// A tool call's arguments, read by serde_json: a string of JSON is its text, any
 /// other value the JSON text it was written in, borrowed from the line (serde_json's
 /// raw values), so an object of arguments is neither parsed into values nor written
-/// again.
-pub(super) struct RawArguments<'a>(pub(super) Cow<'a, str>);
+/// again. (The fast path's scanner fills it too, with a string's escapes not decoded:
+/// [`CallArguments::Escaped`]. serde's string is decoded here, so that one it refuses
+/// is the record's error, as it was.)
+pub(super) struct RawArguments<'a>(pub(super) CallArguments<'a>);
 
 impl<'a> ArgumentsText<'a> for RawArguments<'a> {
-    fn into_text(self) -> Cow<'a, str> {
+    fn into_arguments(self) -> CallArguments<'a> {
         self.0
     }
 }
@@ -375,11 +378,11 @@ impl<'de: 'a, 'a> Deserialize<'de> for RawArguments<'a> {
         let raw = <&'de serde_json::value::RawValue>::deserialize(deserializer)?.get();
         if raw.starts_with('"') {
             let text = serde_json::from_str::<Str<'de>>(raw).map_err(serde::de::Error::custom)?;
-            Ok(RawArguments(text.0))
+            Ok(RawArguments(CallArguments::text(text.0)))
         } else if raw == "null" {
-            Ok(RawArguments(Cow::Borrowed("")))
+            Ok(RawArguments(CallArguments::default()))
         } else {
-            Ok(RawArguments(Cow::Borrowed(raw)))
+            Ok(RawArguments(CallArguments::text(Cow::Borrowed(raw))))
         }
     }
 }
@@ -445,7 +448,7 @@ impl<'a, A: ArgumentsText<'a>> Call<'a, A> {
         if name.is_empty() {
             return Err(format!("tool call {i} has an empty name"));
         }
-        let call = ToolCall::new(name, arguments_text(arguments));
+        let call = ToolCall::with_arguments(name, arguments_of(arguments));
         Ok(match self.id {
             Some(id) => call.with_id(id.into_cow()),
             None => call,
@@ -492,9 +495,9 @@ struct UsageWire {
     total_tokens: Option<IgnoredAny>,
 }
 
-/// Arguments as JSON text (empty when there are none).
-fn arguments_text<'a, A: ArgumentsText<'a>>(arguments: Option<A>) -> Cow<'a, str> {
-    arguments.map_or(Cow::Borrowed(""), ArgumentsText::into_text)
+/// Arguments as a call keeps them (empty when there are none).
+pub(super) fn arguments_of<'a, A: ArgumentsText<'a>>(arguments: Option<A>) -> CallArguments<'a> {
+    arguments.map_or_else(CallArguments::default, ArgumentsText::into_arguments)
 }
 
 impl<'de, A: ArgumentsText<'de>> Line<'de, A> {
@@ -539,9 +542,9 @@ impl<'de, A: ArgumentsText<'de>> Line<'de, A> {
             if f.name.is_empty() {
                 return Err("\"function_call\" has an empty name".into());
             }
-            tool_calls.push(ToolCall::new(
+            tool_calls.push(ToolCall::with_arguments(
                 f.name.into_cow(),
-                arguments_text(f.arguments),
+                arguments_of(f.arguments),
             ));
         }
         if self.tool_name.as_ref().is_some_and(Str::is_empty) {

@@ -4,6 +4,7 @@
 use std::borrow::Cow;
 
 use super::scan::{DEPTH, Scan, Seen};
+use crate::message::CallArguments;
 use crate::transcript::parts::{self, Content, Found, Part};
 use crate::transcript::wire::{ProviderUsage, RawArguments, Str};
 use crate::{ToolCall, Usage};
@@ -112,7 +113,7 @@ impl<'a> Scan<'a> {
         if name.is_empty() {
             return None;
         }
-        let call = ToolCall::new(name, arguments.unwrap_or_default());
+        let call = ToolCall::with_arguments(name, arguments.unwrap_or_default());
         Some(match id {
             Some(id) => call.with_id(id),
             None => call,
@@ -122,7 +123,7 @@ impl<'a> Scan<'a> {
     /// OpenAI's `function`: its `name` (required) and `arguments`; its braces at
     /// nesting `depth`.
     #[allow(clippy::type_complexity)]
-    fn function(&mut self, depth: usize) -> Option<(Cow<'a, str>, Option<Cow<'a, str>>)> {
+    fn function(&mut self, depth: usize) -> Option<(Cow<'a, str>, Option<CallArguments<'a>>)> {
         let mut seen = Seen::default();
         let (mut name, mut arguments) = (None, None);
         self.object(|s| {
@@ -142,13 +143,14 @@ impl<'a> Scan<'a> {
         Some((name?, arguments))
     }
 
-    /// A call's arguments at nesting `depth`: a string of JSON is its text, any other
-    /// value the JSON text it is written in.
-    pub(super) fn arguments(&mut self, depth: usize) -> Option<Cow<'a, str>> {
+    /// A call's arguments at nesting `depth`: a string of JSON is its text (its
+    /// escapes decoded at first use), any other value the JSON text it is written in.
+    pub(super) fn arguments(&mut self, depth: usize) -> Option<CallArguments<'a>> {
         if self.peek()? == b'"' {
             return self.json_in_string();
         }
-        self.raw(depth).map(Cow::Borrowed)
+        self.raw(depth)
+            .map(|raw| CallArguments::text(Cow::Borrowed(raw)))
     }
 
     /// A `content`: a string, or a list of parts whose brackets are at nesting

@@ -3,6 +3,10 @@
 
 use std::borrow::Cow;
 
+use crate::json_string;
+pub(super) use crate::json_string::plain;
+use crate::message::CallArguments;
+
 /// The deepest nesting the scanner follows (the line's object is level 1); deeper
 /// lines go to the serde path, which checks them against
 /// [`super::super::MAX_JSON_DEPTH`].
@@ -252,7 +256,7 @@ impl<'a> Scan<'a> {
         read(self).map(Some)
     }
 
-    /// Consumes `word` (`true`, `false`, `null`, `\\u`), or gives up.
+    /// Consumes `word` (`true`, `false`, `null`), or gives up.
     #[inline(always)]
     fn literal(&mut self, word: &[u8]) -> Option<()> {
         let end = self.at + word.len();
@@ -263,21 +267,6 @@ impl<'a> Scan<'a> {
     /// A string: borrowed from the line when it has no escapes, decoded otherwise.
     #[inline(always)]
     pub(super) fn string(&mut self) -> Option<Cow<'a, str>> {
-        self.string_with::<false>()
-    }
-
-    /// A string whose text is JSON (a call's arguments), read as [`Scan::string`]
-    /// reads one: decoded for its short runs between escapes (its quotes are
-    /// escaped, every few bytes), where prose has long runs between line breaks.
-    #[inline(always)]
-    pub(super) fn json_in_string(&mut self) -> Option<Cow<'a, str>> {
-        self.string_with::<true>()
-    }
-
-    /// [`Scan::string`], decoded by [`Scan::unescape`] for runs as `SHORT_RUNS`
-    /// says.
-    #[inline(always)]
-    fn string_with<const SHORT_RUNS: bool>(&mut self) -> Option<Cow<'a, str>> {
         self.expect(b'"')?;
         let bytes = self.bytes();
         let start = self.at;
@@ -287,18 +276,33 @@ impl<'a> Scan<'a> {
             return Some(Cow::Borrowed(&self.text[start..end]));
         }
         self.at = end;
-        self.unescape::<SHORT_RUNS>(start).map(Cow::Owned)
+        self.unescape(start).map(Cow::Owned)
+    }
+
+    /// A string whose text is JSON (a call's arguments): borrowed from the line; where
+    /// it has escapes (its quotes are escaped, every few bytes), checked as
+    /// [`Scan::string`] checks them and kept as written, decoded at first use.
+    pub(super) fn json_in_string(&mut self) -> Option<CallArguments<'a>> {
+        self.expect(b'"')?;
+        let bytes = self.bytes();
+        let start = self.at;
+        let end = start + plain(&bytes[start..])?;
+        if bytes[end] == b'"' {
+            self.at = end + 1;
+            return Some(CallArguments::text(Cow::Borrowed(&self.text[start..end])));
+        }
+        self.at = end;
+        self.skip_escaped_rest()?;
+        Some(CallArguments::Escaped(&self.text[start - 1..self.at]))
     }
 
     /// The rest of a string with escapes, decoded into a new string as serde_json
     /// does: `start` is where the string's text begins and the cursor is at its first
     /// backslash. Sized by the rest of the line (a string cannot be longer), up to a
     /// bound above which the string is measured first, so that a short string is
-    /// decoded in one pass and a long one is not given a line's worth of room. The
-    /// runs between escapes are copied as [`copy_short`] copies them where they are
-    /// expected short (`SHORT_RUNS`), else as [`copy_run`] does.
+    /// decoded in one pass and a long one is not given a line's worth of room.
     #[cold]
-    fn unescape<const SHORT_RUNS: bool>(&mut self, start: usize) -> Option<String> {
+    fn unescape(&mut self, start: usize) -> Option<String> {
         const ROOM: usize = 512;
         let text = self.text;
         let bytes = text.as_bytes();
@@ -311,44 +315,12 @@ impl<'a> Scan<'a> {
                 at: start - 1,
             };
             probe.skip_string()?;
-            // A short run's copy may run past the string by up to seven bytes.
-            probe.at - start + if SHORT_RUNS { 8 } else { 0 }
+            probe.at - start
         };
         let mut out = String::with_capacity(room);
         out.push_str(text.get(start..self.at)?);
-        let mut at = self.at;
-        loop {
-            // At a backslash.
-            let escape = *bytes.get(at + 1)?;
-            at += 2;
-            if escape == b'u' {
-                self.at = at;
-                out.push(self.unicode_escape()?);
-                at = self.at;
-            } else {
-                out.push(char::from(match escape {
-                    b'"' => b'"',
-                    b'\\' => b'\\',
-                    b'/' => b'/',
-                    b'b' => 0x8,
-                    b'f' => 0xc,
-                    b'n' => b'\n',
-                    b'r' => b'\r',
-                    b't' => b'\t',
-                    _ => return None,
-                }));
-            }
-            at = if SHORT_RUNS {
-                copy_short(text, at, &mut out)?
-            } else {
-                copy_run(text, at, &mut out)?
-            };
-            // At the quote or the backslash that ended the run.
-            if bytes[at] == b'"' {
-                self.at = at + 1;
-                return Some(out);
-            }
-        }
+        self.at = json_string::unescape_into(text, self.at, &mut out)?;
+        Some(out)
     }
 
     /// Skips a string, checking it as [`Scan::string`] does, without building it.
@@ -372,55 +344,11 @@ impl<'a> Scan<'a> {
         self.skip_escaped_rest()
     }
 
-    /// Skips the rest of a string from a backslash in it (out of line: most strings
-    /// have none, and their skip is then a few instructions).
-    #[cold]
+    /// Skips the rest of a string from a backslash in it.
+    #[inline(always)]
     fn skip_escaped_rest(&mut self) -> Option<()> {
-        let bytes = self.bytes();
-        loop {
-            // At a backslash.
-            let escape = *bytes.get(self.at + 1)?;
-            self.at += 2;
-            match escape {
-                b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => {}
-                b'u' => drop(self.unicode_escape()?),
-                _ => return None,
-            }
-            let end = self.at + plain(&bytes[self.at..])?;
-            self.at = end + 1;
-            if bytes[end] == b'"' {
-                return Some(());
-            }
-            self.at = end;
-        }
-    }
-
-    /// The character of a `\u` escape (just past the `u`), a surrogate pair joined;
-    /// a lone surrogate gives up (serde_json refuses it in a string it reads).
-    fn unicode_escape(&mut self) -> Option<char> {
-        let first = self.hex4()?;
-        match first {
-            0xD800..=0xDBFF => {
-                self.literal(b"\\u")?;
-                let second = self.hex4()?;
-                if !(0xDC00..=0xDFFF).contains(&second) {
-                    return None;
-                }
-                char::from_u32(0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00))
-            }
-            0xDC00..=0xDFFF => None,
-            _ => char::from_u32(first),
-        }
-    }
-
-    fn hex4(&mut self) -> Option<u32> {
-        let digits = self.bytes().get(self.at..self.at + 4)?;
-        let mut value = 0;
-        for &d in digits {
-            value = value * 16 + char::from(d).to_digit(16)?;
-        }
-        self.at += 4;
-        Some(value)
+        self.at = json_string::skip_escaped(self.bytes(), self.at)?;
+        Some(())
     }
 
     /// A count of tokens: an integer that fits a `u64` (serde_json refuses a float or
@@ -527,88 +455,4 @@ impl<'a> Scan<'a> {
         self.at = i;
         Some(())
     }
-}
-
-/// Copies the plain run of a string's text that starts at `at` onto `out` and gives
-/// where it ends (at a quote or a backslash; a control character gives up): a run
-/// expected short (between the escaped quotes of JSON in a string). Eight bytes at a
-/// time, for up to three words: a word is copied whole, a fixed-size copy (a copy of
-/// the run's own length is a call, dearer than a short run), and the one that holds
-/// the run's end is cut back to it; the last few bytes of the line one character at
-/// a time; the rest of a longer run as [`copy_run`] copies it. `out` has room for
-/// the run and seven bytes more (the caller sized it by the line).
-#[inline(always)]
-fn copy_short(text: &str, mut at: usize, out: &mut String) -> Option<usize> {
-    for _ in 0..3 {
-        let Some(word) = text.get(at..at + 8) else {
-            if at + 8 <= text.len() {
-                // The word would split a character.
-                break;
-            }
-            for (i, c) in text.get(at..)?.char_indices() {
-                match c {
-                    '"' | '\\' => return Some(at + i),
-                    ..' ' => return None,
-                    _ => out.push(c),
-                }
-            }
-            return None;
-        };
-        let flags = special(u64::from_le_bytes(word.as_bytes().try_into().ok()?));
-        out.push_str(word);
-        if flags != 0 {
-            let run = flags.trailing_zeros() as usize / 8;
-            // The cut is at an ASCII byte: a character's boundary.
-            out.truncate(out.len() - 8 + run);
-            let end = at + run;
-            return (text.as_bytes()[end] >= 0x20).then_some(end);
-        }
-        at += 8;
-    }
-    copy_run(text, at, out)
-}
-
-/// Copies the plain run of a string's text that starts at `at` onto `out` and gives
-/// where it ends, as [`copy_short`] does: measured, then copied in one call
-/// (cheaper a byte than word by word, where the run is long).
-#[inline(always)]
-fn copy_run(text: &str, at: usize, out: &mut String) -> Option<usize> {
-    let end = at + plain(&text.as_bytes()[at..])?;
-    out.push_str(text.get(at..end)?);
-    Some(end)
-}
-
-/// The length of the plain run at the start of a string's remaining bytes: up to the
-/// closing quote or a backslash, which must come; a control character (which JSON
-/// does not allow in a string) gives up.
-#[inline]
-pub(super) fn plain(rest: &[u8]) -> Option<usize> {
-    let mut i = 0;
-    while let Some(word) = rest.get(i..i + 8) {
-        let flags = special(u64::from_le_bytes(word.try_into().ok()?));
-        if flags != 0 {
-            i += flags.trailing_zeros() as usize / 8;
-            return (rest[i] >= 0x20).then_some(i);
-        }
-        i += 8;
-    }
-    let tail = rest.get(i..)?;
-    let end = i + tail
-        .iter()
-        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
-    (rest[end] >= 0x20).then_some(end)
-}
-
-/// Eight bytes of a string at once (SWAR, as serde_json scans strings), in the order
-/// they come: the high bit of each byte that is a quote, a backslash or below 0x20
-/// (which ends a plain run) is set. Each test can flag bytes after a true one (a borrow
-/// carries), never before it, so the lowest flag is the first.
-#[inline(always)]
-fn special(x: u64) -> u64 {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
-    zero(x ^ (ONES * u64::from(b'"')))
-        | zero(x ^ (ONES * u64::from(b'\\')))
-        | (x.wrapping_sub(ONES * 0x20) & !x & HIGH)
 }

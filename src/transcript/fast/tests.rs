@@ -11,9 +11,9 @@ use proptest::prelude::*;
 
 use super::scan::{DEPTH, Scan, plain};
 use super::{Chat, agent_message};
-use crate::Message;
 use crate::transcript::autogen::{self, AgentMessage};
 use crate::transcript::record::{self, Context, Kind, Out};
+use crate::{Message, ToolCall};
 
 thread_local! {
     /// The fast path is off (on this thread).
@@ -639,16 +639,21 @@ proptest! {
     ) {
         let literal = format!("\"{}\"", pieces.concat());
         let serde = serde_json::from_str::<String>(&literal).ok();
-        // Alone and followed by more of the line (a string of JSON is decoded eight
-        // bytes at a time where the line has them, the last word cut back), as prose
-        // and as a string of JSON: the scanner accepts every string serde_json
-        // accepts here (none has a lone surrogate: serde_json refuses those in a
-        // string it reads).
+        // What a call kept as written decodes to, when asked.
+        prop_assert_eq!(&crate::json_string::decode(&literal), &serde, "{}", literal);
+        // Alone and followed by more of the line, as prose and as a string of JSON
+        // (kept as written, decoded when a call's arguments are asked for): the
+        // scanner accepts every string serde_json accepts here (none has a lone
+        // surrogate: serde_json refuses those in a string it reads).
         let padded = format!("{literal}{}", " ".repeat(16));
         for text in [&literal, &padded] {
             let prose = super::whole(text, Scan::string).map(Cow::into_owned);
             prop_assert_eq!(&prose, &serde, "{}", text);
-            let json = super::whole(text, Scan::json_in_string).map(Cow::into_owned);
+            let json = super::whole(text, Scan::json_in_string).map(|arguments| {
+                ToolCall::with_arguments(Cow::Borrowed("f"), arguments)
+                    .arguments()
+                    .into_owned()
+            });
             prop_assert_eq!(&json, &serde, "{}", text);
         }
     }
