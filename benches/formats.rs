@@ -15,9 +15,13 @@
 //! With `DONESEQ_READ_ONCE=<format>:<times>[:floor]` in the environment the binary only
 //! builds that format's transcript and reads it (or, with `:floor`, parses its lines
 //! as the floor does) that many times, for `scripts/count-reads`, which counts the
-//! instructions per message under valgrind.
+//! instructions per message under valgrind. With `DONESEQ_BEST_OF=<rounds>` it times
+//! one reading of each format in turn (and one parse of its lines, the floor), that
+//! many rounds, and prints each format's fastest, for `scripts/time-reads`: the
+//! formats interleaved, so that the machine's load weighs on all alike, and the best
+//! of many, which the load can only slow.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use criterion::{Criterion, Throughput, criterion_main};
 use doneseq::transcript::{Format, Reader};
@@ -85,15 +89,8 @@ fn formats_bench(c: &mut Criterion) {
         .sample_size(10)
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(5));
-    let formats = [
-        Format::Jsonl,
-        Format::OpenAi,
-        Format::Responses,
-        Format::Anthropic,
-        Format::AutoGen,
-    ];
     let expected = read(&transcript(Format::Jsonl), Format::Jsonl);
-    for format in formats {
+    for format in FORMATS {
         let text = transcript(format);
         // The same messages and tokens in every format (the Responses items carry
         // no usage).
@@ -149,8 +146,59 @@ fn read_once() -> bool {
     true
 }
 
+/// The five formats the bench reads, `jsonl` first.
+const FORMATS: [Format; 5] = [
+    Format::Jsonl,
+    Format::OpenAi,
+    Format::Responses,
+    Format::Anthropic,
+    Format::AutoGen,
+];
+
+/// `DONESEQ_BEST_OF=<rounds>`: each format's transcript read once in turn, and its
+/// lines parsed once as the floor parses them, `rounds` times over; each format's
+/// fastest reading and fastest floor printed in nanoseconds a message (of the
+/// reading), with their ratios to `jsonl`'s and the reading's to its floor. `false`
+/// if the variable is not set.
+fn best_of() -> bool {
+    let Ok(rounds) = std::env::var("DONESEQ_BEST_OF") else {
+        return false;
+    };
+    let rounds: usize = rounds
+        .parse()
+        .expect("DONESEQ_BEST_OF is a number of rounds");
+    let texts: Vec<String> = FORMATS.iter().map(|&f| transcript(f)).collect();
+    let messages: Vec<usize> = texts.iter().map(|t| read(t, Format::Auto).0).collect();
+    let mut best = [[Duration::MAX; 2]; FORMATS.len()];
+    for _ in 0..rounds {
+        for (i, text) in texts.iter().enumerate() {
+            let text = std::hint::black_box(text.as_str());
+            let start = Instant::now();
+            std::hint::black_box(read(text, Format::Auto));
+            best[i][0] = best[i][0].min(start.elapsed());
+            let start = Instant::now();
+            std::hint::black_box(parse_lines(text));
+            best[i][1] = best[i][1].min(start.elapsed());
+        }
+    }
+    let per = |i: usize, floor: usize| best[i][floor].as_secs_f64() * 1e9 / messages[i] as f64;
+    println!("format              ns/message  x jsonl   floor  x jsonl  x floor");
+    for (i, format) in FORMATS.iter().enumerate() {
+        println!(
+            "{:<18} {:>11.1} {:>8.2} {:>7.1} {:>8.2} {:>8.2}",
+            format.name(),
+            per(i, 0),
+            per(i, 0) / per(0, 0),
+            per(i, 1),
+            per(i, 1) / per(0, 1),
+            per(i, 0) / per(i, 1),
+        );
+    }
+    true
+}
+
 fn benches() {
-    if read_once() {
+    if read_once() || best_of() {
         return;
     }
     let mut c = Criterion::default().configure_from_args();
