@@ -17,7 +17,7 @@ use std::alloc::System;
 use std::mem::size_of_val;
 
 use doneseq::{Message, Monitor, Role, TaskConfig, ToolCall};
-use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
+use stats_alloc::{INSTRUMENTED_SYSTEM, Region, Stats, StatsAlloc};
 
 #[global_allocator]
 static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
@@ -188,24 +188,15 @@ fn borrowed_reading_copies_no_text() {
     );
 }
 
-/// Reading OpenAI Responses items with `Reader::next_borrowed`: a model turn borrows
-/// the texts of the line that opens it, and a tool's output borrows its line. What is
-/// left to allocate, each cycle of the conversation: the two turns' lists of calls, the
-/// name, id and arguments of the call on the line after the turn's first (copied, the
-/// arguments decoded: that line is gone when the turn ends; the other call's
-/// arguments, a string of JSON, are kept as written), and the user's message read
-/// after the last turn (copied to wait, the turn given first).
-fn responses_turns_borrow_their_first_line() {
+/// What reading `rounds` times the bench's `cycle` (of six messages) under `auto`
+/// with `Reader::next_borrowed` allocates after the first cycle (the warm-up: the
+/// buffers grow to the longest line, the queue to its longest, the log learns its
+/// kinds of record), and what it read then: messages, tool calls, messages with text.
+fn reading_after_a_cycle(cycle: &str, rounds: usize) -> (Stats, [usize; 3]) {
     use doneseq::transcript::{Format, Reader};
 
-    // The cycle `cargo bench --bench formats` reads (its allocations are the README's).
-    const CYCLE: &str = include_str!("../benches/cycles/openai-responses.jsonl");
-    assert_eq!(CYCLE.lines().count(), 7, "the cycle's items");
-    let rounds = 200;
-    let text = CYCLE.repeat(rounds);
+    let text = cycle.repeat(rounds);
     let mut reader = Reader::new(text.as_bytes(), Format::Auto);
-    // Warm up: a cycle's six messages (the buffers grow to the longest line, the
-    // queue to its longest, the log learns its kinds of record).
     for _ in 0..6 {
         reader
             .next_borrowed()
@@ -220,7 +211,22 @@ fn responses_turns_borrow_their_first_line() {
         calls += message.tool_calls().len();
         texts += usize::from(!message.content().is_empty());
     }
-    let change = region.change();
+    (region.change(), [messages, calls, texts])
+}
+
+/// Reading OpenAI Responses items with `Reader::next_borrowed`: a model turn borrows
+/// the texts of the line that opens it, and a tool's output borrows its line. What is
+/// left to allocate, each cycle of the conversation: the two turns' lists of calls, the
+/// name, id and arguments of the call on the line after the turn's first (copied, the
+/// arguments decoded: that line is gone when the turn ends; the other call's
+/// arguments, a string of JSON, are kept as written), and the user's message read
+/// after the last turn (copied to wait, the turn given first).
+fn responses_turns_borrow_their_first_line() {
+    // The cycle `cargo bench --bench formats` reads (its allocations are the README's).
+    const CYCLE: &str = include_str!("../benches/cycles/openai-responses.jsonl");
+    assert_eq!(CYCLE.lines().count(), 7, "the cycle's items");
+    let rounds = 200;
+    let (change, [messages, calls, texts]) = reading_after_a_cycle(CYCLE, rounds);
     let cycles = rounds - 1;
     // Six messages a cycle: the user's, two turns with a call each (the first with
     // its text), two outputs, the answer.
@@ -259,24 +265,7 @@ fn string_arguments_are_kept_as_written() {
     ] {
         assert_eq!(cycle.lines().count(), 6, "{format}: the cycle's messages");
         let rounds = 200;
-        let text = cycle.repeat(rounds);
-        let mut reader = Reader::new(text.as_bytes(), Format::Auto);
-        // Warm up: a cycle (the buffers grow to the longest line, the log learns its
-        // kinds of record).
-        for _ in 0..6 {
-            reader
-                .next_borrowed()
-                .expect("a message")
-                .expect("it reads");
-        }
-        let region = Region::new(GLOBAL);
-        let (mut messages, mut calls) = (0, 0);
-        while let Some(message) = reader.next_borrowed() {
-            let message = message.expect("it reads");
-            messages += 1;
-            calls += message.tool_calls().len();
-        }
-        let change = region.change();
+        let (change, [messages, calls, _]) = reading_after_a_cycle(cycle, rounds);
         let cycles = rounds - 1;
         assert_eq!((messages, calls), (6 * cycles, 2 * cycles), "{format}");
         assert_eq!(

@@ -382,7 +382,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for RawArguments<'a> {
         } else if raw == "null" {
             Ok(RawArguments(CallArguments::default()))
         } else {
-            Ok(RawArguments(CallArguments::text(Cow::Borrowed(raw))))
+            Ok(RawArguments(CallArguments::Borrowed(raw)))
         }
     }
 }

@@ -143,14 +143,14 @@ impl<'a> Scan<'a> {
         Some((name?, arguments))
     }
 
-    /// A call's arguments at nesting `depth`: a string of JSON is its text (its
-    /// escapes decoded at first use), any other value the JSON text it is written in.
+    /// A call's arguments at nesting `depth`: a string of JSON is its text (kept as
+    /// written where it has escapes, decoded when asked for), any other value the JSON
+    /// text it is written in.
     pub(super) fn arguments(&mut self, depth: usize) -> Option<CallArguments<'a>> {
         if self.peek()? == b'"' {
             return self.json_in_string();
         }
-        self.raw(depth)
-            .map(|raw| CallArguments::text(Cow::Borrowed(raw)))
+        self.raw(depth).map(CallArguments::Borrowed)
     }
 
     /// A `content`: a string, or a list of parts whose brackets are at nesting

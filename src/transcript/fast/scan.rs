@@ -267,33 +267,40 @@ impl<'a> Scan<'a> {
     /// A string: borrowed from the line when it has no escapes, decoded otherwise.
     #[inline(always)]
     pub(super) fn string(&mut self) -> Option<Cow<'a, str>> {
-        self.expect(b'"')?;
-        let bytes = self.bytes();
-        let start = self.at;
-        let end = start + plain(&bytes[start..])?;
-        if bytes[end] == b'"' {
-            self.at = end + 1;
-            return Some(Cow::Borrowed(&self.text[start..end]));
+        match self.string_start()? {
+            Ok(text) => Some(Cow::Borrowed(text)),
+            Err(start) => self.unescape(start).map(Cow::Owned),
         }
-        self.at = end;
-        self.unescape(start).map(Cow::Owned)
     }
 
     /// A string whose text is JSON (a call's arguments): borrowed from the line; where
     /// it has escapes (its quotes are escaped, every few bytes), checked as
-    /// [`Scan::string`] checks them and kept as written, decoded at first use.
+    /// [`Scan::string`] checks them and kept as written, decoded when asked for.
     pub(super) fn json_in_string(&mut self) -> Option<CallArguments<'a>> {
+        match self.string_start()? {
+            Ok(text) => Some(CallArguments::Borrowed(text)),
+            Err(start) => {
+                self.skip_escaped_rest()?;
+                Some(CallArguments::Escaped(&self.text[start - 1..self.at]))
+            }
+        }
+    }
+
+    /// A string up to its first escape: its whole text (`Ok`, the cursor past the
+    /// closing quote) where it has none, else where its text begins (`Err`, the cursor
+    /// at the first backslash).
+    #[inline(always)]
+    fn string_start(&mut self) -> Option<Result<&'a str, usize>> {
         self.expect(b'"')?;
         let bytes = self.bytes();
         let start = self.at;
         let end = start + plain(&bytes[start..])?;
         if bytes[end] == b'"' {
             self.at = end + 1;
-            return Some(CallArguments::text(Cow::Borrowed(&self.text[start..end])));
+            return Some(Ok(&self.text[start..end]));
         }
         self.at = end;
-        self.skip_escaped_rest()?;
-        Some(CallArguments::Escaped(&self.text[start - 1..self.at]))
+        Some(Err(start))
     }
 
     /// The rest of a string with escapes, decoded into a new string as serde_json
