@@ -97,6 +97,7 @@ impl std::str::FromStr for Role {
 ///
 /// let call = ToolCall::new("calculator", r#"{"expression": "6*7"}"#);
 /// assert_eq!(call.name(), "calculator");
+/// assert_eq!(call.arguments(), r#"{"expression": "6*7"}"#);
 /// ```
 // Compared, hashed and shown by its arguments' text, however they are kept.
 #[derive(Clone)]
