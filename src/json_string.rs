@@ -157,7 +157,33 @@ fn special(x: u64) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use super::decode;
+    use proptest::prelude::*;
+
+    use super::{decode, plain};
+
+    proptest! {
+        /// The eight-bytes-at-a-time search finds what a byte loop finds: the first quote
+        /// or backslash, or nothing where a control character or the end comes first.
+        #[test]
+        fn plain_finds_the_first_special_byte(
+            bytes in proptest::collection::vec(
+                prop_oneof![
+                    4 => 0x20u8..0x7f,
+                    1 => Just(b'"'),
+                    1 => Just(b'\\'),
+                    1 => 0u8..0x20,
+                    1 => 0x80u8..=0xff,
+                ],
+                0..40,
+            )
+        ) {
+            let naive = bytes
+                .iter()
+                .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
+                .filter(|&i| bytes[i] >= 0x20);
+            prop_assert_eq!(plain(&bytes), naive);
+        }
+    }
 
     #[test]
     fn decodes_as_serde_json_does() {

@@ -253,7 +253,7 @@ pub(super) fn ends_turn(line: &[u8]) -> bool {
         let rest = rest.strip_prefix(b":")?.trim_ascii_start();
         let rest = rest.strip_prefix(b"\"")?;
         // Up to the closing quote; a backslash first (an escape) is unsure.
-        let end = scan::plain(rest)?;
+        let end = crate::json_string::plain(rest)?;
         (rest[end] == b'"').then(|| &rest[..end])
     })();
     kind.is_some_and(|kind| {

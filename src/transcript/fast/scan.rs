@@ -3,8 +3,7 @@
 
 use std::borrow::Cow;
 
-use crate::json_string;
-pub(super) use crate::json_string::plain;
+use crate::json_string::{self, plain};
 use crate::message::CallArguments;
 
 /// The deepest nesting the scanner follows (the line's object is level 1); deeper

@@ -9,7 +9,7 @@ use std::cell::Cell;
 
 use proptest::prelude::*;
 
-use super::scan::{DEPTH, Scan, plain};
+use super::scan::{DEPTH, Scan};
 use super::{Chat, agent_message};
 use crate::transcript::autogen::{self, AgentMessage};
 use crate::transcript::record::{self, Context, Kind, Out};
@@ -581,30 +581,6 @@ proptest! {
     #[test]
     fn damaged_autogen_lines_agree(line in damaged(AUTOGEN)) {
         prop_assert!(agent_agrees(&line).is_ok(), "{}", agent_agrees(&line).unwrap_err());
-    }
-}
-
-proptest! {
-    /// The eight-bytes-at-a-time search finds what a byte loop finds: the first quote
-    /// or backslash, or nothing where a control character or the end comes first.
-    #[test]
-    fn plain_finds_the_first_special_byte(
-        bytes in proptest::collection::vec(
-            prop_oneof![
-                4 => 0x20u8..0x7f,
-                1 => Just(b'"'),
-                1 => Just(b'\\'),
-                1 => 0u8..0x20,
-                1 => 0x80u8..=0xff,
-            ],
-            0..40,
-        )
-    ) {
-        let naive = bytes
-            .iter()
-            .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
-            .filter(|&i| bytes[i] >= 0x20);
-        prop_assert_eq!(plain(&bytes), naive);
     }
 }
 
