@@ -489,3 +489,43 @@ def test_autogens_table(row):
     else:
         assert conversation(ours) != conversation(theirs)
         assert_listed("Differences from the other frameworks", difference)
+
+
+# The team's own log, replayed: for each row of the table, the recorded run (the team
+# with the cap alone, its messages as AutoGen writes them: `model_dump_json()` one a
+# line, and the `TaskResult`) read back by doneseq's transcript reader (`check_file`,
+# the format detected and named) stops where the live condition stopped the team: the
+# same verdict, after as many steps, with the same answer and the same condition.
+
+
+@pytest.mark.parametrize("row", list(AUTOGEN_TABLE))
+def test_the_teams_own_log_replays_to_the_live_verdict(row, tmp_path):
+    _, stop, script, _ = AUTOGEN_TABLE[row]
+    done = DoneseqTermination(stop=stop)
+    run(table_team(done | MaxMessageTermination(CAP), script))
+    live = done.outcome
+    recorded = run(table_team(MaxMessageTermination(CAP), script))
+    lines = tmp_path / "messages.jsonl"
+    lines.write_text("".join(m.model_dump_json() + "\n" for m in recorded.messages))
+    document = tmp_path / "task_result.json"
+    document.write_text(recorded.model_dump_json(indent=2))
+    replays = []
+    for path in (lines, document):
+        for format in ("auto", "autogen"):
+            replay = done.monitor.check_file(path, format=format)
+            assert "error" not in replay and "warning" not in replay, replay
+            del replay["path"]
+            replays.append(replay)
+    assert all(replay == replays[0] for replay in replays)
+    replay = replays[0]
+    assert replay["recorded_steps"] == len(recorded.messages)
+    if live is None:
+        assert replay["kind"] is None
+        return
+    # The task message is a step (AutoGen's counting): step `at` is the (at + 1)th.
+    assert (replay["kind"], replay["steps"], replay["answer"], replay["fired"]) == (
+        live.kind,
+        live.at + 1,
+        live.answer,
+        live.condition,
+    )

@@ -4,6 +4,7 @@ of an ``Agent`` with a function tool, on the SDK's own offline ``ScriptedModel``
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any, Callable
 
 import pytest
@@ -230,3 +231,63 @@ def test_the_sdks_table(row):
     else:
         assert ours != theirs
         assert_listed("Differences from the other frameworks", difference)
+
+
+# The run's own log, replayed: a run of the SDK alone, its items as the SDK gives them
+# (`to_input_list()`, written as one JSON array and as one item a line), read back by
+# doneseq's transcript reader (`check_file`, the format detected and named), stops
+# where the live `DoneseqStop` stopped the same script: the same verdict, after as many
+# steps, with the same answer and the same condition. (`to_input_list()` carries no
+# token usage, so no budget of tokens is among these.)
+REPLAYED: dict[str, tuple[str, Callable[[], list[ModelStep]]]] = {
+    **{row: (stop, steps) for row, (_, stop, steps, _) in SDK_TABLE.items()},
+    "a done sequence": ('seq("T[search], A")', script),
+    "a done sequence, two calls in a turn": ('seq("T[search], A")', parallel_script),
+    "a tool's result": ("tool(search, executed)", script),
+    "a request": ("tool(search)", long_script),
+    "a final answer": (
+        "final",
+        lambda: [ModelStep(output=[assistant_message("FINAL('Paris')")])],
+    ),
+    "a budget of turns": ("max_turns(3)", long_script),
+    "a budget of messages, events counted": ("max_messages(4, events=true)", long_script),
+}
+
+
+def live_outcome(stop: DoneseqStop, steps: list[ModelStep]) -> Any:
+    try:
+        run(stop, ScriptedModel(steps))
+    except Stopped as stopped:
+        return stopped.outcome
+    return stop.outcome
+
+
+@pytest.mark.parametrize("row", list(REPLAYED))
+def test_the_runs_own_log_replays_to_the_live_verdict(row, tmp_path):
+    stop_text, steps = REPLAYED[row]
+    stop = DoneseqStop(stop=stop_text)
+    live = live_outcome(stop, steps())
+    items = run(None, ScriptedModel(steps())).to_input_list()
+    document = tmp_path / "items.json"
+    document.write_text(json.dumps(items, indent=2))
+    lines = tmp_path / "items.jsonl"
+    lines.write_text("".join(json.dumps(item) + "\n" for item in items))
+    replays = []
+    for path in (document, lines):
+        for format in ("auto", "openai-responses"):
+            replay = stop.monitor.check_file(path, format=format)
+            assert "error" not in replay and "warning" not in replay, replay
+            del replay["path"]
+            replays.append(replay)
+    assert all(replay == replays[0] for replay in replays)
+    replay = replays[0]
+    if live is None:
+        assert replay["kind"] is None
+        return
+    # The run's input is not a step, live or replayed: step `at` is the (at + 1)th.
+    assert (replay["kind"], replay["steps"], replay["answer"], replay["fired"]) == (
+        live.kind,
+        live.at + 1,
+        live.answer,
+        live.condition,
+    )
