@@ -17,6 +17,7 @@ from agents import (
     Usage,
     function_tool,
 )
+from agents.models.chatcmpl_converter import Converter
 from agents.testing import ModelStep, ScriptedModel, assistant_message, function_call
 from framework_table import assert_listed
 
@@ -234,11 +235,12 @@ def test_the_sdks_table(row):
 
 
 # The run's own log, replayed: a run of the SDK alone, its items as the SDK gives them
-# (`to_input_list()`, written as one JSON array and as one item a line), read back by
-# doneseq's transcript reader (`check_file`, the format detected and named), stops
-# where the live `DoneseqStop` stopped the same script: the same verdict, after as many
-# steps, with the same answer and the same condition. (`to_input_list()` carries no
-# token usage, so no budget of tokens is among these.)
+# (`to_input_list()`, written as one JSON array and as one item a line) and as the
+# SDK's Chat Completions model sends them (its converter's messages, as a request and
+# one a line), read back by doneseq's transcript reader (`check_file`, the format
+# detected and named), stops where the live `DoneseqStop` stopped the same script:
+# the same verdict, after as many steps, with the same answer and the same condition.
+# (Neither carries token usage, so no budget of tokens is among these.)
 REPLAYED: dict[str, tuple[str, Callable[[], list[ModelStep]]]] = {
     **{row: (stop, steps) for row, (_, stop, steps, _) in SDK_TABLE.items()},
     "a done sequence": ('seq("T[search], A")', script),
@@ -268,13 +270,18 @@ def test_the_runs_own_log_replays_to_the_live_verdict(row, tmp_path):
     stop = DoneseqStop(stop=stop_text)
     live = live_outcome(stop, steps())
     items = run(None, ScriptedModel(steps())).to_input_list()
-    document = tmp_path / "items.json"
-    document.write_text(json.dumps(items, indent=2))
-    lines = tmp_path / "items.jsonl"
-    lines.write_text("".join(json.dumps(item) + "\n" for item in items))
+    messages = Converter.items_to_messages(items)
+    logs = {
+        "items.json": ("openai-responses", json.dumps(items, indent=2)),
+        "items.jsonl": ("openai-responses", "".join(json.dumps(i) + "\n" for i in items)),
+        "request.json": ("openai", json.dumps({"model": "gpt-4o", "messages": messages})),
+        "messages.jsonl": ("openai", "".join(json.dumps(m) + "\n" for m in messages)),
+    }
     replays = []
-    for path in (document, lines):
-        for format in ("auto", "openai-responses"):
+    for name, (named, text) in logs.items():
+        path = tmp_path / name
+        path.write_text(text)
+        for format in ("auto", named):
             replay = stop.monitor.check_file(path, format=format)
             assert "error" not in replay and "warning" not in replay, replay
             del replay["path"]
