@@ -43,7 +43,8 @@ pub(super) struct AgentMessage<'a> {
 /// string, or a list read as the calls or results its first key suggests.
 pub(super) enum Scanned<'a> {
     Text(Cow<'a, str>),
-    Calls(Vec<FunctionCall<'a>>),
+    /// The calls, as [`tool_call`] makes them.
+    Calls(Vec<ToolCall<'a>>),
     Results(Results<'a>),
 }
 
@@ -106,26 +107,18 @@ pub(super) fn read<'a>(
                 Some(Scanned::Calls(calls)) => Some(calls),
                 _ => None,
             };
-            let calls = read_content(scanned, content, super::fast::function_calls, parse)?;
-            let mut request = Message::new(Role::Llm, "").with_responder(source);
-            // Converted where they are (a call and a tool call are the same size: the
-            // list is not allocated again).
-            request.tool_calls = calls
-                .into_iter()
-                .map(|call| {
-                    if call.name.is_empty() {
-                        return Err(Failure::message(within, "a tool call has an empty name"));
-                    }
-                    let tool_call = ToolCall::with_arguments(
-                        call.name.into_cow(),
-                        arguments_of(call.arguments),
-                    );
-                    Ok(match call.id {
-                        Some(id) => tool_call.with_id(id.into_cow()),
-                        None => tool_call,
+            let calls = read_content(scanned, content, super::fast::function_calls, |c| {
+                // Converted where they are (a call and a tool call are the same size:
+                // the list is not allocated again).
+                parse::<Vec<FunctionCall<'a>>>(c)?
+                    .into_iter()
+                    .map(|call| {
+                        tool_call(call).map_err(|problem| Failure::message(within, problem))
                     })
-                })
-                .collect::<Result<_, _>>()?;
+                    .collect()
+            })?;
+            let mut request = Message::new(Role::Llm, "").with_responder(source);
+            request.tool_calls = calls;
             request.usage = usage;
             out.push(request);
         }
@@ -203,6 +196,19 @@ pub(super) fn read<'a>(
         }
     }
     Ok(())
+}
+
+/// The tool call an AutoGen `FunctionCall` is (its name, arguments and id), or what
+/// is wrong with it.
+pub(super) fn tool_call(call: FunctionCall<'_>) -> Result<ToolCall<'_>, &'static str> {
+    if call.name.is_empty() {
+        return Err("a tool call has an empty name");
+    }
+    let tool_call = ToolCall::with_arguments(call.name.into_cow(), arguments_of(call.arguments));
+    Ok(match call.id {
+        Some(id) => tool_call.with_id(id.into_cow()),
+        None => tool_call,
+    })
 }
 
 /// A message's content: as the scanner read it on its way where that is what the type

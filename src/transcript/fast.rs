@@ -66,7 +66,7 @@ use super::parts::{self, Content, Found};
 use super::responses::Item;
 use super::wire::{Str, is_langroid_role};
 use super::{anthropic, autogen};
-use crate::{Message, Role};
+use crate::{Message, Role, ToolCall};
 
 /// A chat message the scanner read: the tool results its content carries (Anthropic's
 /// `tool_result` blocks, each a message before it) and the message itself (`None`
@@ -313,8 +313,8 @@ pub(super) fn agent_message<'a>(text: &'a str, message: &mut AgentMessage<'a>) -
 }
 
 /// A `ToolCallRequestEvent`'s content (the JSON text of its list of calls) if the
-/// scanner is sure of it: the structs serde fills.
-pub(super) fn function_calls(content: &str) -> Option<Vec<FunctionCall<'_>>> {
+/// scanner is sure of it: its tool calls.
+pub(super) fn function_calls(content: &str) -> Option<Vec<ToolCall<'_>>> {
     whole(content, |s| s.function_calls(1))
 }
 
@@ -384,8 +384,11 @@ impl<'a> Scan<'a> {
         }
     }
 
-    /// A list of AutoGen's `FunctionCall`s, its brackets at nesting `depth`.
-    fn function_calls(&mut self, depth: usize) -> Option<Vec<FunctionCall<'a>>> {
+    /// A list of AutoGen's `FunctionCall`s, its brackets at nesting `depth`, as the
+    /// tool calls [`autogen::tool_call`] makes of them (built here: a list of
+    /// `FunctionCall`s converted measured dearer). A call with an empty name gives up
+    /// (the serde path says why).
+    fn function_calls(&mut self, depth: usize) -> Option<Vec<ToolCall<'a>>> {
         self.array(depth, |s| {
             let mut seen = Seen::default();
             let (mut id, mut name, mut arguments) = (None, None, None);
@@ -407,11 +410,12 @@ impl<'a> Scan<'a> {
                 });
                 Some(())
             })?;
-            Some(FunctionCall {
+            autogen::tool_call(FunctionCall {
                 id,
                 name: Str(name?),
                 arguments,
             })
+            .ok()
         })
     }
 

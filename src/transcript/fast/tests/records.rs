@@ -196,6 +196,8 @@ fn autogen_contents_are_scanned_as_serde_reads_them() {
     for (content, left) in [
         (r#"[{"id": "c"}]"#, true),
         (r#"[{"name": "f", "name": "g"}]"#, true),
+        // An empty name: the serde path says what is wrong.
+        (r#"[{"name": ""}]"#, true),
         (r#"[{"content": null}]"#, false),
         (r#"[{"content": "x", "is_error": null}]"#, false),
     ] {
