@@ -267,10 +267,13 @@ pub(super) fn fold<'a, A: ArgumentsText<'a>>(
                     format!("content part {i} of type \"{kind}\" has no \"name\"")
                 })?;
             let call = ToolCall::with_arguments(name.into_cow(), arguments_of(part.input.take()));
-            found.calls.push(match part.id.take() {
-                Some(id) => call.with_id(id.into_cow()),
-                None => call,
-            });
+            push_first(
+                &mut found.calls,
+                match part.id.take() {
+                    Some(id) => call.with_id(id.into_cow()),
+                    None => call,
+                },
+            );
             return Ok(());
         }
         kind @ ("tool_result" | "mcp_tool_result") => {
@@ -287,7 +290,7 @@ pub(super) fn fold<'a, A: ArgumentsText<'a>>(
             if let Some(id) = part.tool_use_id.take() {
                 result = result.with_tool_call_id(id.into_cow());
             }
-            found.results.push(result);
+            push_first(&mut found.results, result);
             return Ok(());
         }
         kind if SILENT.contains(&kind) => return Ok(()),
@@ -318,4 +321,14 @@ pub(super) fn join<'a>(text: Option<Cow<'a, str>>, piece: Cow<'a, str>) -> Cow<'
             joined
         }
     }
+}
+
+/// Pushes `item` onto `list`, which most often holds one or two: allocated with room
+/// for a few at its first item, where growing from none costs more than allocating
+/// (Vec's growth path, out of line, for every list's first item).
+fn push_first<T>(list: &mut Vec<T>, item: T) {
+    if list.capacity() == 0 {
+        *list = Vec::with_capacity(2);
+    }
+    list.push(item);
 }
