@@ -31,6 +31,7 @@ from autogen_core import CancellationToken, FunctionCall
 from autogen_core.models import CreateResult, ModelFamily, RequestUsage
 from autogen_ext.models.replay import ReplayChatCompletionClient
 from framework_table import assert_listed
+from recorded_runs import assert_stops_as_live, replayed
 
 import doneseq
 from doneseq.autogen import DoneseqTermination
@@ -509,23 +510,7 @@ def test_the_teams_own_log_replays_to_the_live_verdict(row, tmp_path):
     lines.write_text("".join(m.model_dump_json() + "\n" for m in recorded.messages))
     document = tmp_path / "task_result.json"
     document.write_text(recorded.model_dump_json(indent=2))
-    replays = []
-    for path in (lines, document):
-        for format in ("auto", "autogen"):
-            replay = done.monitor.check_file(path, format=format)
-            assert "error" not in replay and "warning" not in replay, replay
-            del replay["path"]
-            replays.append(replay)
-    assert all(replay == replays[0] for replay in replays)
-    replay = replays[0]
+    replay = replayed(done.monitor, {lines: "autogen", document: "autogen"})
     assert replay["recorded_steps"] == len(recorded.messages)
-    if live is None:
-        assert replay["kind"] is None
-        return
-    # The task message is a step (AutoGen's counting): step `at` is the (at + 1)th.
-    assert (replay["kind"], replay["steps"], replay["answer"], replay["fired"]) == (
-        live.kind,
-        live.at + 1,
-        live.answer,
-        live.condition,
-    )
+    # The task message is a step (AutoGen's counting), live and replayed.
+    assert_stops_as_live(replay, live)

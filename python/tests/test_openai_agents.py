@@ -20,6 +20,7 @@ from agents import (
 from agents.models.chatcmpl_converter import Converter
 from agents.testing import ModelStep, ScriptedModel, assistant_message, function_call
 from framework_table import assert_listed
+from recorded_runs import assert_stops_as_live, replayed
 
 import doneseq
 from doneseq.openai_agents import DoneseqStop, Stopped
@@ -257,6 +258,7 @@ REPLAYED: dict[str, tuple[str, Callable[[], list[ModelStep]]]] = {
 
 
 def live_outcome(stop: DoneseqStop, steps: list[ModelStep]) -> Any:
+    """The outcome of the script's run with ``stop``, or ``None``."""
     try:
         run(stop, ScriptedModel(steps))
     except Stopped as stopped:
@@ -271,30 +273,15 @@ def test_the_runs_own_log_replays_to_the_live_verdict(row, tmp_path):
     live = live_outcome(stop, steps())
     items = run(None, ScriptedModel(steps())).to_input_list()
     messages = Converter.items_to_messages(items)
-    logs = {
-        "items.json": ("openai-responses", json.dumps(items, indent=2)),
-        "items.jsonl": ("openai-responses", "".join(json.dumps(i) + "\n" for i in items)),
-        "request.json": ("openai", json.dumps({"model": "gpt-4o", "messages": messages})),
-        "messages.jsonl": ("openai", "".join(json.dumps(m) + "\n" for m in messages)),
-    }
-    replays = []
-    for name, (named, text) in logs.items():
+    logs = {}
+    for name, format, text in [
+        ("items.json", "openai-responses", json.dumps(items, indent=2)),
+        ("items.jsonl", "openai-responses", "".join(json.dumps(i) + "\n" for i in items)),
+        ("request.json", "openai", json.dumps({"model": "gpt-4o", "messages": messages})),
+        ("messages.jsonl", "openai", "".join(json.dumps(m) + "\n" for m in messages)),
+    ]:
         path = tmp_path / name
         path.write_text(text)
-        for format in ("auto", named):
-            replay = stop.monitor.check_file(path, format=format)
-            assert "error" not in replay and "warning" not in replay, replay
-            del replay["path"]
-            replays.append(replay)
-    assert all(replay == replays[0] for replay in replays)
-    replay = replays[0]
-    if live is None:
-        assert replay["kind"] is None
-        return
-    # The run's input is not a step, live or replayed: step `at` is the (at + 1)th.
-    assert (replay["kind"], replay["steps"], replay["answer"], replay["fired"]) == (
-        live.kind,
-        live.at + 1,
-        live.answer,
-        live.condition,
-    )
+        logs[path] = format
+    # The run's input is not a step, live or replayed.
+    assert_stops_as_live(replayed(stop.monitor, logs), live)
