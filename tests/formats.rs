@@ -216,22 +216,36 @@ fn autogen_stop_handoff_and_events() {
     );
 }
 
+/// An OTLP span of trace `trace`, starting at `start` ns and lasting 1 ms, with the
+/// attributes `attrs` (JSON text).
+fn otel_span(trace: &str, id: &str, start: u64, attrs: &str) -> String {
+    format!(
+        r#"{{"traceId": "{trace}", "spanId": "{id}", "name": "s", "startTimeUnixNano": "{start}", "endTimeUnixNano": {end}, "attributes": [{attrs}]}}"#,
+        end = start + 1_000_000
+    )
+}
+
+/// An OTLP string attribute.
+fn otel_kv(key: &str, value: &str) -> String {
+    format!(
+        r#"{{"key": "{key}", "value": {{"stringValue": {}}}}}"#,
+        serde_json::to_string(value).unwrap()
+    )
+}
+
+/// An OTLP export of `spans`.
+fn otel_export(spans: &[String]) -> String {
+    format!(
+        r#"{{"resourceSpans": [{{"scopeSpans": [{{"spans": [{}]}}]}}]}}"#,
+        spans.join(",")
+    )
+}
+
 #[test]
 fn otel_tool_results_are_read_once_and_a_new_trace_is_a_new_conversation() {
     // The tool span records no result: the next call's input shows it. That input's
     // tool message is the tool span's step, not a second one.
-    let span = |trace: &str, id: &str, start: u64, attrs: &str| {
-        format!(
-            r#"{{"traceId": "{trace}", "spanId": "{id}", "name": "s", "startTimeUnixNano": "{start}", "endTimeUnixNano": {end}, "attributes": [{attrs}]}}"#,
-            end = start + 1_000_000
-        )
-    };
-    let kv = |k: &str, v: &str| {
-        format!(
-            r#"{{"key": "{k}", "value": {{"stringValue": {}}}}}"#,
-            serde_json::to_string(v).unwrap()
-        )
-    };
+    let (span, kv) = (otel_span, otel_kv);
     let user = r#"[{"role": "user", "parts": [{"type": "text", "content": "hi"}]}]"#;
     let call = r#"[{"role": "assistant", "parts": [{"type": "tool_call", "id": "c1", "name": "f", "arguments": "{}"}]}]"#;
     let after = r#"[{"role": "user", "parts": [{"type": "text", "content": "hi"}]}, {"role": "assistant", "parts": [{"type": "tool_call", "id": "c1", "name": "f", "arguments": "{}"}]}, {"role": "tool", "parts": [{"type": "tool_call_response", "id": "c1", "response": {"ok": true}}]}]"#;
@@ -282,10 +296,7 @@ fn otel_tool_results_are_read_once_and_a_new_trace_is_a_new_conversation() {
             .join(","),
         ),
     ];
-    let export = format!(
-        r#"{{"resourceSpans": [{{"scopeSpans": [{{"spans": [{}]}}]}}]}}"#,
-        spans.join(",")
-    );
+    let export = otel_export(&spans);
     assert_eq!(
         summary(&read(&export, Format::Otel).unwrap()),
         "0 user \"hi\" at=0ms\n\
@@ -294,6 +305,68 @@ fn otel_tool_results_are_read_once_and_a_new_trace_is_a_new_conversation() {
          3 llm \"ok\" at=5ms\n\
          4 user \"hi\" at=0ms\n\
          5 llm \"ok\" at=1ms\n"
+    );
+}
+
+#[test]
+fn otel_a_call_written_with_another_id_later_and_a_tool_span_without_one_are_read_once() {
+    // As OpenLLMetry's OpenAI Agents instrumentation writes a run: the second call's
+    // input shows the first call's tool call with the item's id (`fc_1`) where its
+    // output gave the call id (`c1`), and the tool span records the result but no
+    // call id. The history is the conversation so far, not new steps; the tool span
+    // answers the pending call of its tool.
+    let user = r#"{"role": "user", "parts": [{"type": "text", "content": "Find it"}]}"#;
+    let call = |id: &str| {
+        format!(
+            r#"{{"role": "assistant", "parts": [{{"type": "tool_call", "name": "search", "id": "{id}", "arguments": {{"query": "a"}}}}]}}"#
+        )
+    };
+    let response = r#"{"role": "tool", "parts": [{"type": "tool_call_response", "id": "c1", "response": "results for a"}]}"#;
+    let answer = r#"[{"role": "assistant", "parts": [{"type": "text", "content": "A."}], "finish_reason": "stop"}]"#;
+    let spans = [
+        otel_span(
+            "t1",
+            "1",
+            1_000_000,
+            &[
+                otel_kv("gen_ai.operation.name", "chat"),
+                otel_kv("gen_ai.input.messages", &format!("[{user}]")),
+                otel_kv("gen_ai.output.messages", &format!("[{}]", call("c1"))),
+            ]
+            .join(","),
+        ),
+        otel_span(
+            "t1",
+            "2",
+            3_000_000,
+            &[
+                otel_kv("gen_ai.operation.name", "execute_tool"),
+                otel_kv("gen_ai.tool.name", "search"),
+                otel_kv("gen_ai.tool.call.result", "results for a"),
+            ]
+            .join(","),
+        ),
+        otel_span(
+            "t1",
+            "3",
+            5_000_000,
+            &[
+                otel_kv("gen_ai.operation.name", "chat"),
+                otel_kv(
+                    "gen_ai.input.messages",
+                    &format!("[{user}, {}, {response}]", call("fc_1")),
+                ),
+                otel_kv("gen_ai.output.messages", answer),
+            ]
+            .join(","),
+        ),
+    ];
+    assert_eq!(
+        summary(&read(&otel_export(&spans), Format::Otel).unwrap()),
+        "0 user \"Find it\" at=0ms\n\
+         1 llm call search({\"query\":\"a\"}) id=Some(\"c1\") at=1ms\n\
+         2 agent \"results for a\" answers=c1 tool=search at=3ms\n\
+         3 llm \"A.\" at=5ms\n"
     );
 }
 

@@ -179,6 +179,9 @@ pub(super) struct History {
     origin: u64,
     conversation: Vec<u64>,
     results: HashSet<String>,
+    /// The calls the model's outputs made that no tool span has answered yet (name,
+    /// id): a tool span that records no call id answers its tool's first one.
+    pending: Vec<(String, Option<String>)>,
 }
 
 /// The span's attributes this reader uses.
@@ -307,9 +310,10 @@ pub(super) fn read<'a>(
         let problem = |m: String| Failure::message(within, m);
         match a.operation {
             Some("execute_tool") => {
+                let call_id = answered(&mut cx.otel.pending, a.tool_name, a.tool_call_id);
                 let content = match a.tool_result {
-                    None => a
-                        .tool_call_id
+                    None => call_id
+                        .as_ref()
                         .and_then(|id| responses.get(id))
                         .cloned()
                         .unwrap_or_default(),
@@ -319,9 +323,9 @@ pub(super) fn read<'a>(
                 if let Some(name) = a.tool_name.filter(|n| !n.is_empty()) {
                     result = result.with_tool_name(name.to_owned());
                 }
-                if let Some(id) = a.tool_call_id.filter(|n| !n.is_empty()) {
-                    cx.otel.results.insert(id.to_owned());
-                    result = result.with_tool_call_id(id.to_owned());
+                if let Some(id) = call_id {
+                    cx.otel.results.insert(id.clone());
+                    result = result.with_tool_call_id(id);
                 }
                 if let Some(status) = &span.status {
                     let error = matches!(&status.code, Some(Value::Number(n)) if n.as_u64() == Some(2))
@@ -372,6 +376,9 @@ pub(super) fn read<'a>(
                 cx.otel.conversation = signatures;
                 for mut message in output {
                     cx.otel.conversation.push(signature(&message));
+                    let calls = message.tool_calls().iter();
+                    let calls = calls.map(|c| (c.name().to_owned(), c.id().map(str::to_owned)));
+                    cx.otel.pending.extend(calls);
                     if a.input_tokens.is_some() || a.output_tokens.is_some() {
                         message.usage = Some(Usage {
                             input_tokens: a.input_tokens.unwrap_or(0),
@@ -425,17 +432,38 @@ fn chat_messages(span: &Span<'_>, a: &Attributes<'_>) -> Result<Chat, String> {
     Ok((!input.is_empty() || !output.is_empty()).then_some((input, output)))
 }
 
-/// What identifies a message across calls: its role, text, calls and call id.
+/// What identifies a message across calls, at its place in the conversation: its
+/// role, text and calls (names and arguments). Not the ids of its calls or of the
+/// call it answers: an instrumentation may write another id for the same call in a
+/// later call's input than in the output that made it (OpenLLMetry's OpenAI Agents
+/// instrumentation writes the item's `id` there, the `call_id` here), and the place
+/// already tells the messages apart.
 fn signature(message: &Message<'_>) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
     message.role().as_str().hash(&mut h);
     message.content().hash(&mut h);
     for call in message.tool_calls() {
-        (call.name(), call.id()).hash(&mut h);
+        (call.name(), &*call.arguments()).hash(&mut h);
     }
-    message.tool_call_id().hash(&mut h);
     h.finish()
+}
+
+/// The id of the call a tool span answers: its `gen_ai.tool.call.id`, else the id of
+/// the first call of its tool that the model made and no tool span answered yet (an
+/// instrumentation may not record the id); that call is no longer pending.
+fn answered(
+    pending: &mut Vec<(String, Option<String>)>,
+    name: Option<&str>,
+    id: Option<&str>,
+) -> Option<String> {
+    let id = id.filter(|id| !id.is_empty());
+    let at = match id {
+        Some(id) => pending.iter().position(|(_, p)| p.as_deref() == Some(id)),
+        None => pending.iter().position(|(n, _)| Some(n.as_str()) == name),
+    };
+    let inferred = at.and_then(|at| pending.remove(at).1);
+    id.map(str::to_owned).or(inferred)
 }
 
 /// `gen_ai.system_instructions`: a list of parts (text parts are the prompt).

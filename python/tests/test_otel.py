@@ -1,0 +1,152 @@
+"""The OpenTelemetry GenAI reader against a real instrumentation: OpenLLMetry's
+OpenAI Agents instrumentation tracing real runs of the Agents SDK, whose model answers
+offline through the OpenAI client's own HTTP transport, the spans exported as OTLP
+JSON by OpenTelemetry's own encoder. The trace must read to the run the SDK's own
+item list (``to_input_list()``) reads to, whatever the stop rule, with the token
+usage the items do not carry."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+from agents import Agent, OpenAIResponsesModel, Runner, function_tool
+from google.protobuf.json_format import MessageToJson
+from openai import AsyncOpenAI
+from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+from opentelemetry.instrumentation.openai_agents import OpenAIAgentsInstrumentor
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from recorded_runs import replayed
+
+import doneseq
+
+EXPORTER = InMemorySpanExporter()
+PROVIDER = TracerProvider()
+PROVIDER.add_span_processor(SimpleSpanProcessor(EXPORTER))
+OpenAIAgentsInstrumentor().instrument(tracer_provider=PROVIDER)
+
+
+@function_tool
+def search(query: str) -> str:
+    """Searches the web."""
+    return f"results for {query}"
+
+
+def call(n: int, query: str) -> dict[str, Any]:
+    arguments = json.dumps({"query": query})
+    return {
+        "type": "function_call",
+        "id": f"fc_{n}",
+        "call_id": f"c{n}",
+        "name": "search",
+        "arguments": arguments,
+        "status": "completed",
+    }
+
+
+def text(n: int, content: str) -> dict[str, Any]:
+    return {
+        "type": "message",
+        "id": f"msg_{n}",
+        "role": "assistant",
+        "status": "completed",
+        "content": [{"type": "output_text", "text": content, "annotations": []}],
+    }
+
+
+# The model's three responses: two searches, then its answer; each with its usage.
+OUTPUTS = [[call(1, "a")], [call(2, "b")], [text(3, "The answer is B.")]]
+USAGE = [(10, 5), (20, 6), (30, 7)]
+
+
+def model() -> OpenAIResponsesModel:
+    """The Responses API model of the SDK, its HTTP answered from ``OUTPUTS``."""
+    requests: list[Any] = []
+
+    def handler(request: Any) -> Any:
+        requests.append(request)
+        n = len(requests)
+        tokens_in, tokens_out = USAGE[n - 1]
+        return httpx2.Response(
+            200,
+            json={
+                "id": f"resp_{n}",
+                "object": "response",
+                "created_at": 1732492800,
+                "model": "gpt-4o",
+                "status": "completed",
+                "output": OUTPUTS[n - 1],
+                "parallel_tool_calls": True,
+                "tool_choice": "auto",
+                "tools": [],
+                "usage": {
+                    "input_tokens": tokens_in,
+                    "output_tokens": tokens_out,
+                    "total_tokens": tokens_in + tokens_out,
+                    "input_tokens_details": {"cached_tokens": 0},
+                    "output_tokens_details": {"reasoning_tokens": 0},
+                },
+            },
+        )
+
+    transport = httpx2.MockTransport(handler)
+    client = AsyncOpenAI(api_key="offline", http_client=httpx2.AsyncClient(transport=transport))
+    return OpenAIResponsesModel(model="gpt-4o", openai_client=client)
+
+
+@pytest.fixture(scope="module")
+def logs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """One traced run: its OTLP export, and its item list."""
+    EXPORTER.clear()
+    agent = Agent(name="research", model=model(), tools=[search])
+    result = asyncio.run(Runner.run(agent, "Find it"))
+    assert result.final_output == "The answer is B."
+    spans = EXPORTER.get_finished_spans()
+    assert {s.attributes.get("gen_ai.operation.name") for s in spans} >= {"chat", "execute_tool"}
+    directory = tmp_path_factory.mktemp("otel")
+    trace = directory / "trace.json"
+    trace.write_text(MessageToJson(encode_spans(spans)))
+    items = directory / "items.json"
+    items.write_text(json.dumps(result.to_input_list()))
+    return trace, items
+
+
+@pytest.mark.parametrize(
+    "stop",
+    [
+        'seq("T[search], A")',
+        'seq("T[search], A, T[search], A, L")',
+        "tool(search, executed)",
+        "no_tool_calls",
+        "max_model_calls(2)",
+        "max_turns(4)",
+        "loop(repeats=2)",
+    ],
+)
+def test_the_trace_reads_as_the_runs_items(logs, stop):
+    trace, items = logs
+    monitor = doneseq.Monitor(stop=stop)
+    from_trace = replayed(monitor, {trace: "otel"})
+    from_items = replayed(monitor, {items: "openai-responses"})
+    # Every step once (a later call's input repeats the conversation, and writes
+    # the first call's tool call with another id), the same verdict at the same step.
+    for key in ("kind", "steps", "answer", "fired", "recorded_steps"):
+        assert from_trace[key] == from_items[key], key
+    assert from_trace["recorded_steps"] == 5
+
+
+def test_the_trace_carries_the_token_usage(logs):
+    trace, items = logs
+    monitor = doneseq.Monitor(stop="tokens(40)")
+    from_trace = replayed(monitor, {trace: "otel"})
+    assert from_trace["recorded_tokens"] == sum(i + o for i, o in USAGE)
+    # 15 after the first call, 41 after the second: the run's third step.
+    assert (from_trace["kind"], from_trace["steps"]) == ("exhausted", 3)
+    # The item list has no usage: the budget never runs out there.
+    assert replayed(monitor, {items: "openai-responses"})["kind"] is None
