@@ -184,6 +184,9 @@ pub(super) struct History {
     pending: Vec<(String, Option<String>)>,
 }
 
+/// How many unanswered calls a trace's reading keeps for its tool spans to answer.
+const MAX_PENDING: usize = 256;
+
 /// The span's attributes this reader uses.
 #[derive(Default)]
 struct Attributes<'s> {
@@ -378,7 +381,14 @@ pub(super) fn read<'a>(
                     cx.otel.conversation.push(signature(&message));
                     let calls = message.tool_calls().iter();
                     let calls = calls.map(|c| (c.name().to_owned(), c.id().map(str::to_owned)));
-                    cx.otel.pending.extend(calls);
+                    let pending = &mut cx.otel.pending;
+                    pending.extend(calls);
+                    // The latest calls only: a tool span answers a recent one, and a
+                    // trace of calls never answered must not make each span's search
+                    // longer.
+                    if pending.len() > MAX_PENDING {
+                        pending.drain(..pending.len() - MAX_PENDING);
+                    }
                     if a.input_tokens.is_some() || a.output_tokens.is_some() {
                         message.usage = Some(Usage {
                             input_tokens: a.input_tokens.unwrap_or(0),
@@ -635,4 +645,42 @@ fn body(attributes: &[KeyValue<'_>]) -> Result<Value, String> {
         map.insert(kv.key.0.to_string(), json);
     }
     Ok(Value::Object(map))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::answered;
+
+    #[test]
+    fn a_tool_span_answers_its_own_call_or_its_tools_first_pending_one() {
+        let call = |name: &str, id: &str| (name.to_owned(), Some(id.to_owned()));
+        let mut pending = vec![
+            call("search", "c1"),
+            call("fetch", "c2"),
+            call("search", "c3"),
+        ];
+        // No id: the first pending call of its tool, which is then answered.
+        assert_eq!(
+            answered(&mut pending, Some("search"), None).as_deref(),
+            Some("c1")
+        );
+        assert_eq!(pending, vec![call("fetch", "c2"), call("search", "c3")]);
+        // Its own id, pending or not (an empty id is none).
+        assert_eq!(
+            answered(&mut pending, Some("fetch"), Some("c2")).as_deref(),
+            Some("c2")
+        );
+        assert_eq!(
+            answered(&mut pending, Some("search"), Some("zz")).as_deref(),
+            Some("zz")
+        );
+        assert_eq!(pending, vec![call("search", "c3")]);
+        assert_eq!(
+            answered(&mut pending, Some("search"), Some("")).as_deref(),
+            Some("c3")
+        );
+        // Nothing pending of its tool, or no tool named: no id.
+        assert_eq!(answered(&mut pending, Some("search"), None), None);
+        assert_eq!(answered(&mut vec![call("f", "c9")], None, None), None);
+    }
 }
