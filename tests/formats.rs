@@ -245,53 +245,52 @@ fn otel_export(spans: &[String]) -> String {
 fn otel_tool_results_are_read_once_and_a_new_trace_is_a_new_conversation() {
     // The tool span records no result: the next call's input shows it. That input's
     // tool message is the tool span's step, not a second one.
-    let (span, kv) = (otel_span, otel_kv);
     let user = r#"[{"role": "user", "parts": [{"type": "text", "content": "hi"}]}]"#;
     let call = r#"[{"role": "assistant", "parts": [{"type": "tool_call", "id": "c1", "name": "f", "arguments": "{}"}]}]"#;
     let after = r#"[{"role": "user", "parts": [{"type": "text", "content": "hi"}]}, {"role": "assistant", "parts": [{"type": "tool_call", "id": "c1", "name": "f", "arguments": "{}"}]}, {"role": "tool", "parts": [{"type": "tool_call_response", "id": "c1", "response": {"ok": true}}]}]"#;
     let answer = r#"[{"role": "assistant", "parts": [{"type": "text", "content": "ok"}]}]"#;
     let spans = [
-        span(
+        otel_span(
             "t1",
             "1",
             1_000_000,
             &[
-                kv("gen_ai.operation.name", "chat"),
-                kv("gen_ai.input.messages", user),
-                kv("gen_ai.output.messages", call),
+                otel_kv("gen_ai.operation.name", "chat"),
+                otel_kv("gen_ai.input.messages", user),
+                otel_kv("gen_ai.output.messages", call),
             ]
             .join(","),
         ),
-        span(
+        otel_span(
             "t1",
             "2",
             3_000_000,
             &[
-                kv("gen_ai.operation.name", "execute_tool"),
-                kv("gen_ai.tool.name", "f"),
-                kv("gen_ai.tool.call.id", "c1"),
+                otel_kv("gen_ai.operation.name", "execute_tool"),
+                otel_kv("gen_ai.tool.name", "f"),
+                otel_kv("gen_ai.tool.call.id", "c1"),
             ]
             .join(","),
         ),
-        span(
+        otel_span(
             "t1",
             "3",
             5_000_000,
             &[
-                kv("gen_ai.operation.name", "chat"),
-                kv("gen_ai.input.messages", after),
-                kv("gen_ai.output.messages", answer),
+                otel_kv("gen_ai.operation.name", "chat"),
+                otel_kv("gen_ai.input.messages", after),
+                otel_kv("gen_ai.output.messages", answer),
             ]
             .join(","),
         ),
-        span(
+        otel_span(
             "t2",
             "4",
             9_000_000,
             &[
-                kv("gen_ai.operation.name", "chat"),
-                kv("gen_ai.input.messages", user),
-                kv("gen_ai.output.messages", answer),
+                otel_kv("gen_ai.operation.name", "chat"),
+                otel_kv("gen_ai.input.messages", user),
+                otel_kv("gen_ai.output.messages", answer),
             ]
             .join(","),
         ),
