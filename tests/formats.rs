@@ -124,6 +124,14 @@ fn otel_genai_spans() {
 }
 
 #[test]
+fn otel_openinference_spans_from_the_openai_agents_instrumentation() {
+    // Written by OpenInference's OpenAI Agents instrumentation (Arize Phoenix's),
+    // tracing a run of the SDK: two calls in one turn (the later call's input writes
+    // them as two messages), a tool that failed, the agent's name on its spans.
+    insta::assert_snapshot!(sample("otel-openinference.json", Format::Otel));
+}
+
+#[test]
 fn otel_genai_events_one_export_per_line() {
     insta::assert_snapshot!(sample("otel-genai-events.jsonl", Format::Otel));
 }
@@ -366,6 +374,206 @@ fn otel_a_call_written_with_another_id_later_and_a_tool_span_without_one_are_rea
          1 llm call search({\"query\":\"a\"}) id=Some(\"c1\") at=1ms\n\
          2 agent \"results for a\" answers=c1 tool=search at=3ms\n\
          3 llm \"A.\" at=5ms\n"
+    );
+}
+
+/// An OTLP integer attribute.
+fn otel_int(key: &str, n: u64) -> String {
+    format!(r#"{{"key": "{key}", "value": {{"intValue": "{n}"}}}}"#)
+}
+
+#[test]
+fn otel_openinference_messages_flattened_into_attributes() {
+    let kv = |key: &str, value: &str| otel_kv(key, value);
+    let system = [
+        kv("llm.input_messages.0.message.role", "system"),
+        kv("llm.input_messages.0.message.content", "Be brief."),
+    ];
+    // The user's texts among other contents; indices need not follow each other.
+    let user = [
+        kv("llm.input_messages.2.message.role", "user"),
+        kv(
+            "llm.input_messages.2.message.contents.2.message_content.type",
+            "text",
+        ),
+        kv(
+            "llm.input_messages.2.message.contents.2.message_content.text",
+            "this up",
+        ),
+        kv(
+            "llm.input_messages.2.message.contents.0.message_content.type",
+            "text",
+        ),
+        kv(
+            "llm.input_messages.2.message.contents.0.message_content.text",
+            "Look",
+        ),
+        kv(
+            "llm.input_messages.2.message.contents.1.message_content.type",
+            "image",
+        ),
+        kv(
+            "llm.input_messages.2.message.contents.1.message_content.image.image.url",
+            "https://x/y.png",
+        ),
+    ];
+    let call = |prefix: &str| {
+        [
+            kv(&format!("{prefix}.message.tool_calls.0.tool_call.id"), "c1"),
+            kv(
+                &format!("{prefix}.message.tool_calls.0.tool_call.function.name"),
+                "search",
+            ),
+            kv(
+                &format!("{prefix}.message.tool_calls.0.tool_call.function.arguments"),
+                r#"{"q": "x"}"#,
+            ),
+        ]
+    };
+    let first: Vec<String> = [kv("openinference.span.kind", "LLM")]
+        .into_iter()
+        .chain(system.clone())
+        .chain(user.clone())
+        // Gemini's name for the model's role.
+        .chain([kv("llm.output_messages.0.message.role", "model")])
+        .chain(call("llm.output_messages.0"))
+        .chain([
+            otel_int("llm.token_count.prompt", 7),
+            otel_int("llm.token_count.completion", 3),
+        ])
+        .collect();
+    let tool = [
+        kv("openinference.span.kind", "TOOL"),
+        kv("tool.name", "search"),
+        kv("tool.id", "c1"),
+        kv("input.value", r#"{"q": "x"}"#),
+        kv("output.value", "found x"),
+    ];
+    let second: Vec<String> = [kv("openinference.span.kind", "LLM")]
+        .into_iter()
+        .chain(system)
+        .chain(user)
+        .chain([kv("llm.input_messages.3.message.role", "assistant")])
+        .chain(call("llm.input_messages.3"))
+        .chain([
+            kv("llm.input_messages.4.message.role", "tool"),
+            kv("llm.input_messages.4.message.tool_call_id", "c1"),
+            kv("llm.input_messages.4.message.content", "found x"),
+            // An older single call.
+            kv("llm.output_messages.0.message.role", "assistant"),
+            kv("llm.output_messages.0.message.function_call_name", "finish"),
+            kv(
+                "llm.output_messages.0.message.function_call_arguments_json",
+                "{}",
+            ),
+        ])
+        .collect();
+    let spans = [
+        otel_span("t1", "1", 1_000_000, &first.join(",")),
+        otel_span("t1", "2", 3_000_000, &tool.join(",")),
+        otel_span("t1", "3", 5_000_000, &second.join(",")),
+        otel_span(
+            "t1",
+            "4",
+            7_000_000,
+            &kv("openinference.span.kind", "CHAIN"),
+        ),
+    ];
+    assert_eq!(
+        summary(&read(&otel_export(&spans), Format::Auto).unwrap()),
+        "0 system \"Be brief.\" at=0ms\n\
+         1 user \"Look\\nthis up\" at=0ms\n\
+         2 llm call search({\"q\": \"x\"}) id=Some(\"c1\") tokens=7+3 at=1ms\n\
+         3 agent \"found x\" answers=c1 tool=search at=3ms\n\
+         4 llm call finish({}) id=None at=5ms\n"
+    );
+}
+
+#[test]
+fn otel_spans_that_give_no_message_or_wrong_attributes_are_errors() {
+    let error = |spans: &[String]| read(&otel_export(spans), Format::Auto).unwrap_err();
+    let span = |attrs: &[String]| otel_span("t1", "1", 1_000_000, &attrs.join(","));
+    // No span of either convention: said, not read as an empty run.
+    let err = error(&[
+        span(&[otel_kv("http.method", "GET")]),
+        otel_span("t1", "2", 2_000_000, ""),
+    ]);
+    assert_eq!(
+        (err.line, err.kind, err.format),
+        (1, TranscriptErrorKind::Message, Some(Format::Otel))
+    );
+    assert!(
+        err.message
+            .starts_with("no message: none of the transcript's 2 spans is a GenAI span")
+            && err.message.ends_with("; format otel (detected)"),
+        "{err}"
+    );
+    // Chat spans recorded without their messages (the tool spans alone are not the
+    // run).
+    let err = error(&[
+        span(&[
+            otel_kv("gen_ai.operation.name", "chat"),
+            otel_int("gen_ai.usage.input_tokens", 5),
+        ]),
+        otel_span(
+            "t1",
+            "2",
+            2_000_000,
+            &[
+                otel_kv("gen_ai.operation.name", "execute_tool"),
+                otel_kv("gen_ai.tool.name", "f"),
+            ]
+            .join(","),
+        ),
+    ]);
+    assert!(
+        err.message
+            .starts_with("none of the transcript's 1 chat spans carries its messages"),
+        "{err}"
+    );
+    // OpenInference's flattened messages, wrong: the attribute and the field named.
+    let llm = |attrs: &[(&str, &str)]| {
+        let mut list = vec![otel_kv("openinference.span.kind", "LLM")];
+        list.extend(attrs.iter().map(|(k, v)| otel_kv(k, v)));
+        error(&[span(&list)]).message
+    };
+    for (attrs, expected) in [
+        (
+            &[("llm.input_messages.x.message.role", "user")][..],
+            "attribute llm.input_messages.x.message.role is not llm.input_messages.<index>.message.<field>",
+        ),
+        (
+            &[("llm.output_messages.0.message.content", "hi")][..],
+            "llm.output_messages.0 has no message.role",
+        ),
+        (
+            &[("llm.output_messages.1.message.role", "wizard")][..],
+            "llm.output_messages.1.message.role: ",
+        ),
+        (
+            &[
+                ("llm.output_messages.0.message.role", "assistant"),
+                (
+                    "llm.output_messages.0.message.tool_calls.0.tool_call.id",
+                    "c1",
+                ),
+            ][..],
+            "llm.output_messages.0.message.tool_calls.0 has no tool_call.function.name",
+        ),
+    ] {
+        let message = llm(attrs);
+        assert!(message.starts_with(expected), "{message}");
+        assert!(message.contains("format otel (detected)"), "{message}");
+    }
+    let err = error(&[span(&[
+        otel_kv("openinference.span.kind", "LLM"),
+        otel_kv("llm.input_messages.0.message.role", "user"),
+        otel_int("llm.input_messages.0.message.content", 3),
+    ])]);
+    assert!(
+        err.message
+            .starts_with("llm.input_messages.0.message.content is not a string"),
+        "{err}"
     );
 }
 

@@ -1,6 +1,6 @@
 //! Transcript readers (feature `json`): doneseq's JSONL, and the logs of OpenAI
 //! (Chat Completions and the Responses API), Anthropic, AutoGen, Langroid and
-//! OpenTelemetry GenAI traces, each format detected from the content by
+//! OpenTelemetry traces (GenAI and OpenInference spans), each format detected from the content by
 //! [`Format::Auto`].
 //!
 //! [`Reader::next_borrowed`] gives each message borrowing its texts from the line (a
@@ -83,7 +83,8 @@ pub enum Format {
     /// doneseq JSONL with Langroid-style tool JSON found in the content (`auto` does
     /// this for a log whose roles are Langroid's `LLM`, `Agent`, `User`, `System`).
     Langroid,
-    /// OpenTelemetry GenAI traces: OTLP JSON exports of spans.
+    /// OpenTelemetry traces: OTLP JSON exports of spans, read by the GenAI semantic
+    /// conventions or OpenInference's.
     Otel,
 }
 
@@ -530,7 +531,7 @@ impl<R: BufRead> State<R> {
             }
             // The next line that is not blank, into `buffer`.
             if !self.read_line(buffer)? {
-                self.end();
+                self.end()?;
                 continue;
             }
             if is_blank(buffer, self.line)? {
@@ -683,7 +684,7 @@ impl<R: BufRead> State<R> {
         turn: &mut responses::Turn<'b>,
     ) -> Result<bool, TranscriptError> {
         if !self.read_line(scratch)? {
-            self.end();
+            self.end()?;
             return Ok(false);
         }
         if is_blank(scratch, self.line)? {
@@ -758,7 +759,7 @@ impl<R: BufRead> State<R> {
 
     fn scratch_line(&mut self, scratch: &mut Vec<u8>) -> Result<(), TranscriptError> {
         if !self.read_line(scratch)? {
-            self.end();
+            self.end()?;
             return Ok(());
         }
         if is_blank(scratch, self.line)? {
@@ -784,12 +785,27 @@ impl<R: BufRead> State<R> {
         Ok(())
     }
 
-    /// The input is over: a model turn still open is a message.
-    fn end(&mut self) {
+    /// The input is over: a model turn still open is a message. An error when the
+    /// transcript as a whole is wrong (a trace whose spans gave no message), at its
+    /// last line.
+    fn end(&mut self) -> Result<(), TranscriptError> {
         self.ended = true;
         let mut rest = record::Out::new();
-        self.cx.finish(&mut rest);
+        let problem = self.cx.finish(&mut rest);
         self.pending.extend(rest);
+        match problem {
+            None => Ok(()),
+            Some(problem) => {
+                let (format, names) = self.format_named();
+                Err(TranscriptError {
+                    line: self.line.max(1),
+                    column: None,
+                    kind: Kind::Message,
+                    message: format!("{problem}; {names}"),
+                    format: Some(format),
+                })
+            }
+        }
     }
 
     /// Reads the rest of the input into `buffer` (which holds the first line) as one
@@ -829,8 +845,7 @@ impl<R: BufRead> State<R> {
         self.pending
             .extend(out.into_iter().map(Message::into_owned));
         self.line = start + lines;
-        self.end();
-        Ok(())
+        self.end()
     }
 
     /// A JSON array of records, each read as the first one is (or as its own keys
@@ -942,6 +957,22 @@ impl<R: BufRead> State<R> {
         }
     }
 
+    /// The format read (given, or detected from the records read so far), and its
+    /// name for an error: `format otel (detected)`.
+    fn format_named(&self) -> (Format, String) {
+        let kind = self.kind.unwrap_or(record::Kind::of(self.format)[0]);
+        let format = match self.format {
+            Format::Auto => kind.format(),
+            format => format,
+        };
+        let how = if self.format == Format::Auto {
+            "detected"
+        } else {
+            "given"
+        };
+        (format, format!("format {format} ({how})"))
+    }
+
     /// The error for `problem` in `within`, a part of `whole` (whose first line is
     /// line `base`), naming the kind of record expected and the format.
     fn error(
@@ -954,16 +985,7 @@ impl<R: BufRead> State<R> {
         let offset = offset_in(within, whole);
         let (line, column) = position(whole, offset);
         let kind = self.kind.unwrap_or(record::Kind::of(self.format)[0]);
-        let format = match self.format {
-            Format::Auto => kind.format(),
-            format => format,
-        };
-        let how = if self.format == Format::Auto {
-            "detected"
-        } else {
-            "given"
-        };
-        let names = format!("format {format} ({how})");
+        let (format, names) = self.format_named();
         match problem {
             record::Problem::Json(e) => {
                 // serde_json's message ends with " at line L column C": keep the

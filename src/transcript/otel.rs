@@ -1,6 +1,6 @@
-//! OpenTelemetry GenAI traces: OTLP JSON exports of spans (what Langfuse, Phoenix,
-//! Logfire and the OpenTelemetry Collector's file exporter write), read by the GenAI
-//! semantic conventions.
+//! OpenTelemetry traces: OTLP JSON exports of spans (what Langfuse, Phoenix, Logfire
+//! and the OpenTelemetry Collector's file exporter write), read by the GenAI semantic
+//! conventions, or by OpenInference's for a span that has no GenAI operation.
 //!
 //! A chat span (operation `chat`, `text_completion` or `generate_content`) carries the
 //! model's input (`gen_ai.system_instructions`, `gen_ai.input.messages`) and output
@@ -11,6 +11,12 @@
 //! is a tool's run: `gen_ai.tool.name`, `gen_ai.tool.call.id`, its result
 //! (`gen_ai.tool.call.result`) and its status. An `invoke_agent` span names the agent
 //! (`gen_ai.agent.name`) of the spans under it.
+//!
+//! An OpenInference span is the same by its kind (`openinference.span.kind`): an `LLM`
+//! span a chat call, its messages flattened into attributes
+//! (`llm.input_messages.<i>.message.role`, ...), its usage `llm.token_count.*`; a
+//! `TOOL` span a tool's run (`tool.name`, `tool.id`, `output.value`); an `AGENT` span
+//! names the agent (`agent.name`).
 //!
 //! Each chat call's input repeats the conversation so far: the transcript is the
 //! messages each call adds to what the previous ones showed, then its output, in the
@@ -169,8 +175,8 @@ impl<'de> Deserialize<'de> for Nanos {
     }
 }
 
-/// What the spans read so far showed: the conversation (a signature per message) and
-/// the tool calls whose results are in.
+/// What the spans read so far showed: the conversation (as [`signatures`]) and the
+/// tool calls whose results are in.
 #[derive(Debug, Default)]
 pub(super) struct History {
     /// The trace read last: a new trace is a new conversation.
@@ -182,6 +188,59 @@ pub(super) struct History {
     /// The calls the model's outputs made that no tool span has answered yet (name,
     /// id): a tool span that records no call id answers its tool's first one.
     pending: Vec<(String, Option<String>)>,
+    /// The whole transcript's spans so far (kept from trace to trace): to say why a
+    /// transcript of spans gave no message.
+    totals: Totals,
+}
+
+/// How many spans a transcript's exports held, how many of them this reader knows
+/// (GenAI or OpenInference spans), how many were chat calls and how many of those
+/// carried messages, and how many messages they all gave.
+#[derive(Clone, Copy, Debug, Default)]
+struct Totals {
+    spans: usize,
+    known: usize,
+    chats: usize,
+    chats_read: usize,
+    messages: usize,
+}
+
+impl History {
+    /// Why a transcript of spans cannot be read, when it cannot: its spans are not
+    /// GenAI spans, or not one of its chat spans was recorded with its messages (its
+    /// tool spans alone are not the run), or it gave no message. `None` when it gave
+    /// messages, some from chat calls, or held no span.
+    pub(super) fn nothing_read(&self) -> Option<String> {
+        let Totals {
+            spans,
+            known,
+            chats,
+            chats_read,
+            messages,
+        } = self.totals;
+        if spans == 0 || (messages > 0 && (chats == 0 || chats_read > 0)) {
+            return None;
+        }
+        Some(if known == 0 {
+            format!(
+                "no message: none of the transcript's {spans} spans is a GenAI span (an \
+                 attribute gen_ai.operation.name, OpenTelemetry's GenAI semantic conventions) \
+                 or an OpenInference span (an attribute openinference.span.kind)"
+            )
+        } else if chats > 0 {
+            format!(
+                "none of the transcript's {chats} chat spans carries its messages (the \
+                 instrumentation recorded them without their content: OpenTelemetry's GenAI \
+                 instrumentations record it with \
+                 OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true)"
+            )
+        } else {
+            format!(
+                "no message: the transcript's {known} GenAI spans hold no chat call and no \
+                 tool run"
+            )
+        })
+    }
 }
 
 /// How many unanswered calls a trace's reading keeps for its tool spans to answer.
@@ -200,13 +259,38 @@ struct Attributes<'s> {
     agent: Option<&'s str>,
     input_tokens: Option<u64>,
     output_tokens: Option<u64>,
+    /// OpenInference's messages, flattened into attributes: each
+    /// `llm.input_messages.<rest>` (or `llm.output_messages.<rest>`) as its rest and
+    /// value.
+    flat_input: Vec<(&'s str, &'s AnyValue)>,
+    flat_output: Vec<(&'s str, &'s AnyValue)>,
 }
 
 fn attributes<'s>(list: &'s [KeyValue<'_>]) -> Attributes<'s> {
     let mut a = Attributes::default();
+    // OpenInference's attributes where the GenAI conventions have others, read where
+    // a span has no GenAI one; its span kind, and its `output.value`.
+    let mut oi = Attributes::default();
+    let (mut kind, mut output_value) = (None, None);
     for kv in list {
         let Some(value) = &kv.value else { continue };
-        match &*kv.key.0 {
+        let key = &*kv.key.0;
+        if let Some(rest) = key.strip_prefix("llm.input_messages.") {
+            a.flat_input.push((rest, value));
+            continue;
+        }
+        if let Some(rest) = key.strip_prefix("llm.output_messages.") {
+            a.flat_output.push((rest, value));
+            continue;
+        }
+        match key {
+            "openinference.span.kind" => kind = value.text(),
+            "tool.name" => oi.tool_name = value.text(),
+            "tool.id" => oi.tool_call_id = value.text(),
+            "output.value" => output_value = Some(value),
+            "agent.name" => oi.agent = value.text(),
+            "llm.token_count.prompt" => oi.input_tokens = value.number(),
+            "llm.token_count.completion" => oi.output_tokens = value.number(),
             "gen_ai.operation.name" => a.operation = value.text(),
             "gen_ai.input.messages" => a.input = value.text(),
             "gen_ai.output.messages" => a.output = value.text(),
@@ -224,6 +308,24 @@ fn attributes<'s>(list: &'s [KeyValue<'_>]) -> Attributes<'s> {
             _ => {}
         }
     }
+    // An OpenInference span (a span the GenAI conventions do not name): an `LLM` span
+    // is a chat call, a `TOOL` span a tool's run (its `output.value` the result), any
+    // other kind (`AGENT`, `CHAIN`, `RETRIEVER`, ...) not a step.
+    if a.operation.is_none() {
+        a.operation = kind.map(|kind| match kind {
+            "LLM" => "chat",
+            "TOOL" => "execute_tool",
+            other => other,
+        });
+        if kind == Some("TOOL") {
+            a.tool_result = a.tool_result.or(output_value);
+        }
+    }
+    a.tool_name = a.tool_name.or(oi.tool_name);
+    a.tool_call_id = a.tool_call_id.or(oi.tool_call_id);
+    a.agent = a.agent.or(oi.agent);
+    a.input_tokens = a.input_tokens.or(oi.input_tokens);
+    a.output_tokens = a.output_tokens.or(oi.output_tokens);
     a
 }
 
@@ -292,8 +394,19 @@ pub(super) fn read<'a>(
                 }
             }
         }
+        let totals = &mut cx.otel.totals;
+        totals.spans += 1;
+        let is_chat = chat.is_some()
+            || matches!(
+                a.operation,
+                Some("chat" | "text_completion" | "generate_content")
+            );
+        totals.known += usize::from(is_chat || a.operation.is_some());
+        totals.chats += usize::from(is_chat);
+        totals.chats_read += usize::from(chat.is_some());
         chats.push(chat);
     }
+    let before = out.len();
     for i in order {
         let span = &spans[i];
         let trace = span.trace_id.as_ref().map_or("", |t| &*t.0);
@@ -301,6 +414,7 @@ pub(super) fn read<'a>(
             cx.otel = History {
                 trace: Some(trace.to_owned()),
                 origin: first_start[trace],
+                totals: cx.otel.totals,
                 ..History::default()
             };
         }
@@ -358,11 +472,17 @@ pub(super) fn read<'a>(
                     )));
                 }
                 // What this call adds to the conversation the earlier calls showed.
-                let signatures: Vec<u64> = input.iter().map(signature).collect();
-                let known = (cx.otel.conversation.iter().zip(&signatures))
+                // A message is known when all of its signatures are.
+                let mut signed = Vec::with_capacity(input.len() + 1);
+                let mut ends = Vec::with_capacity(input.len());
+                for message in &input {
+                    signatures(message, &mut signed);
+                    ends.push(signed.len());
+                }
+                let known = (cx.otel.conversation.iter().zip(&signed))
                     .take_while(|(a, b)| a == b)
                     .count();
-                for message in &input[known..] {
+                for (message, _) in input.iter().zip(ends).filter(|&(_, end)| end > known) {
                     // A tool's result read from its execute_tool span already.
                     let seen = message.role == Role::Agent
                         && message
@@ -376,9 +496,9 @@ pub(super) fn read<'a>(
                         out.push(message);
                     }
                 }
-                cx.otel.conversation = signatures;
+                cx.otel.conversation = signed;
                 for mut message in output {
-                    cx.otel.conversation.push(signature(&message));
+                    signatures(&message, &mut cx.otel.conversation);
                     let calls = message.tool_calls().iter();
                     let calls = calls.map(|c| (c.name().to_owned(), c.id().map(str::to_owned)));
                     let pending = &mut cx.otel.pending;
@@ -408,6 +528,7 @@ pub(super) fn read<'a>(
             Some(_) => {}
         }
     }
+    cx.otel.totals.messages += out.len() - before;
     Ok(())
 }
 
@@ -423,6 +544,10 @@ fn chat_messages(span: &Span<'_>, a: &Attributes<'_>) -> Result<Chat, String> {
         return Ok(None);
     }
     let (input, output) = match (a.input, a.output) {
+        (None, None) if !a.flat_input.is_empty() || !a.flat_output.is_empty() => (
+            flat_messages(&a.flat_input, "llm.input_messages")?,
+            flat_messages(&a.flat_output, "llm.output_messages")?,
+        ),
         (None, None) => events(&span.events)?,
         _ => {
             let mut input = Vec::new();
@@ -442,21 +567,28 @@ fn chat_messages(span: &Span<'_>, a: &Attributes<'_>) -> Result<Chat, String> {
     Ok((!input.is_empty() || !output.is_empty()).then_some((input, output)))
 }
 
-/// What identifies a message across calls, at its place in the conversation: its
-/// role, text and calls (names and arguments). Not the ids of its calls or of the
+/// What identifies a message across calls, at its place in the conversation, added
+/// to `out`: its role and text (unless it has calls and no text), then each call's
+/// name and arguments. Calls one by one, as a later call's input may write the calls
+/// of one output message as as many messages (OpenInference's OpenAI Agents
+/// instrumentation does, from the SDK's items). Not the ids of its calls or of the
 /// call it answers: an instrumentation may write another id for the same call in a
 /// later call's input than in the output that made it (OpenLLMetry's OpenAI Agents
 /// instrumentation writes the item's `id` there, the `call_id` here), and the place
 /// already tells the messages apart.
-fn signature(message: &Message<'_>) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    message.role().as_str().hash(&mut h);
-    message.content().hash(&mut h);
-    for call in message.tool_calls() {
-        (call.name(), &*call.arguments()).hash(&mut h);
+fn signatures(message: &Message<'_>, out: &mut Vec<u64>) {
+    fn hash(value: impl std::hash::Hash) -> u64 {
+        use std::hash::Hasher;
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        value.hash(&mut h);
+        h.finish()
     }
-    h.finish()
+    if message.tool_calls().is_empty() || !message.content().is_empty() {
+        out.push(hash((message.role().as_str(), message.content())));
+    }
+    for call in message.tool_calls() {
+        out.push(hash(("call", call.name(), &*call.arguments())));
+    }
 }
 
 /// The id of the call a tool span answers: its `gen_ai.tool.call.id`, else the id of
@@ -497,7 +629,7 @@ fn messages(text: &str, attribute: &str) -> Result<Vec<Message<'static>>, String
             .get("role")
             .and_then(Value::as_str)
             .ok_or_else(|| format!("{at} has no \"role\""))?;
-        let role: Role = role.parse().map_err(|e| format!("{at}: {e}"))?;
+        let role = role_named(role).map_err(|e| format!("{at}: {e}"))?;
         let parts = match item.get("parts") {
             Some(Value::Array(parts)) => parts.as_slice(),
             None | Some(Value::Null) => &[],
@@ -520,6 +652,131 @@ fn messages(text: &str, attribute: &str) -> Result<Vec<Message<'static>>, String
         messages.push(message);
     }
     Ok(messages)
+}
+
+/// OpenInference's messages, flattened into attributes (`<attribute>.<i>.message.<field>`,
+/// given here as `<i>.message.<field>`): `role`, `content` (or the texts of
+/// `contents.<j>.message_content.text`), `tool_calls.<j>.tool_call.id`,
+/// `.function.name` and `.function.arguments`, `tool_call_id`, `name` (the
+/// responder), and an older single call's `function_call_name` and
+/// `function_call_arguments_json`; one message for each `<i>`, in their order (they
+/// need not start at 0 nor follow each other). Images, audio and other contents hold
+/// no text to classify.
+fn flat_messages(
+    entries: &[(&str, &AnyValue)],
+    attribute: &str,
+) -> Result<Vec<Message<'static>>, String> {
+    let mut fields: Vec<(usize, &str, &AnyValue)> = Vec::with_capacity(entries.len());
+    for &(rest, value) in entries {
+        let field = indexed(rest).and_then(|(i, f)| Some((i, f.strip_prefix("message.")?)));
+        let Some((i, field)) = field else {
+            return Err(format!(
+                "attribute {attribute}.{rest} is not {attribute}.<index>.message.<field>"
+            ));
+        };
+        fields.push((i, field, value));
+    }
+    // Stable: a message's fields keep their order.
+    fields.sort_by_key(|&(i, ..)| i);
+    let mut messages = Vec::new();
+    for group in fields.chunk_by(|a, b| a.0 == b.0) {
+        messages.push(flat_message(group, &format!("{attribute}.{}", group[0].0))?);
+    }
+    Ok(messages)
+}
+
+/// One message of [`flat_messages`]: its fields (`at` names it in errors).
+fn flat_message(fields: &[(usize, &str, &AnyValue)], at: &str) -> Result<Message<'static>, String> {
+    fn text<'v>(value: &'v AnyValue, at: &str, field: &str) -> Result<&'v str, String> {
+        (value.text()).ok_or_else(|| format!("{at}.message.{field} is not a string"))
+    }
+    let string = |field: &str, value| text(value, at, field);
+    let (mut role, mut content, mut name, mut answers) = (None, None, None, None);
+    let (mut function, mut function_arguments) = (None, None);
+    let mut texts: Vec<(usize, &str)> = Vec::new();
+    let mut calls: Vec<(usize, &str, &AnyValue)> = Vec::new();
+    for &(_, field, value) in fields {
+        match field {
+            "role" => role = Some(string(field, value)?),
+            "content" => content = Some(string(field, value)?),
+            "name" => name = Some(string(field, value)?),
+            "tool_call_id" => answers = Some(string(field, value)?),
+            "function_call_name" => function = Some(string(field, value)?),
+            "function_call_arguments_json" => function_arguments = Some(value),
+            _ => {
+                if let Some(rest) = field.strip_prefix("contents.") {
+                    if let Some((j, "message_content.text")) = indexed(rest) {
+                        texts.push((j, string(field, value)?));
+                    }
+                } else if let Some(rest) = field.strip_prefix("tool_calls.") {
+                    if let Some((j, f)) = indexed(rest) {
+                        if let Some(f) = f.strip_prefix("tool_call.") {
+                            calls.push((j, f, value));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let role = role.ok_or_else(|| format!("{at} has no message.role"))?;
+    let role = role_named(role).map_err(|e| format!("{at}.message.role: {e}"))?;
+    let text = match content {
+        Some(content) => content.to_owned(),
+        None => {
+            texts.sort_by_key(|&(j, _)| j);
+            let texts: Vec<&str> = texts.into_iter().map(|(_, t)| t).collect();
+            texts.join("\n")
+        }
+    };
+    let mut message = Message::new(role, text);
+    calls.sort_by_key(|&(j, ..)| j);
+    for call in calls.chunk_by(|a, b| a.0 == b.0) {
+        let j = call[0].0;
+        let field = |name: &str| call.iter().find(|(_, f, _)| *f == name).map(|(.., v)| *v);
+        let name = field("function.name")
+            .and_then(AnyValue::text)
+            .filter(|n| !n.is_empty())
+            .ok_or_else(|| format!("{at}.message.tool_calls.{j} has no tool_call.function.name"))?;
+        let arguments = json_text(field("function.arguments").map(AnyValue::json).as_ref());
+        let mut tool_call = ToolCall::new(name.to_owned(), arguments);
+        if let Some(id) = field("id").and_then(AnyValue::text) {
+            tool_call = tool_call.with_id(id.to_owned());
+        }
+        message.tool_calls.push(tool_call);
+    }
+    if let Some(function) = function.filter(|f| !f.is_empty()) {
+        if role == Role::Agent {
+            // A function's result names the function.
+            message = message.with_tool_name(function.to_owned());
+        } else {
+            let arguments = json_text(function_arguments.map(AnyValue::json).as_ref());
+            message
+                .tool_calls
+                .push(ToolCall::new(function.to_owned(), arguments));
+        }
+    }
+    if let Some(id) = answers.filter(|_| role == Role::Agent) {
+        message = message.with_tool_call_id(id.to_owned());
+    }
+    if let Some(name) = name {
+        message = message.with_responder(name.to_owned());
+    }
+    Ok(message)
+}
+
+/// `<index>.<rest>` as the index and the rest.
+fn indexed(text: &str) -> Option<(usize, &str)> {
+    let (index, rest) = text.split_once('.')?;
+    Some((index.parse().ok()?, rest))
+}
+
+/// A message's role, as the conventions' instrumentations write it: doneseq's names,
+/// and `model` (Gemini's name for the model's messages).
+fn role_named(name: &str) -> Result<Role, crate::RoleError> {
+    if name.eq_ignore_ascii_case("model") {
+        return Ok(Role::Llm);
+    }
+    name.parse()
 }
 
 /// A JSON value as text: a string as it is, any other value as JSON, nothing as

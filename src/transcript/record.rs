@@ -118,9 +118,12 @@ pub(super) struct Context {
 }
 
 impl Context {
-    /// Ends the transcript: a model turn still open is a message.
-    pub(super) fn finish(&mut self, out: &mut Out<'static>) {
+    /// Ends the transcript: a model turn still open is a message. What is wrong
+    /// with the transcript as a whole, if anything (a trace's spans that gave no
+    /// message).
+    pub(super) fn finish(&mut self, out: &mut Out<'static>) -> Option<String> {
         self.responses.close(out);
+        self.otel.nothing_read()
     }
 }
 

@@ -26,6 +26,7 @@ const FORMAT_SAMPLES: &[&str] = &[
     "openai-responses.json",
     "otel-genai-events.jsonl",
     "otel-genai.json",
+    "otel-openinference.json",
 ];
 
 const JSON_PIECES: &[&str] = &[
