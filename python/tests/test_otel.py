@@ -1,9 +1,10 @@
-"""The OpenTelemetry GenAI reader against a real instrumentation: OpenLLMetry's
-OpenAI Agents instrumentation tracing real runs of the Agents SDK, whose model answers
-offline through the OpenAI client's own HTTP transport, the spans exported as OTLP
-JSON by OpenTelemetry's own encoder. The trace must read to the run the SDK's own
-item list (``to_input_list()``) reads to, whatever the stop rule, with the token
-usage the items do not carry."""
+"""The OpenTelemetry reader against real instrumentations: OpenLLMetry's OpenAI
+Agents instrumentation (the GenAI semantic conventions) and OpenInference's (Arize
+Phoenix's conventions) tracing the same real run of the Agents SDK, whose model
+answers offline through the OpenAI client's own HTTP transport, each one's spans
+exported as OTLP JSON by OpenTelemetry's own encoder. Each trace must read to the run
+the SDK's own item list (``to_input_list()``) reads to, whatever the stop rule, with
+the token usage the items do not carry."""
 
 from __future__ import annotations
 
@@ -17,8 +18,13 @@ import pytest
 from agents import Agent, OpenAIResponsesModel, Runner, function_tool
 from google.protobuf.json_format import MessageToJson
 from openai import AsyncOpenAI
+from openinference.instrumentation.openai_agents import (
+    OpenAIAgentsInstrumentor as OpenInferenceInstrumentor,
+)
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
-from opentelemetry.instrumentation.openai_agents import OpenAIAgentsInstrumentor
+from opentelemetry.instrumentation.openai_agents import (
+    OpenAIAgentsInstrumentor as OpenLLMetryInstrumentor,
+)
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
@@ -26,10 +32,23 @@ from recorded_runs import replayed
 
 import doneseq
 
-EXPORTER = InMemorySpanExporter()
-PROVIDER = TracerProvider()
-PROVIDER.add_span_processor(SimpleSpanProcessor(EXPORTER))
-OpenAIAgentsInstrumentor().instrument(tracer_provider=PROVIDER)
+
+def exporter(instrumentor: Any, **options: Any) -> InMemorySpanExporter:
+    """The spans ``instrumentor`` makes, kept in memory: each instrumentation traces
+    to its own provider."""
+    kept = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(kept))
+    instrumentor.instrument(tracer_provider=provider, **options)
+    return kept
+
+
+# Both trace every run, each in its own conventions (OpenInference's would replace
+# the SDK's other trace processors unless told not to).
+EXPORTERS = {
+    "genai": exporter(OpenLLMetryInstrumentor()),
+    "openinference": exporter(OpenInferenceInstrumentor(), exclusive_processor=False),
+}
 
 
 @function_tool
@@ -101,20 +120,35 @@ def model() -> OpenAIResponsesModel:
 
 
 @pytest.fixture(scope="module")
-def logs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """One traced run: its OTLP export, and its item list."""
-    EXPORTER.clear()
+def run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """One traced run: its OTLP export by each instrumentation, and its item list."""
+    for kept in EXPORTERS.values():
+        kept.clear()
     agent = Agent(name="research", model=model(), tools=[search])
     result = asyncio.run(Runner.run(agent, "Find it"))
     assert result.final_output == "The answer is B."
-    spans = EXPORTER.get_finished_spans()
-    assert {s.attributes.get("gen_ai.operation.name") for s in spans} >= {"chat", "execute_tool"}
     directory = tmp_path_factory.mktemp("otel")
-    trace = directory / "trace.json"
-    trace.write_text(MessageToJson(encode_spans(spans)))
-    items = directory / "items.json"
-    items.write_text(json.dumps(result.to_input_list()))
-    return trace, items
+    logs = {"items": directory / "items.json"}
+    logs["items"].write_text(json.dumps(result.to_input_list()))
+    for name, kept in EXPORTERS.items():
+        spans = kept.get_finished_spans()
+        logs[name] = directory / f"{name}.json"
+        logs[name].write_text(MessageToJson(encode_spans(spans)))
+
+    def values(name: str, key: str) -> set[Any]:
+        return {s.attributes.get(key) for s in EXPORTERS[name].get_finished_spans()}
+
+    # Each in its own conventions: OpenInference's trace is read by its own.
+    assert values("genai", "gen_ai.operation.name") >= {"chat", "execute_tool"}
+    assert values("openinference", "openinference.span.kind") >= {"LLM", "TOOL", "AGENT"}
+    assert values("openinference", "gen_ai.operation.name") == {None}
+    return logs
+
+
+@pytest.fixture(params=["genai", "openinference"])
+def logs(request: pytest.FixtureRequest, run: dict[str, Path]) -> tuple[Path, Path]:
+    """One instrumentation's trace of the run, and the run's item list."""
+    return run[request.param], run["items"]
 
 
 @pytest.mark.parametrize(
