@@ -490,6 +490,73 @@ fn otel_openinference_messages_flattened_into_attributes() {
 }
 
 #[test]
+fn otel_a_call_recorded_by_two_layers_is_read_once_and_an_answers_items_are_one_turn() {
+    // OpenInference's instrumentations of the Agents SDK and of its OpenAI client
+    // both record each call: the client's LLM span (with the system prompt, and the
+    // Responses API output's two calls written as two messages) under the SDK's.
+    let kv = |key: &str, value: &str| otel_kv(key, value);
+    let llm = [kv("openinference.span.kind", "LLM")];
+    let user = [
+        kv("llm.input_messages.1.message.role", "user"),
+        kv("llm.input_messages.1.message.content", "Go"),
+    ];
+    let call = |i: usize, name: &str| {
+        let at = format!("llm.output_messages.{i}.message");
+        [
+            kv(&format!("{at}.role"), "assistant"),
+            kv(&format!("{at}.tool_calls.0.tool_call.id"), &format!("c{i}")),
+            kv(&format!("{at}.tool_calls.0.tool_call.function.name"), name),
+        ]
+    };
+    let outer: Vec<String> = (llm.iter().cloned())
+        .chain(user.clone())
+        .chain(call(0, "search"))
+        .chain(call(1, "fetch"))
+        .collect();
+    let inner: Vec<String> = (llm.iter().cloned())
+        .chain([
+            kv("llm.input_messages.0.message.role", "system"),
+            kv("llm.input_messages.0.message.content", "Be brief."),
+        ])
+        .chain(user)
+        .chain(call(0, "search"))
+        .chain(call(1, "fetch"))
+        .chain([otel_int("llm.token_count.prompt", 9)])
+        .collect();
+    let child = |span: String, parent: &str| {
+        span.replacen(
+            "\"name\"",
+            &format!("\"parentSpanId\": \"{parent}\", \"name\""),
+            1,
+        )
+    };
+    let spans = [
+        otel_span("t1", "1", 1_000_000, &kv("agent.name", "planner")),
+        child(otel_span("t1", "2", 2_000_000, &outer.join(",")), "1"),
+        child(otel_span("t1", "3", 3_000_000, &inner.join(",")), "2"),
+    ];
+    assert_eq!(
+        summary(&read(&otel_export(&spans), Format::Otel).unwrap()),
+        "0 system \"Be brief.\" at=2ms\n\
+         1 user \"Go\" at=2ms\n\
+         2 llm @planner call search() id=Some(\"c0\") call fetch() id=Some(\"c1\") tokens=9+0 at=3ms\n"
+    );
+    // Asked for two choices, the two outputs are alternatives: refused.
+    let choices: Vec<String> = (llm.iter().cloned())
+        .chain(call(0, "search"))
+        .chain(call(1, "fetch"))
+        .chain([kv("llm.invocation_parameters", r#"{"model": "m", "n": 2}"#)])
+        .collect();
+    let spans = [otel_span("t1", "1", 1_000_000, &choices.join(","))];
+    let err = read(&otel_export(&spans), Format::Otel).unwrap_err();
+    assert!(
+        err.message
+            .starts_with("a chat span with 2 output messages (choices)"),
+        "{err}"
+    );
+}
+
+#[test]
 fn otel_spans_that_give_no_message_or_wrong_attributes_are_errors() {
     let error = |spans: &[String]| read(&otel_export(spans), Format::Auto).unwrap_err();
     let span = |attrs: &[String]| otel_span("t1", "1", 1_000_000, &attrs.join(","));

@@ -264,6 +264,9 @@ struct Attributes<'s> {
     /// value.
     flat_input: Vec<(&'s str, &'s AnyValue)>,
     flat_output: Vec<(&'s str, &'s AnyValue)>,
+    /// OpenInference's `llm.invocation_parameters` (JSON): how many choices the call
+    /// asked for.
+    invocation: Option<&'s str>,
 }
 
 fn attributes<'s>(list: &'s [KeyValue<'_>]) -> Attributes<'s> {
@@ -291,6 +294,7 @@ fn attributes<'s>(list: &'s [KeyValue<'_>]) -> Attributes<'s> {
             "agent.name" => oi.agent = value.text(),
             "llm.token_count.prompt" => oi.input_tokens = value.number(),
             "llm.token_count.completion" => oi.output_tokens = value.number(),
+            "llm.invocation_parameters" => a.invocation = value.text(),
             "gen_ai.operation.name" => a.operation = value.text(),
             "gen_ai.input.messages" => a.input = value.text(),
             "gen_ai.output.messages" => a.output = value.text(),
@@ -406,6 +410,28 @@ pub(super) fn read<'a>(
         totals.chats_read += usize::from(chat.is_some());
         chats.push(chat);
     }
+    // A chat span with a chat span below it is the same call recorded by two layers
+    // (an agent framework's instrumentation, and its model client's): the one
+    // nearest the model is read, the other is not a step.
+    let index: HashMap<&str, usize> = (spans.iter().enumerate())
+        .filter_map(|(i, s)| Some((&*s.span_id.as_ref()?.0, i)))
+        .collect();
+    let mut wrappers = HashSet::new();
+    for (i, span) in spans.iter().enumerate() {
+        if chats[i].is_none() {
+            continue;
+        }
+        let mut parent = span.parent_span_id.as_ref().map(|p| &*p.0);
+        for _ in 0..64 {
+            let Some(&j) = parent.and_then(|p| index.get(p)) else {
+                break;
+            };
+            if chats[j].is_some() {
+                wrappers.insert(j);
+            }
+            parent = spans[j].parent_span_id.as_ref().map(|p| &*p.0);
+        }
+    }
     let before = out.len();
     for i in order {
         let span = &spans[i];
@@ -465,6 +491,9 @@ pub(super) fn read<'a>(
                     // Not a GenAI span (or one recorded without content).
                     continue;
                 };
+                if wrappers.contains(&i) {
+                    continue;
+                }
                 if output.len() > 1 {
                     return Err(problem(format!(
                         "a chat span with {} output messages (choices): a transcript step is one answer",
@@ -544,10 +573,18 @@ fn chat_messages(span: &Span<'_>, a: &Attributes<'_>) -> Result<Chat, String> {
         return Ok(None);
     }
     let (input, output) = match (a.input, a.output) {
-        (None, None) if !a.flat_input.is_empty() || !a.flat_output.is_empty() => (
-            flat_messages(&a.flat_input, "llm.input_messages")?,
-            flat_messages(&a.flat_output, "llm.output_messages")?,
-        ),
+        (None, None) if !a.flat_input.is_empty() || !a.flat_output.is_empty() => {
+            let output = flat_messages(&a.flat_output, "llm.output_messages")?;
+            // Several output messages are choices when the call asked for several;
+            // otherwise the items of one answer (OpenInference's OpenAI instrumentation
+            // writes each item of a Responses API output as a message).
+            let choices = a.invocation.is_some_and(|text| {
+                let parameters = serde_json::from_str::<Value>(text).ok();
+                parameters.and_then(|p| p.get("n")?.as_u64()).unwrap_or(1) > 1
+            });
+            let output = if choices { output } else { one_turn(output) };
+            (flat_messages(&a.flat_input, "llm.input_messages")?, output)
+        }
         (None, None) => events(&span.events)?,
         _ => {
             let mut input = Vec::new();
@@ -652,6 +689,28 @@ fn messages(text: &str, attribute: &str) -> Result<Vec<Message<'static>>, String
         messages.push(message);
     }
     Ok(messages)
+}
+
+/// The output messages of one call as the one model turn they are: their texts
+/// joined by newlines, their calls in order. Left as they are when their roles
+/// differ (then several outputs, an error).
+fn one_turn(output: Vec<Message<'static>>) -> Vec<Message<'static>> {
+    if output.len() < 2 || output.iter().any(|m| m.role() != output[0].role()) {
+        return output;
+    }
+    let mut messages = output.into_iter();
+    let Some(mut turn) = messages.next() else {
+        return Vec::new();
+    };
+    for message in messages {
+        if turn.content.is_empty() {
+            turn.content = message.content;
+        } else if !message.content.is_empty() {
+            turn.content = format!("{}\n{}", turn.content, message.content).into();
+        }
+        turn.tool_calls.extend(message.tool_calls);
+    }
+    vec![turn]
 }
 
 /// OpenInference's messages, flattened into attributes (`<attribute>.<i>.message.<field>`,
