@@ -18,6 +18,9 @@ import pytest
 from agents import Agent, OpenAIResponsesModel, Runner, function_tool
 from google.protobuf.json_format import MessageToJson
 from openai import AsyncOpenAI
+from openinference.instrumentation.openai import (
+    OpenAIInstrumentor as OpenInferenceOpenAIInstrumentor,
+)
 from openinference.instrumentation.openai_agents import (
     OpenAIAgentsInstrumentor as OpenInferenceInstrumentor,
 )
@@ -33,22 +36,28 @@ from recorded_runs import replayed
 import doneseq
 
 
-def exporter(instrumentor: Any, **options: Any) -> InMemorySpanExporter:
-    """The spans ``instrumentor`` makes, kept in memory: each instrumentation traces
-    to its own provider."""
+def exporter(*instrumented: tuple[Any, dict[str, Any]]) -> InMemorySpanExporter:
+    """The spans the instrumentors make (each given with its options), kept in
+    memory: each convention traces to its own provider."""
     kept = InMemorySpanExporter()
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(kept))
-    instrumentor.instrument(tracer_provider=provider, **options)
+    for instrumentor, options in instrumented:
+        instrumentor.instrument(tracer_provider=provider, **options)
     return kept
 
 
-# Both trace every run, each in its own conventions (OpenInference's would replace
-# the SDK's other trace processors unless told not to).
+# Both conventions trace every run. OpenInference's instrumentation of the SDK (which
+# would replace the SDK's other trace processors unless told not to) and of its
+# OpenAI client: each model call recorded twice, the client's span under the SDK's.
 EXPORTERS = {
-    "genai": exporter(OpenLLMetryInstrumentor()),
-    "openinference": exporter(OpenInferenceInstrumentor(), exclusive_processor=False),
+    "genai": exporter((OpenLLMetryInstrumentor(), {})),
+    "openinference": exporter(
+        (OpenInferenceInstrumentor(), {"exclusive_processor": False}),
+        (OpenInferenceOpenAIInstrumentor(), {}),
+    ),
 }
+CLIENT_SCOPE = "openinference.instrumentation.openai"
 
 
 @function_tool
@@ -130,22 +139,28 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     directory = tmp_path_factory.mktemp("otel")
     logs = {"items": directory / "items.json"}
     logs["items"].write_text(json.dumps(result.to_input_list()))
-    for name, kept in EXPORTERS.items():
-        spans = kept.get_finished_spans()
+    genai = EXPORTERS["genai"].get_finished_spans()
+    both = EXPORTERS["openinference"].get_finished_spans()
+    sdk = [s for s in both if s.instrumentation_scope.name != CLIENT_SCOPE]
+    traces = {"genai": genai, "openinference": sdk, "openinference-and-client": both}
+    for name, spans in traces.items():
         logs[name] = directory / f"{name}.json"
         logs[name].write_text(MessageToJson(encode_spans(spans)))
 
-    def values(name: str, key: str) -> set[Any]:
-        return {s.attributes.get(key) for s in EXPORTERS[name].get_finished_spans()}
+    def values(spans: Any, key: str) -> set[Any]:
+        return {s.attributes.get(key) for s in spans}
 
-    # Each in its own conventions: OpenInference's trace is read by its own.
-    assert values("genai", "gen_ai.operation.name") >= {"chat", "execute_tool"}
-    assert values("openinference", "openinference.span.kind") >= {"LLM", "TOOL", "AGENT"}
-    assert values("openinference", "gen_ai.operation.name") == {None}
+    # Each in its own conventions: OpenInference's traces are read by its own.
+    assert values(genai, "gen_ai.operation.name") >= {"chat", "execute_tool"}
+    assert values(sdk, "openinference.span.kind") >= {"LLM", "TOOL", "AGENT"}
+    assert values(both, "gen_ai.operation.name") == {None}
+    # With the client's instrumentation, each of the 3 model calls is 2 LLM spans.
+    llm = [s for s in both if s.attributes.get("openinference.span.kind") == "LLM"]
+    assert (len(llm), len([s for s in llm if s in sdk])) == (6, 3)
     return logs
 
 
-@pytest.fixture(params=["genai", "openinference"])
+@pytest.fixture(params=["genai", "openinference", "openinference-and-client"])
 def logs(request: pytest.FixtureRequest, run: dict[str, Path]) -> tuple[Path, Path]:
     """One instrumentation's trace of the run, and the run's item list."""
     return run[request.param], run["items"]
