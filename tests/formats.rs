@@ -227,9 +227,14 @@ fn autogen_stop_handoff_and_events() {
 /// An OTLP span of trace `trace`, starting at `start` ns and lasting 1 ms, with the
 /// attributes `attrs` (JSON text).
 fn otel_span(trace: &str, id: &str, start: u64, attrs: &str) -> String {
+    otel_span_until(trace, id, start, start + 1_000_000, attrs)
+}
+
+/// An OTLP span of trace `trace` from `start` to `end` ns, with the attributes
+/// `attrs` (JSON text).
+fn otel_span_until(trace: &str, id: &str, start: u64, end: u64, attrs: &str) -> String {
     format!(
-        r#"{{"traceId": "{trace}", "spanId": "{id}", "name": "s", "startTimeUnixNano": "{start}", "endTimeUnixNano": {end}, "attributes": [{attrs}]}}"#,
-        end = start + 1_000_000
+        r#"{{"traceId": "{trace}", "spanId": "{id}", "name": "s", "startTimeUnixNano": "{start}", "endTimeUnixNano": {end}, "attributes": [{attrs}]}}"#
     )
 }
 
@@ -239,6 +244,26 @@ fn otel_kv(key: &str, value: &str) -> String {
         r#"{{"key": "{key}", "value": {{"stringValue": {}}}}}"#,
         serde_json::to_string(value).unwrap()
     )
+}
+
+/// A GenAI chat span's attributes: its input and output messages (JSON text).
+fn otel_chat(input: &str, output: &str) -> String {
+    [
+        otel_kv("gen_ai.operation.name", "chat"),
+        otel_kv("gen_ai.input.messages", input),
+        otel_kv("gen_ai.output.messages", output),
+    ]
+    .join(",")
+}
+
+/// A GenAI tool span's attributes: the tool's name and its result, no call id.
+fn otel_tool(name: &str, result: &str) -> String {
+    [
+        otel_kv("gen_ai.operation.name", "execute_tool"),
+        otel_kv("gen_ai.tool.name", name),
+        otel_kv("gen_ai.tool.call.result", result),
+    ]
+    .join(",")
 }
 
 /// An OTLP export of `spans`.
@@ -335,24 +360,9 @@ fn otel_a_call_written_with_another_id_later_and_a_tool_span_without_one_are_rea
             "t1",
             "1",
             1_000_000,
-            &[
-                otel_kv("gen_ai.operation.name", "chat"),
-                otel_kv("gen_ai.input.messages", &format!("[{user}]")),
-                otel_kv("gen_ai.output.messages", &format!("[{}]", call("c1"))),
-            ]
-            .join(","),
+            &otel_chat(&format!("[{user}]"), &format!("[{}]", call("c1"))),
         ),
-        otel_span(
-            "t1",
-            "2",
-            3_000_000,
-            &[
-                otel_kv("gen_ai.operation.name", "execute_tool"),
-                otel_kv("gen_ai.tool.name", "search"),
-                otel_kv("gen_ai.tool.call.result", "results for a"),
-            ]
-            .join(","),
-        ),
+        otel_span("t1", "2", 3_000_000, &otel_tool("search", "results for a")),
         otel_span(
             "t1",
             "3",
@@ -490,10 +500,45 @@ fn otel_openinference_messages_flattened_into_attributes() {
 }
 
 #[test]
+fn otel_a_tool_span_result_shown_under_another_id_in_the_next_input_is_read_once() {
+    // As OpenLLMetry's OpenAI instrumentation writes a Responses API run: the call
+    // with the item's id (`fc_1`), its result in the next input with the call id
+    // (`call_1`); the tool span records its result and no id.
+    let user = r#"{"role": "user", "parts": [{"type": "text", "content": "Go"}]}"#;
+    let call = r#"{"role": "assistant", "parts": [{"type": "tool_call", "name": "search", "id": "fc_1", "arguments": {"q": "a"}}]}"#;
+    let result = r#"{"role": "tool", "parts": [{"type": "tool_call_response", "id": "call_1", "response": "found"}]}"#;
+    let answer = r#"[{"role": "assistant", "parts": [{"type": "text", "content": "Done."}]}]"#;
+    let spans = [
+        otel_span(
+            "t1",
+            "1",
+            1_000_000,
+            &otel_chat(&format!("[{user}]"), &format!("[{call}]")),
+        ),
+        otel_span("t1", "2", 3_000_000, &otel_tool("search", "found")),
+        otel_span(
+            "t1",
+            "3",
+            5_000_000,
+            &otel_chat(&format!("[{user}, {call}, {result}]"), answer),
+        ),
+    ];
+    assert_eq!(
+        summary(&read(&otel_export(&spans), Format::Otel).unwrap()),
+        "0 user \"Go\" at=0ms\n\
+         1 llm call search({\"q\":\"a\"}) id=Some(\"fc_1\") at=1ms\n\
+         2 agent \"found\" answers=fc_1 tool=search at=3ms\n\
+         3 llm \"Done.\" at=5ms\n"
+    );
+}
+
+#[test]
 fn otel_a_call_recorded_by_two_layers_is_read_once_and_an_answers_items_are_one_turn() {
-    // OpenInference's instrumentations of the Agents SDK and of its OpenAI client
-    // both record each call: the client's LLM span (with the system prompt, and the
-    // Responses API output's two calls written as two messages) under the SDK's.
+    // Instrumentations of an agent framework and of its model client both record each
+    // call: the client's LLM span (with the system prompt, and the Responses API
+    // output's two calls written as two messages) under the framework's (as
+    // OpenInference's do), or in a trace of its own, within the framework's span's time
+    // (as OpenLLMetry's do). The framework's, among its agent's spans, is read.
     let kv = |key: &str, value: &str| otel_kv(key, value);
     let llm = [kv("openinference.span.kind", "LLM")];
     let user = [
@@ -508,10 +553,15 @@ fn otel_a_call_recorded_by_two_layers_is_read_once_and_an_answers_items_are_one_
             kv(&format!("{at}.tool_calls.0.tool_call.function.name"), name),
         ]
     };
+    let tokens = [
+        otel_int("llm.token_count.prompt", 9),
+        otel_int("llm.token_count.completion", 4),
+    ];
     let outer: Vec<String> = (llm.iter().cloned())
         .chain(user.clone())
         .chain(call(0, "search"))
         .chain(call(1, "fetch"))
+        .chain(tokens.clone())
         .collect();
     let inner: Vec<String> = (llm.iter().cloned())
         .chain([
@@ -521,7 +571,7 @@ fn otel_a_call_recorded_by_two_layers_is_read_once_and_an_answers_items_are_one_
         .chain(user)
         .chain(call(0, "search"))
         .chain(call(1, "fetch"))
-        .chain([otel_int("llm.token_count.prompt", 9)])
+        .chain(tokens)
         .collect();
     let child = |span: String, parent: &str| {
         span.replacen(
@@ -530,17 +580,33 @@ fn otel_a_call_recorded_by_two_layers_is_read_once_and_an_answers_items_are_one_
             1,
         )
     };
-    let spans = [
-        otel_span("t1", "1", 1_000_000, &kv("agent.name", "planner")),
-        child(otel_span("t1", "2", 2_000_000, &outer.join(",")), "1"),
-        child(otel_span("t1", "3", 3_000_000, &inner.join(",")), "2"),
-    ];
-    assert_eq!(
-        summary(&read(&otel_export(&spans), Format::Otel).unwrap()),
-        "0 system \"Be brief.\" at=2ms\n\
-         1 user \"Go\" at=2ms\n\
-         2 llm @planner call search() id=Some(\"c0\") call fetch() id=Some(\"c1\") tokens=9+0 at=3ms\n"
+    let agent = otel_span_until(
+        "t1",
+        "1",
+        1_000_000,
+        9_000_000,
+        &kv("agent.name", "planner"),
     );
+    let framework = child(
+        otel_span_until("t1", "2", 2_000_000, 6_000_000, &outer.join(",")),
+        "1",
+    );
+    let expected = "0 user \"Go\" at=1ms\n\
+         1 llm @planner call search() id=Some(\"c0\") call fetch() id=Some(\"c1\") tokens=9+4 at=5ms\n";
+    for client in [
+        child(otel_span("t1", "3", 3_000_000, &inner.join(",")), "2"),
+        otel_span_until("t2", "3", 3_000_000, 5_000_000, &inner.join(",")),
+    ] {
+        let spans = [agent.clone(), framework.clone(), client];
+        assert_eq!(
+            summary(&read(&otel_export(&spans), Format::Otel).unwrap()),
+            expected
+        );
+    }
+    // In a trace of its own but not within the framework's call: another call.
+    let apart = otel_span_until("t2", "3", 7_000_000, 8_000_000, &inner.join(","));
+    let messages = read(&otel_export(&[agent, framework, apart]), Format::Otel).unwrap();
+    assert_eq!(messages.len(), 5, "{}", summary(&messages));
     // Asked for two choices, the two outputs are alternatives: refused.
     let choices: Vec<String> = (llm.iter().cloned())
         .chain(call(0, "search"))
@@ -549,6 +615,29 @@ fn otel_a_call_recorded_by_two_layers_is_read_once_and_an_answers_items_are_one_
         .collect();
     let spans = [otel_span("t1", "1", 1_000_000, &choices.join(","))];
     let err = read(&otel_export(&spans), Format::Otel).unwrap_err();
+    assert!(
+        err.message
+            .starts_with("a chat span with 2 output messages (choices)"),
+        "{err}"
+    );
+    // The same in the GenAI conventions: one turn, unless two choices were asked for.
+    let two = r#"[{"role": "assistant", "parts": [{"type": "text", "content": "a"}]}, {"role": "assistant", "parts": [{"type": "tool_call", "name": "f", "arguments": {}}]}]"#;
+    let genai = |count: u64| {
+        let attrs = [
+            kv("gen_ai.operation.name", "chat"),
+            kv("gen_ai.output.messages", two),
+            otel_int("gen_ai.request.choice.count", count),
+        ];
+        read(
+            &otel_export(&[otel_span("t1", "1", 1_000_000, &attrs.join(","))]),
+            Format::Otel,
+        )
+    };
+    assert_eq!(
+        summary(&genai(1).unwrap()),
+        "0 llm \"a\" call f({}) id=None at=1ms\n"
+    );
+    let err = genai(2).unwrap_err();
     assert!(
         err.message
             .starts_with("a chat span with 2 output messages (choices)"),

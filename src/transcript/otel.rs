@@ -185,6 +185,11 @@ pub(super) struct History {
     origin: u64,
     conversation: Vec<u64>,
     results: HashSet<String>,
+    /// The texts of the results tool spans gave since the last chat call: the next
+    /// call's input shows them, perhaps answering other ids than the spans took (an
+    /// instrumentation may write a call's item id on the call and its call id on the
+    /// result).
+    fresh: Vec<String>,
     /// The calls the model's outputs made that no tool span has answered yet (name,
     /// id): a tool span that records no call id answers its tool's first one.
     pending: Vec<(String, Option<String>)>,
@@ -264,9 +269,24 @@ struct Attributes<'s> {
     /// value.
     flat_input: Vec<(&'s str, &'s AnyValue)>,
     flat_output: Vec<(&'s str, &'s AnyValue)>,
-    /// OpenInference's `llm.invocation_parameters` (JSON): how many choices the call
-    /// asked for.
+    /// How many choices the call asked for: `gen_ai.request.choice.count`, or the
+    /// `n` of OpenInference's `llm.invocation_parameters` (JSON).
+    choice_count: Option<u64>,
     invocation: Option<&'s str>,
+}
+
+impl Attributes<'_> {
+    /// Whether the call asked for several choices: then its several output messages
+    /// are alternatives; otherwise they are the items of one answer (OpenLLMetry's
+    /// OpenAI Agents instrumentation and OpenInference's OpenAI instrumentation write
+    /// each item of a Responses API output as a message).
+    fn choices(&self) -> bool {
+        let n = self.choice_count.or_else(|| {
+            let parameters = serde_json::from_str::<Value>(self.invocation?).ok()?;
+            parameters.get("n")?.as_u64()
+        });
+        n.is_some_and(|n| n > 1)
+    }
 }
 
 fn attributes<'s>(list: &'s [KeyValue<'_>]) -> Attributes<'s> {
@@ -303,6 +323,7 @@ fn attributes<'s>(list: &'s [KeyValue<'_>]) -> Attributes<'s> {
             "gen_ai.tool.call.id" => a.tool_call_id = value.text(),
             "gen_ai.tool.call.result" => a.tool_result = Some(value),
             "gen_ai.agent.name" => a.agent = value.text(),
+            "gen_ai.request.choice.count" => a.choice_count = value.number(),
             "gen_ai.usage.input_tokens" | "gen_ai.usage.prompt_tokens" => {
                 a.input_tokens = value.number();
             }
@@ -410,28 +431,7 @@ pub(super) fn read<'a>(
         totals.chats_read += usize::from(chat.is_some());
         chats.push(chat);
     }
-    // A chat span with a chat span below it is the same call recorded by two layers
-    // (an agent framework's instrumentation, and its model client's): the one
-    // nearest the model is read, the other is not a step.
-    let index: HashMap<&str, usize> = (spans.iter().enumerate())
-        .filter_map(|(i, s)| Some((&*s.span_id.as_ref()?.0, i)))
-        .collect();
-    let mut wrappers = HashSet::new();
-    for (i, span) in spans.iter().enumerate() {
-        if chats[i].is_none() {
-            continue;
-        }
-        let mut parent = span.parent_span_id.as_ref().map(|p| &*p.0);
-        for _ in 0..64 {
-            let Some(&j) = parent.and_then(|p| index.get(p)) else {
-                break;
-            };
-            if chats[j].is_some() {
-                wrappers.insert(j);
-            }
-            parent = spans[j].parent_span_id.as_ref().map(|p| &*p.0);
-        }
-    }
+    let inner = inner_calls(&spans, &chats);
     let before = out.len();
     for i in order {
         let span = &spans[i];
@@ -462,6 +462,9 @@ pub(super) fn read<'a>(
                         .unwrap_or_default(),
                     Some(v) => json_text(Some(&v.json())),
                 };
+                if cx.otel.fresh.len() < MAX_PENDING {
+                    cx.otel.fresh.push(content.clone());
+                }
                 let mut result = Message::new(Role::Agent, content);
                 if let Some(name) = a.tool_name.filter(|n| !n.is_empty()) {
                     result = result.with_tool_name(name.to_owned());
@@ -491,7 +494,7 @@ pub(super) fn read<'a>(
                     // Not a GenAI span (or one recorded without content).
                     continue;
                 };
-                if wrappers.contains(&i) {
+                if inner.contains(&i) {
                     continue;
                 }
                 if output.len() > 1 {
@@ -511,13 +514,19 @@ pub(super) fn read<'a>(
                 let known = (cx.otel.conversation.iter().zip(&signed))
                     .take_while(|(a, b)| a == b)
                     .count();
+                let mut fresh = std::mem::take(&mut cx.otel.fresh);
                 for (message, _) in input.iter().zip(ends).filter(|&(_, end)| end > known) {
-                    // A tool's result read from its execute_tool span already.
-                    let seen = message.role == Role::Agent
-                        && message
-                            .tool_call_id()
-                            .is_some_and(|id| cx.otel.results.contains(id));
-                    if !seen {
+                    // A tool's result read from its execute_tool span already: the
+                    // call it answers is, or a span gave its text since the last call
+                    // (each such text answers one result).
+                    let mut seen = |m: &Message<'_>| {
+                        let text = fresh.iter().position(|t| t == m.content());
+                        let by_text = text.map(|at| fresh.swap_remove(at)).is_some();
+                        let by_id =
+                            (m.tool_call_id()).is_some_and(|id| cx.otel.results.contains(id));
+                        by_id || by_text
+                    };
+                    if message.role != Role::Agent || !seen(message) {
                         let mut message = message.clone();
                         if let Some(e) = elapsed(span.start) {
                             message = message.with_elapsed(e);
@@ -561,6 +570,60 @@ pub(super) fn read<'a>(
     Ok(())
 }
 
+/// The chat spans (indices into `spans`) that are a call another chat span records
+/// too, by another layer (an agent framework's instrumentation and its model
+/// client's): below it (a descendant), or, as layers that write separate traces do,
+/// within its time with the same output. The outer span, placed among the
+/// framework's agent and tool spans, is read; the inner one is not a step.
+fn inner_calls(spans: &[Span<'_>], chats: &[Chat]) -> HashSet<usize> {
+    let mut inner = HashSet::new();
+    let index: HashMap<&str, usize> = (spans.iter().enumerate())
+        .filter_map(|(i, s)| Some((&*s.span_id.as_ref()?.0, i)))
+        .collect();
+    let parent_of = |i: usize| spans[i].parent_span_id.as_ref().map(|p| &*p.0);
+    for i in (0..spans.len()).filter(|&i| chats[i].is_some()) {
+        let mut parent = parent_of(i);
+        for _ in 0..64 {
+            let Some(&j) = parent.and_then(|p| index.get(p)) else {
+                break;
+            };
+            if chats[j].is_some() {
+                inner.insert(i);
+                break;
+            }
+            parent = parent_of(j);
+        }
+    }
+    // The same output within another's time (ties: the first span is the outer).
+    let mut by_output: HashMap<Vec<u64>, Vec<usize>> = HashMap::new();
+    for (i, chat) in chats.iter().enumerate() {
+        if let Some((_, output)) = chat {
+            let mut signed = Vec::new();
+            for message in output {
+                signatures(message, &mut signed);
+            }
+            by_output.entry(signed).or_default().push(i);
+        }
+    }
+    let time = |i: usize| Some((spans[i].start?.0, spans[i].end?.0));
+    for same in by_output.values().filter(|same| same.len() > 1) {
+        for &b in same {
+            let Some((start, end)) = time(b) else {
+                continue;
+            };
+            let within = |a: usize| {
+                time(a).is_some_and(|(s, e)| {
+                    s <= start && end <= e && ((s, e) != (start, end) || a < b)
+                })
+            };
+            if same.iter().any(|&a| a != b && within(a)) {
+                inner.insert(b);
+            }
+        }
+    }
+    inner
+}
+
 /// The input and output messages of a chat span; `None` for another span, or one
 /// recorded without content.
 type Chat = Option<(Vec<Message<'static>>, Vec<Message<'static>>)>;
@@ -573,18 +636,11 @@ fn chat_messages(span: &Span<'_>, a: &Attributes<'_>) -> Result<Chat, String> {
         return Ok(None);
     }
     let (input, output) = match (a.input, a.output) {
-        (None, None) if !a.flat_input.is_empty() || !a.flat_output.is_empty() => {
-            let output = flat_messages(&a.flat_output, "llm.output_messages")?;
-            // Several output messages are choices when the call asked for several;
-            // otherwise the items of one answer (OpenInference's OpenAI instrumentation
-            // writes each item of a Responses API output as a message).
-            let choices = a.invocation.is_some_and(|text| {
-                let parameters = serde_json::from_str::<Value>(text).ok();
-                parameters.and_then(|p| p.get("n")?.as_u64()).unwrap_or(1) > 1
-            });
-            let output = if choices { output } else { one_turn(output) };
-            (flat_messages(&a.flat_input, "llm.input_messages")?, output)
-        }
+        (None, None) if !a.flat_input.is_empty() || !a.flat_output.is_empty() => (
+            flat_messages(&a.flat_input, "llm.input_messages")?,
+            one_turn(flat_messages(&a.flat_output, "llm.output_messages")?, a),
+        ),
+        // Each `gen_ai.choice` event is a choice.
         (None, None) => events(&span.events)?,
         _ => {
             let mut input = Vec::new();
@@ -595,7 +651,7 @@ fn chat_messages(span: &Span<'_>, a: &Attributes<'_>) -> Result<Chat, String> {
                 input.extend(messages(text, "gen_ai.input.messages")?);
             }
             let output = match a.output {
-                Some(text) => messages(text, "gen_ai.output.messages")?,
+                Some(text) => one_turn(messages(text, "gen_ai.output.messages")?, a),
                 None => Vec::new(),
             };
             (input, output)
@@ -692,10 +748,11 @@ fn messages(text: &str, attribute: &str) -> Result<Vec<Message<'static>>, String
 }
 
 /// The output messages of one call as the one model turn they are: their texts
-/// joined by newlines, their calls in order. Left as they are when their roles
-/// differ (then several outputs, an error).
-fn one_turn(output: Vec<Message<'static>>) -> Vec<Message<'static>> {
-    if output.len() < 2 || output.iter().any(|m| m.role() != output[0].role()) {
+/// joined by newlines, their calls in order. Left as they are when the call asked for
+/// several choices or their roles differ (then several outputs, an error).
+fn one_turn(output: Vec<Message<'static>>, a: &Attributes<'_>) -> Vec<Message<'static>> {
+    let roles_differ = || output.iter().any(|m| m.role() != output[0].role());
+    if output.len() < 2 || a.choices() || roles_differ() {
         return output;
     }
     let mut messages = output.into_iter();
