@@ -9,7 +9,9 @@ the token usage the items do not carry."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +27,9 @@ from openinference.instrumentation.openai_agents import (
     OpenAIAgentsInstrumentor as OpenInferenceInstrumentor,
 )
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+from opentelemetry.instrumentation.openai import (
+    OpenAIInstrumentor as OpenLLMetryOpenAIInstrumentor,
+)
 from opentelemetry.instrumentation.openai_agents import (
     OpenAIAgentsInstrumentor as OpenLLMetryInstrumentor,
 )
@@ -47,17 +52,20 @@ def exporter(*instrumented: tuple[Any, dict[str, Any]]) -> InMemorySpanExporter:
     return kept
 
 
-# Both conventions trace every run. OpenInference's instrumentation of the SDK (which
-# would replace the SDK's other trace processors unless told not to) and of its
+# Both conventions trace every run, each by its instrumentation of the SDK and of its
 # OpenAI client: each model call recorded twice, the client's span under the SDK's.
+# (OpenInference's of the SDK would replace the SDK's other trace processors unless
+# told not to.)
 EXPORTERS = {
-    "genai": exporter((OpenLLMetryInstrumentor(), {})),
+    "genai": exporter((OpenLLMetryInstrumentor(), {}), (OpenLLMetryOpenAIInstrumentor(), {})),
     "openinference": exporter(
         (OpenInferenceInstrumentor(), {"exclusive_processor": False}),
         (OpenInferenceOpenAIInstrumentor(), {}),
     ),
 }
-CLIENT_SCOPE = "openinference.instrumentation.openai"
+# The client instrumentations' spans: left out, each convention's trace is the SDK's
+# alone.
+CLIENT_SCOPES = {"opentelemetry.instrumentation.openai.v1", "openinference.instrumentation.openai"}
 
 
 @function_tool
@@ -88,13 +96,33 @@ def text(n: int, content: str) -> dict[str, Any]:
     }
 
 
-# The model's three responses: two searches, then its answer; each with its usage.
-OUTPUTS = [[call(1, "a")], [call(2, "b")], [text(3, "The answer is B.")]]
+@dataclass(frozen=True)
+class Script:
+    """The model's responses (the output items of each call), how many steps the run
+    has, and at which of them ``tokens(40)`` runs out (15 tokens after the first
+    call, 41 after the second)."""
+
+    outputs: list[list[dict[str, Any]]]
+    steps: int
+    exhausted_at: int
+
+
+ANSWER = text(3, "The answer is B.")
+SCRIPTS = {
+    # Two searches, one a turn, then the answer.
+    "a call a turn": Script([[call(1, "a")], [call(2, "b")], [ANSWER]], steps=5, exhausted_at=3),
+    # Two searches in one turn, which instrumentations write as two output messages.
+    "two calls in a turn": Script(
+        [[call(1, "a"), call(2, "b")], [ANSWER]], steps=4, exhausted_at=4
+    ),
+}
+# Each call's usage, in order.
 USAGE = [(10, 5), (20, 6), (30, 7)]
+RESPONSE_IDS = itertools.count(1)
 
 
-def model() -> OpenAIResponsesModel:
-    """The Responses API model of the SDK, its HTTP answered from ``OUTPUTS``."""
+def model(outputs: list[list[dict[str, Any]]]) -> OpenAIResponsesModel:
+    """The Responses API model of the SDK, its HTTP answered from ``outputs``."""
     requests: list[Any] = []
 
     def handler(request: Any) -> Any:
@@ -104,12 +132,14 @@ def model() -> OpenAIResponsesModel:
         return httpx2.Response(
             200,
             json={
-                "id": f"resp_{n}",
+                # Unique across runs: OpenLLMetry's client instrumentation keeps each
+                # response's data by its id, and traces no response it has seen.
+                "id": f"resp_{next(RESPONSE_IDS)}",
                 "object": "response",
                 "created_at": 1732492800,
                 "model": "gpt-4o",
                 "status": "completed",
-                "output": OUTPUTS[n - 1],
+                "output": outputs[n - 1],
                 "parallel_tool_calls": True,
                 "tool_choice": "auto",
                 "tools": [],
@@ -128,42 +158,56 @@ def model() -> OpenAIResponsesModel:
     return OpenAIResponsesModel(model="gpt-4o", openai_client=client)
 
 
-@pytest.fixture(scope="module")
-def run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """One traced run: its OTLP export by each instrumentation, and its item list."""
+@pytest.fixture(scope="module", params=list(SCRIPTS))
+def run(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Script, dict[str, Path]]:
+    """One traced run of a script: its OTLP export by each instrumentation (and by
+    each with its client's), and its item list."""
+    script = SCRIPTS[request.param]
     for kept in EXPORTERS.values():
         kept.clear()
-    agent = Agent(name="research", model=model(), tools=[search])
+    agent = Agent(name="research", model=model(script.outputs), tools=[search])
     result = asyncio.run(Runner.run(agent, "Find it"))
     assert result.final_output == "The answer is B."
     directory = tmp_path_factory.mktemp("otel")
     logs = {"items": directory / "items.json"}
     logs["items"].write_text(json.dumps(result.to_input_list()))
-    genai = EXPORTERS["genai"].get_finished_spans()
-    both = EXPORTERS["openinference"].get_finished_spans()
-    sdk = [s for s in both if s.instrumentation_scope.name != CLIENT_SCOPE]
-    traces = {"genai": genai, "openinference": sdk, "openinference-and-client": both}
-    for name, spans in traces.items():
-        logs[name] = directory / f"{name}.json"
-        logs[name].write_text(MessageToJson(encode_spans(spans)))
+    for name, kept in EXPORTERS.items():
+        both = kept.get_finished_spans()
+        sdk = [s for s in both if s.instrumentation_scope.name not in CLIENT_SCOPES]
+        for trace, spans in ((name, sdk), (f"{name}-and-client", both)):
+            logs[trace] = directory / f"{trace}.json"
+            logs[trace].write_text(MessageToJson(encode_spans(spans)))
+        # With the client's instrumentation, each model call is 2 chat spans.
+        chats = [s for s in both if chat(s)]
+        calls = len(script.outputs)
+        assert (len(chats), len([s for s in chats if s in sdk])) == (2 * calls, calls), name
 
-    def values(spans: Any, key: str) -> set[Any]:
-        return {s.attributes.get(key) for s in spans}
+    def values(name: str, key: str) -> set[Any]:
+        return {s.attributes.get(key) for s in EXPORTERS[name].get_finished_spans()}
 
     # Each in its own conventions: OpenInference's traces are read by its own.
-    assert values(genai, "gen_ai.operation.name") >= {"chat", "execute_tool"}
-    assert values(sdk, "openinference.span.kind") >= {"LLM", "TOOL", "AGENT"}
-    assert values(both, "gen_ai.operation.name") == {None}
-    # With the client's instrumentation, each of the 3 model calls is 2 LLM spans.
-    llm = [s for s in both if s.attributes.get("openinference.span.kind") == "LLM"]
-    assert (len(llm), len([s for s in llm if s in sdk])) == (6, 3)
-    return logs
+    assert values("genai", "gen_ai.operation.name") >= {"chat", "execute_tool"}
+    assert values("openinference", "openinference.span.kind") >= {"LLM", "TOOL", "AGENT"}
+    assert values("openinference", "gen_ai.operation.name") == {None}
+    return script, logs
 
 
-@pytest.fixture(params=["genai", "openinference", "openinference-and-client"])
-def logs(request: pytest.FixtureRequest, run: dict[str, Path]) -> tuple[Path, Path]:
-    """One instrumentation's trace of the run, and the run's item list."""
-    return run[request.param], run["items"]
+def chat(span: Any) -> bool:
+    """Whether ``span`` is a model call, in either convention."""
+    attributes = span.attributes
+    kind = attributes.get("openinference.span.kind")
+    return attributes.get("gen_ai.operation.name") == "chat" or kind == "LLM"
+
+
+@pytest.fixture(params=["genai", "genai-and-client", "openinference", "openinference-and-client"])
+def logs(
+    request: pytest.FixtureRequest, run: tuple[Script, dict[str, Path]]
+) -> tuple[Script, Path, Path]:
+    """The run's script, one instrumentation's trace of it, and its item list."""
+    script, logs = run
+    return script, logs[request.param], logs["items"]
 
 
 @pytest.mark.parametrize(
@@ -179,7 +223,7 @@ def logs(request: pytest.FixtureRequest, run: dict[str, Path]) -> tuple[Path, Pa
     ],
 )
 def test_the_trace_reads_as_the_runs_items(logs, stop):
-    trace, items = logs
+    script, trace, items = logs
     monitor = doneseq.Monitor(stop=stop)
     from_trace = replayed(monitor, {trace: "otel"})
     from_items = replayed(monitor, {items: "openai-responses"})
@@ -187,15 +231,15 @@ def test_the_trace_reads_as_the_runs_items(logs, stop):
     # the first call's tool call with another id), the same verdict at the same step.
     for key in ("kind", "steps", "answer", "fired", "recorded_steps"):
         assert from_trace[key] == from_items[key], key
-    assert from_trace["recorded_steps"] == 5
+    assert from_trace["recorded_steps"] == script.steps
 
 
 def test_the_trace_carries_the_token_usage(logs):
-    trace, items = logs
+    script, trace, items = logs
     monitor = doneseq.Monitor(stop="tokens(40)")
     from_trace = replayed(monitor, {trace: "otel"})
-    assert from_trace["recorded_tokens"] == sum(i + o for i, o in USAGE)
-    # 15 after the first call, 41 after the second: the run's third step.
-    assert (from_trace["kind"], from_trace["steps"]) == ("exhausted", 3)
+    calls = len(script.outputs)
+    assert from_trace["recorded_tokens"] == sum(i + o for i, o in USAGE[:calls])
+    assert (from_trace["kind"], from_trace["steps"]) == ("exhausted", script.exhausted_at)
     # The item list has no usage: the budget never runs out there.
     assert replayed(monitor, {items: "openai-responses"})["kind"] is None
