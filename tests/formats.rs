@@ -603,10 +603,20 @@ fn otel_a_call_recorded_by_two_layers_is_read_once_and_an_answers_items_are_one_
             expected
         );
     }
-    // In a trace of its own but not within the framework's call: another call.
+    // In a trace of its own but not within the framework's call, or within it with
+    // the same answer to another question (a run alongside): another call.
     let apart = otel_span_until("t2", "3", 7_000_000, 8_000_000, &inner.join(","));
-    let messages = read(&otel_export(&[agent, framework, apart]), Format::Otel).unwrap();
+    let messages = read(
+        &otel_export(&[agent.clone(), framework.clone(), apart]),
+        Format::Otel,
+    )
+    .unwrap();
     assert_eq!(messages.len(), 5, "{}", summary(&messages));
+    let other = inner.join(",").replace("\"Go\"", "\"Other\"");
+    let alongside = otel_span_until("t2", "3", 3_000_000, 5_000_000, &other);
+    let messages = read(&otel_export(&[agent, framework, alongside]), Format::Otel).unwrap();
+    assert_eq!(messages.len(), 5, "{}", summary(&messages));
+    assert_eq!(messages[3].content(), "Other");
     // Asked for two choices, the two outputs are alternatives: refused.
     let choices: Vec<String> = (llm.iter().cloned())
         .chain(call(0, "search"))

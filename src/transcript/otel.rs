@@ -573,7 +573,8 @@ pub(super) fn read<'a>(
 /// The chat spans (indices into `spans`) that are a call another chat span records
 /// too, by another layer (an agent framework's instrumentation and its model
 /// client's): below it (a descendant), or, as layers that write separate traces do,
-/// within its time with the same output. The outer span, placed among the
+/// within its time with the same messages (its input's but the system prompt, which
+/// only one layer may show, and its output). The outer span, placed among the
 /// framework's agent and tool spans, is read; the inner one is not a step.
 fn inner_calls(spans: &[Span<'_>], chats: &[Chat]) -> HashSet<usize> {
     let mut inner = HashSet::new();
@@ -594,19 +595,24 @@ fn inner_calls(spans: &[Span<'_>], chats: &[Chat]) -> HashSet<usize> {
             parent = parent_of(j);
         }
     }
-    // The same output within another's time (ties: the first span is the outer).
-    let mut by_output: HashMap<Vec<u64>, Vec<usize>> = HashMap::new();
+    // The same messages within another's time (ties: the first span is the outer).
+    let mut by_messages: HashMap<Vec<u64>, Vec<usize>> = HashMap::new();
     for (i, chat) in chats.iter().enumerate() {
-        if let Some((_, output)) = chat {
+        if let Some((input, output)) = chat {
             let mut signed = Vec::new();
+            for message in input.iter().filter(|m| m.role() != Role::System) {
+                signatures(message, &mut signed);
+            }
+            // Where the input ends: an input message is not an output one.
+            signed.push(0);
             for message in output {
                 signatures(message, &mut signed);
             }
-            by_output.entry(signed).or_default().push(i);
+            by_messages.entry(signed).or_default().push(i);
         }
     }
     let time = |i: usize| Some((spans[i].start?.0, spans[i].end?.0));
-    for same in by_output.values().filter(|same| same.len() > 1) {
+    for same in by_messages.values().filter(|same| same.len() > 1) {
         for &b in same {
             let Some((start, end)) = time(b) else {
                 continue;
