@@ -4,7 +4,8 @@ Phoenix's conventions) tracing the same real run of the Agents SDK, whose model
 answers offline through the OpenAI client's own HTTP transport, each one's spans
 exported as OTLP JSON by OpenTelemetry's own encoder. Each trace must read to the run
 the SDK's own item list (``to_input_list()``) reads to, whatever the stop rule, with
-the token usage the items do not carry."""
+the token usage the items do not carry. And Pydantic AI's own instrumentation (what
+Logfire shows) of a run of its function model, read to the run's own messages."""
 
 from __future__ import annotations
 
@@ -36,17 +37,33 @@ from opentelemetry.instrumentation.openai_agents import (
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from pydantic_ai import Agent as PydanticAgent
+from pydantic_ai.messages import (
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
+from pydantic_ai.models.function import FunctionModel
+from pydantic_ai.models.instrumented import InstrumentationSettings
 from recorded_runs import replayed
 
 import doneseq
 
 
-def exporter(*instrumented: tuple[Any, dict[str, Any]]) -> InMemorySpanExporter:
-    """The spans the instrumentors make (each given with its options), kept in
-    memory: each convention traces to its own provider."""
+def kept_spans() -> tuple[InMemorySpanExporter, TracerProvider]:
+    """A tracer provider whose spans are kept in memory, and where."""
     kept = InMemorySpanExporter()
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(kept))
+    return kept, provider
+
+
+def exporter(*instrumented: tuple[Any, dict[str, Any]]) -> InMemorySpanExporter:
+    """The spans the instrumentors make (each given with its options), kept in
+    memory: each convention traces to its own provider."""
+    kept, provider = kept_spans()
     for instrumentor, options in instrumented:
         instrumentor.instrument(tracer_provider=provider, **options)
     return kept
@@ -210,18 +227,18 @@ def logs(
     return script, logs[request.param], logs["items"]
 
 
-@pytest.mark.parametrize(
-    "stop",
-    [
-        'seq("T[search], A")',
-        'seq("T[search], A, T[search], A, L")',
-        "tool(search, executed)",
-        "no_tool_calls",
-        "max_model_calls(2)",
-        "max_turns(4)",
-        "loop(repeats=2)",
-    ],
-)
+STOPS = [
+    'seq("T[search], A")',
+    'seq("T[search], A, T[search], A, L")',
+    "tool(search, executed)",
+    "no_tool_calls",
+    "max_model_calls(2)",
+    "max_turns(4)",
+    "loop(repeats=2)",
+]
+
+
+@pytest.mark.parametrize("stop", STOPS)
 def test_the_trace_reads_as_the_runs_items(logs, stop):
     script, trace, items = logs
     monitor = doneseq.Monitor(stop=stop)
@@ -243,3 +260,95 @@ def test_the_trace_carries_the_token_usage(logs):
     assert (from_trace["kind"], from_trace["steps"]) == ("exhausted", script.exhausted_at)
     # The item list has no usage: the budget never runs out there.
     assert replayed(monitor, {items: "openai-responses"})["kind"] is None
+
+
+def doneseq_lines(messages: list[Any]) -> str:
+    """Pydantic AI's messages of a run as doneseq's JSONL: each prompt, tool return and
+    model response a line (a part this test does not know fails it)."""
+    lines: list[dict[str, Any]] = []
+    for message in messages:
+        if isinstance(message, ModelResponse):
+            texts = [p.content for p in message.parts if isinstance(p, TextPart)]
+            calls = [p for p in message.parts if isinstance(p, ToolCallPart)]
+            assert len(texts) + len(calls) == len(message.parts), message
+            usage = message.usage
+            lines.append(
+                {
+                    "role": "llm",
+                    "content": "\n".join(texts),
+                    "tool_calls": [
+                        {"id": c.tool_call_id, "name": c.tool_name, "arguments": c.args_as_dict()}
+                        for c in calls
+                    ],
+                    "usage": {
+                        "input_tokens": usage.input_tokens,
+                        "output_tokens": usage.output_tokens,
+                    },
+                }
+            )
+            continue
+        for part in message.parts:
+            if isinstance(part, UserPromptPart):
+                lines.append({"role": "user", "content": part.content})
+            elif isinstance(part, ToolReturnPart):
+                content = part.model_response_str()
+                lines.append(
+                    {"role": "agent", "content": content, "tool_call_id": part.tool_call_id}
+                )
+            else:
+                raise AssertionError(f"a part this test does not convert: {part!r}")
+    return "".join(json.dumps(line) + "\n" for line in lines)
+
+
+@pytest.fixture(scope="module")
+def pydantic_ai_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A Pydantic AI run (its function model: a text and two searches in a turn, then
+    the answer), traced by its own instrumentation: the OTLP export, and the run's
+    messages as doneseq's JSONL."""
+    kept, provider = kept_spans()
+    responses = iter(
+        [
+            ModelResponse(
+                parts=[
+                    TextPart("Let me look."),
+                    ToolCallPart("search", {"query": "a"}, tool_call_id="c1"),
+                    ToolCallPart("search", {"query": "b"}, tool_call_id="c2"),
+                ]
+            ),
+            ModelResponse(parts=[TextPart("The answer is B.")]),
+        ]
+    )
+    agent = PydanticAgent(
+        FunctionModel(lambda messages, info: next(responses)),
+        name="research",
+        instructions="Be brief.",
+    )
+    agent.instrument = InstrumentationSettings(tracer_provider=provider)
+
+    @agent.tool_plain
+    def search(query: str) -> str:
+        """Searches the web."""
+        return f"results for {query}"
+
+    result = agent.run_sync("Find it")
+    assert result.output == "The answer is B."
+    spans = kept.get_finished_spans()
+    assert {s.attributes.get("gen_ai.operation.name") for s in spans} >= {"chat", "execute_tool"}
+    directory = tmp_path_factory.mktemp("pydantic-ai")
+    trace, messages = directory / "trace.json", directory / "messages.jsonl"
+    trace.write_text(MessageToJson(encode_spans(spans)))
+    messages.write_text(doneseq_lines(result.all_messages()))
+    return trace, messages
+
+
+@pytest.mark.parametrize("stop", [*STOPS, "tokens(60)"])
+def test_pydantic_ais_trace_reads_as_its_messages(pydantic_ai_run, stop):
+    trace, messages = pydantic_ai_run
+    monitor = doneseq.Monitor(stop=stop)
+    from_trace = replayed(monitor, {trace: "otel"})
+    from_messages = replayed(monitor, {messages: "jsonl"})
+    keys = ("kind", "steps", "answer", "fired", "recorded_steps", "recorded_tokens")
+    for key in keys:
+        assert from_trace[key] == from_messages[key], key
+    # The turn of two calls, their two results, the answer.
+    assert from_trace["recorded_steps"] == 4
