@@ -1,0 +1,109 @@
+//! A span's attributes, read once: the GenAI conventions' and, where a span has no
+//! GenAI operation, OpenInference's mapped onto them.
+
+use serde_json::Value;
+
+use super::spans::{AnyValue, KeyValue};
+
+/// The span's attributes this reader uses.
+#[derive(Default)]
+pub(super) struct Attributes<'s> {
+    pub(super) operation: Option<&'s str>,
+    pub(super) input: Option<&'s str>,
+    pub(super) output: Option<&'s str>,
+    pub(super) system: Option<&'s str>,
+    pub(super) tool_name: Option<&'s str>,
+    pub(super) tool_call_id: Option<&'s str>,
+    pub(super) tool_result: Option<&'s AnyValue>,
+    pub(super) agent: Option<&'s str>,
+    pub(super) input_tokens: Option<u64>,
+    pub(super) output_tokens: Option<u64>,
+    /// OpenInference's messages, flattened into attributes: each
+    /// `llm.input_messages.<rest>` (or `llm.output_messages.<rest>`) as its rest and
+    /// value.
+    pub(super) flat_input: Vec<(&'s str, &'s AnyValue)>,
+    pub(super) flat_output: Vec<(&'s str, &'s AnyValue)>,
+    /// How many choices the call asked for: `gen_ai.request.choice.count`, or the
+    /// `n` of OpenInference's `llm.invocation_parameters` (JSON).
+    pub(super) choice_count: Option<u64>,
+    pub(super) invocation: Option<&'s str>,
+}
+
+impl Attributes<'_> {
+    /// Whether the call asked for several choices: then its several output messages
+    /// are alternatives; otherwise they are the items of one answer (OpenLLMetry's
+    /// OpenAI Agents instrumentation and OpenInference's OpenAI instrumentation write
+    /// each item of a Responses API output as a message).
+    pub(super) fn choices(&self) -> bool {
+        let n = self.choice_count.or_else(|| {
+            let parameters = serde_json::from_str::<Value>(self.invocation?).ok()?;
+            parameters.get("n")?.as_u64()
+        });
+        n.is_some_and(|n| n > 1)
+    }
+}
+
+pub(super) fn attributes<'s>(list: &'s [KeyValue<'_>]) -> Attributes<'s> {
+    let mut a = Attributes::default();
+    // OpenInference's attributes where the GenAI conventions have others, read where
+    // a span has no GenAI one; its span kind, and its `output.value`.
+    let mut oi = Attributes::default();
+    let (mut kind, mut output_value) = (None, None);
+    for kv in list {
+        let Some(value) = &kv.value else { continue };
+        let key = &*kv.key.0;
+        if let Some(rest) = key.strip_prefix("llm.input_messages.") {
+            a.flat_input.push((rest, value));
+            continue;
+        }
+        if let Some(rest) = key.strip_prefix("llm.output_messages.") {
+            a.flat_output.push((rest, value));
+            continue;
+        }
+        match key {
+            "openinference.span.kind" => kind = value.text(),
+            "tool.name" => oi.tool_name = value.text(),
+            "tool.id" => oi.tool_call_id = value.text(),
+            "output.value" => output_value = Some(value),
+            "agent.name" => oi.agent = value.text(),
+            "llm.token_count.prompt" => oi.input_tokens = value.number(),
+            "llm.token_count.completion" => oi.output_tokens = value.number(),
+            "llm.invocation_parameters" => a.invocation = value.text(),
+            "gen_ai.operation.name" => a.operation = value.text(),
+            "gen_ai.input.messages" => a.input = value.text(),
+            "gen_ai.output.messages" => a.output = value.text(),
+            "gen_ai.system_instructions" => a.system = value.text(),
+            "gen_ai.tool.name" => a.tool_name = value.text(),
+            "gen_ai.tool.call.id" => a.tool_call_id = value.text(),
+            "gen_ai.tool.call.result" => a.tool_result = Some(value),
+            "gen_ai.agent.name" => a.agent = value.text(),
+            "gen_ai.request.choice.count" => a.choice_count = value.number(),
+            "gen_ai.usage.input_tokens" | "gen_ai.usage.prompt_tokens" => {
+                a.input_tokens = value.number();
+            }
+            "gen_ai.usage.output_tokens" | "gen_ai.usage.completion_tokens" => {
+                a.output_tokens = value.number();
+            }
+            _ => {}
+        }
+    }
+    // An OpenInference span (a span the GenAI conventions do not name): an `LLM` span
+    // is a chat call, a `TOOL` span a tool's run (its `output.value` the result), any
+    // other kind (`AGENT`, `CHAIN`, `RETRIEVER`, ...) not a step.
+    if a.operation.is_none() {
+        a.operation = kind.map(|kind| match kind {
+            "LLM" => "chat",
+            "TOOL" => "execute_tool",
+            other => other,
+        });
+        if kind == Some("TOOL") {
+            a.tool_result = a.tool_result.or(output_value);
+        }
+    }
+    a.tool_name = a.tool_name.or(oi.tool_name);
+    a.tool_call_id = a.tool_call_id.or(oi.tool_call_id);
+    a.agent = a.agent.or(oi.agent);
+    a.input_tokens = a.input_tokens.or(oi.input_tokens);
+    a.output_tokens = a.output_tokens.or(oi.output_tokens);
+    a
+}
