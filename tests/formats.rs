@@ -132,6 +132,14 @@ fn otel_openinference_spans_from_the_openai_agents_instrumentation() {
 }
 
 #[test]
+fn otel_openinference_spans_from_the_langchain_instrumentation() {
+    // Written by OpenInference's LangChain instrumentation tracing a LangGraph ReAct
+    // agent: its chains carry the messages too (not steps); its tool spans' output is
+    // LangChain's tool message as JSON, whose content is the result.
+    insta::assert_snapshot!(sample("otel-openinference-langgraph.json", Format::Otel));
+}
+
+#[test]
 fn otel_genai_events_one_export_per_line() {
     insta::assert_snapshot!(sample("otel-genai-events.jsonl", Format::Otel));
 }
@@ -652,6 +660,51 @@ fn otel_a_call_recorded_by_two_layers_is_read_once_and_an_answers_items_are_one_
         err.message
             .starts_with("a chat span with 2 output messages (choices)"),
         "{err}"
+    );
+}
+
+#[test]
+fn otel_an_openinference_tool_output_is_read_as_its_framework_wrote_it() {
+    let kv = |key: &str, value: &str| otel_kv(key, value);
+    let llm = [
+        kv("openinference.span.kind", "LLM"),
+        kv("llm.output_messages.0.message.role", "assistant"),
+        kv(
+            "llm.output_messages.0.message.tool_calls.0.tool_call.id",
+            "c1",
+        ),
+        kv(
+            "llm.output_messages.0.message.tool_calls.0.tool_call.function.name",
+            "search",
+        ),
+    ];
+    let tool = |output: &str| {
+        [
+            kv("openinference.span.kind", "TOOL"),
+            kv("tool.name", "search"),
+            kv("output.value", output),
+        ]
+        .join(",")
+    };
+    let read_tool = |output: &str| {
+        let spans = [
+            otel_span("t1", "1", 1_000_000, &llm.join(",")),
+            otel_span("t1", "2", 3_000_000, &tool(output)),
+        ];
+        let messages = read(&otel_export(&spans), Format::Otel).unwrap();
+        summary(&messages[1..])
+    };
+    // LangChain's tool message: its content, and the call it names.
+    assert_eq!(
+        read_tool(
+            r#"{"type": "tool", "data": {"content": "found", "type": "tool", "name": "search", "tool_call_id": "c1", "status": "success"}}"#
+        ),
+        "0 agent \"found\" answers=c1 tool=search at=3ms\n"
+    );
+    // Any other output: as it is (no later call shows the result).
+    assert_eq!(
+        read_tool(r#"{"hits": 3}"#),
+        "0 agent \"{\\\"hits\\\": 3}\" answers=c1 tool=search at=3ms\n"
     );
 }
 

@@ -26,6 +26,7 @@ const FORMAT_SAMPLES: &[&str] = &[
     "openai-responses.json",
     "otel-genai-events.jsonl",
     "otel-genai.json",
+    "otel-openinference-langgraph.json",
     "otel-openinference.json",
 ];
 

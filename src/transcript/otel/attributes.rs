@@ -15,6 +15,10 @@ pub(super) struct Attributes<'s> {
     pub(super) tool_name: Option<&'s str>,
     pub(super) tool_call_id: Option<&'s str>,
     pub(super) tool_result: Option<&'s AnyValue>,
+    /// An OpenInference tool span's `output.value`: the tool's return as the framework
+    /// wrote it (LangChain's, a message as JSON), where the GenAI conventions record
+    /// the result.
+    pub(super) tool_output: Option<&'s AnyValue>,
     pub(super) agent: Option<&'s str>,
     pub(super) input_tokens: Option<u64>,
     pub(super) output_tokens: Option<u64>,
@@ -97,7 +101,7 @@ pub(super) fn attributes<'s>(list: &'s [KeyValue<'_>]) -> Attributes<'s> {
             other => other,
         });
         if kind == Some("TOOL") {
-            a.tool_result = a.tool_result.or(output_value);
+            a.tool_output = output_value;
         }
     }
     a.tool_name = a.tool_name.or(oi.tool_name);

@@ -33,7 +33,7 @@ use serde_json::Value;
 
 use self::attributes::{Attributes, attributes};
 use self::genai::{events, json_text, messages, system_messages};
-use self::openinference::flat_messages;
+use self::openinference::{flat_messages, langchain_tool_message};
 pub(super) use self::spans::Export;
 use self::spans::{Nanos, Span};
 use super::record::{Context, Failure, Out};
@@ -214,14 +214,19 @@ pub(super) fn read<'a>(
         let problem = |m: String| Failure::message(within, m);
         match a.operation {
             Some("execute_tool") => {
-                let call_id = answered(&mut cx.otel.pending, a.tool_name, a.tool_call_id);
+                // An OpenInference tool span's output: LangChain's message, its
+                // content and call; else the result as the next call's input shows it
+                // (the output is the tool's return as its framework wrote it).
+                let message = a.tool_output.and_then(langchain_tool_message);
+                let (from_message, message_id) = message.unzip();
+                let message_id = message_id.flatten();
+                let id = a.tool_call_id.or(message_id.as_deref());
+                let call_id = answered(&mut cx.otel.pending, a.tool_name, id);
+                let shown = || call_id.as_ref().and_then(|id| responses.get(id)).cloned();
+                let output = || a.tool_output.map(|v| json_text(Some(&v.json())));
                 let content = match a.tool_result {
-                    None => call_id
-                        .as_ref()
-                        .and_then(|id| responses.get(id))
-                        .cloned()
-                        .unwrap_or_default(),
                     Some(v) => json_text(Some(&v.json())),
+                    None => (from_message.or_else(shown).or_else(output)).unwrap_or_default(),
                 };
                 if cx.otel.fresh.len() < MAX_PENDING {
                     cx.otel.fresh.push(content.clone());

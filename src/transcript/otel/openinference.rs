@@ -1,9 +1,25 @@
 //! OpenInference's messages, flattened into span attributes
 //! (`llm.input_messages.<i>.message.role`, ...), regrouped into messages.
 
+use serde_json::Value;
+
 use super::genai::{json_text, role_named};
 use super::spans::AnyValue;
 use crate::{Message, Role, ToolCall};
+
+/// A tool span's `output.value` as LangChain's instrumentation writes it, the tool's
+/// message serialized (`{"type": "tool", "data": {"content", "tool_call_id", ...}}`):
+/// its content and the call it answers. `None` for any other output.
+pub(super) fn langchain_tool_message(output: &AnyValue) -> Option<(String, Option<String>)> {
+    let value: Value = serde_json::from_str(output.text()?).ok()?;
+    if value.get("type")?.as_str()? != "tool" {
+        return None;
+    }
+    let data = value.get("data")?;
+    let content = json_text(Some(data.get("content")?));
+    let id = data.get("tool_call_id").and_then(Value::as_str);
+    Some((content, id.map(str::to_owned)))
+}
 
 /// OpenInference's messages, flattened into attributes (`<attribute>.<i>.message.<field>`,
 /// given here as `<i>.message.<field>`): `role`, `content` (or the texts of
