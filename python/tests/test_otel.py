@@ -5,7 +5,8 @@ answers offline through the OpenAI client's own HTTP transport, each one's spans
 exported as OTLP JSON by OpenTelemetry's own encoder. Each trace must read to the run
 the SDK's own item list (``to_input_list()``) reads to, whatever the stop rule, with
 the token usage the items do not carry. And Pydantic AI's own instrumentation (what
-Logfire shows) of a run of its function model, read to the run's own messages."""
+Logfire shows) of a run of its function model, and OpenInference's LangChain
+instrumentation of a LangGraph agent, each read to the run's own messages."""
 
 from __future__ import annotations
 
@@ -20,7 +21,12 @@ import httpx2
 import pytest
 from agents import Agent, OpenAIResponsesModel, Runner, function_tool
 from google.protobuf.json_format import MessageToJson
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+from langchain_core.tools import tool
+from langgraph.prebuilt import create_react_agent
 from openai import AsyncOpenAI
+from openinference.instrumentation.langchain import LangChainInstrumentor
 from openinference.instrumentation.openai import (
     OpenAIInstrumentor as OpenInferenceOpenAIInstrumentor,
 )
@@ -351,4 +357,96 @@ def test_pydantic_ais_trace_reads_as_its_messages(pydantic_ai_run, stop):
     for key in keys:
         assert from_trace[key] == from_messages[key], key
     # The turn of two calls, their two results, the answer.
+    assert from_trace["recorded_steps"] == 4
+
+
+def langchain_lines(messages: list[Any]) -> str:
+    """LangChain's messages of a run as doneseq's JSONL (a message this test does not
+    know fails it)."""
+    lines: list[dict[str, Any]] = []
+    for message in messages:
+        if isinstance(message, HumanMessage):
+            lines.append({"role": "user", "content": message.content})
+        elif isinstance(message, AIMessage):
+            usage = message.usage_metadata or {}
+            lines.append(
+                {
+                    "role": "llm",
+                    "content": message.content,
+                    "tool_calls": [
+                        {"id": c["id"], "name": c["name"], "arguments": c["args"]}
+                        for c in message.tool_calls
+                    ],
+                    "usage": {
+                        "input_tokens": usage.get("input_tokens", 0),
+                        "output_tokens": usage.get("output_tokens", 0),
+                    },
+                }
+            )
+        elif isinstance(message, ToolMessage):
+            content = message.content
+            lines.append(
+                {"role": "agent", "content": content, "tool_call_id": message.tool_call_id}
+            )
+        else:
+            raise AssertionError(f"a message this test does not convert: {message!r}")
+    return "".join(json.dumps(line) + "\n" for line in lines)
+
+
+class ToolCallingFake(GenericFakeChatModel):
+    """LangChain's fake chat model, its answers given, with tools bound (which the
+    ReAct agent asks for)."""
+
+    def bind_tools(self, tools: Any, **options: Any) -> Any:
+        return self
+
+
+@pytest.fixture(scope="module")
+def langgraph_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A LangGraph ReAct agent's run (a text and two searches in a turn, then the
+    answer), traced by OpenInference's LangChain instrumentation: the OTLP export,
+    and the run's messages as doneseq's JSONL."""
+    kept, provider = kept_spans()
+    LangChainInstrumentor().instrument(tracer_provider=provider)
+    calls = [
+        {"name": "search", "args": {"query": "a"}, "id": "c1"},
+        {"name": "search", "args": {"query": "b"}, "id": "c2"},
+    ]
+    usage = [{"input_tokens": i, "output_tokens": o, "total_tokens": i + o} for i, o in USAGE]
+    answers = [
+        AIMessage(content="Let me look.", tool_calls=calls, usage_metadata=usage[0]),
+        AIMessage(content="The answer is B.", usage_metadata=usage[1]),
+    ]
+
+    @tool
+    def search(query: str) -> str:
+        """Searches the web."""
+        return f"results for {query}"
+
+    try:
+        model = ToolCallingFake(messages=iter(answers))
+        agent = create_react_agent(model, [search], prompt="Be brief.", name="research")
+        result = agent.invoke({"messages": [("user", "Find it")]})
+    finally:
+        LangChainInstrumentor().uninstrument()
+    assert result["messages"][-1].content == "The answer is B."
+    spans = kept.get_finished_spans()
+    kinds = {s.attributes.get("openinference.span.kind") for s in spans}
+    assert kinds >= {"LLM", "TOOL", "CHAIN"}
+    directory = tmp_path_factory.mktemp("langgraph")
+    trace, messages = directory / "trace.json", directory / "messages.jsonl"
+    trace.write_text(MessageToJson(encode_spans(spans)))
+    messages.write_text(langchain_lines(result["messages"]))
+    return trace, messages
+
+
+@pytest.mark.parametrize("stop", [*STOPS, "tokens(20)", 'seq("C[results for b]")'])
+def test_langgraphs_trace_reads_as_its_messages(langgraph_run, stop):
+    trace, messages = langgraph_run
+    monitor = doneseq.Monitor(stop=stop)
+    from_trace = replayed(monitor, {trace: "otel"})
+    from_messages = replayed(monitor, {messages: "jsonl"})
+    keys = ("kind", "steps", "answer", "fired", "recorded_steps", "recorded_tokens")
+    for key in keys:
+        assert from_trace[key] == from_messages[key], key
     assert from_trace["recorded_steps"] == 4
