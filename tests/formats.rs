@@ -750,6 +750,13 @@ fn otel_spans_that_give_no_message_or_wrong_attributes_are_errors() {
             .starts_with("none of the transcript's 1 chat spans carries its messages"),
         "{err}"
     );
+    // What to set, and where the content went otherwise.
+    assert!(
+        err.message
+            .contains("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY")
+            && err.message.contains("as log records"),
+        "{err}"
+    );
     // OpenInference's flattened messages, wrong: the attribute and the field named.
     let llm = |attrs: &[(&str, &str)]| {
         let mut list = vec![otel_kv("openinference.span.kind", "LLM")];

@@ -99,9 +99,11 @@ impl History {
         } else if chats > 0 {
             format!(
                 "none of the transcript's {chats} chat spans carries its messages (the \
-                 instrumentation recorded them without their content: OpenTelemetry's GenAI \
-                 instrumentations record it with \
-                 OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true)"
+                 instrumentation recorded them without their content: OpenTelemetry's own \
+                 GenAI instrumentations record it on spans with \
+                 OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental and \
+                 OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY; otherwise, \
+                 with =true, as log records, which a trace export does not hold)"
             )
         } else {
             format!(
