@@ -379,20 +379,20 @@ fn inner_calls(spans: &[Span<'_>], chats: &[Chat]) -> HashSet<usize> {
             by_messages.entry(signed).or_default().push(i);
         }
     }
-    let time = |i: usize| Some((spans[i].start?.0, spans[i].end?.0));
+    // In one sweep (a hostile export of many alike spans must not cost their square):
+    // by start, the longer first (then the first span), each span is within one
+    // before it if one of those ends no earlier.
     for same in by_messages.values().filter(|same| same.len() > 1) {
-        for &b in same {
-            let Some((start, end)) = time(b) else {
-                continue;
-            };
-            let within = |a: usize| {
-                time(a).is_some_and(|(s, e)| {
-                    s <= start && end <= e && ((s, e) != (start, end) || a < b)
-                })
-            };
-            if same.iter().any(|&a| a != b && within(a)) {
-                inner.insert(b);
+        let mut timed: Vec<(u64, std::cmp::Reverse<u64>, usize)> = (same.iter())
+            .filter_map(|&i| Some((spans[i].start?.0, std::cmp::Reverse(spans[i].end?.0), i)))
+            .collect();
+        timed.sort_unstable();
+        let mut latest_end = None;
+        for (_, std::cmp::Reverse(end), i) in timed {
+            if latest_end.is_some_and(|latest| latest >= end) {
+                inner.insert(i);
             }
+            latest_end = latest_end.max(Some(end));
         }
     }
     inner
