@@ -1,7 +1,7 @@
 //! Transcript readers (feature `json`): doneseq's JSONL, and the logs of OpenAI
 //! (Chat Completions and the Responses API), Anthropic, AutoGen, Langroid and
-//! OpenTelemetry traces (GenAI and OpenInference spans), each format detected from the content by
-//! [`Format::Auto`].
+//! OpenTelemetry traces (GenAI and OpenInference spans), each format detected from
+//! the content by [`Format::Auto`].
 //!
 //! [`Reader::next_borrowed`] gives each message borrowing its texts from the line (a
 //! replay of one message a line copies no text but the strings it decodes from
@@ -797,12 +797,10 @@ impl<R: BufRead> State<R> {
             None => Ok(()),
             Some(problem) => {
                 let (format, names) = self.format_named();
+                let at = self.line.max(1);
                 Err(TranscriptError {
-                    line: self.line.max(1),
-                    column: None,
-                    kind: Kind::Message,
-                    message: format!("{problem}; {names}"),
                     format: Some(format),
+                    ..TranscriptError::at(at, Kind::Message, format!("{problem}; {names}"))
                 })
             }
         }

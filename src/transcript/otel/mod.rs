@@ -32,10 +32,10 @@ use std::collections::{HashMap, HashSet};
 use serde_json::Value;
 
 use self::attributes::{Attributes, attributes};
-use self::genai::{events, json_text, messages, system_messages};
+use self::genai::{events, messages, system_messages};
 use self::openinference::{flat_messages, langchain_tool_message};
 pub(super) use self::spans::Export;
-use self::spans::{Nanos, Span};
+use self::spans::{AnyValue, Nanos, Span};
 use super::record::{Context, Failure, Out};
 use crate::{Message, Role, Usage};
 
@@ -225,9 +225,9 @@ pub(super) fn read<'a>(
                 let id = a.tool_call_id.or(message_id.as_deref());
                 let call_id = answered(&mut cx.otel.pending, a.tool_name, id);
                 let shown = || call_id.as_ref().and_then(|id| responses.get(id)).cloned();
-                let output = || a.tool_output.map(|v| json_text(Some(&v.json())));
+                let output = || a.tool_output.map(AnyValue::to_text);
                 let content = match a.tool_result {
-                    Some(v) => json_text(Some(&v.json())),
+                    Some(v) => v.to_text(),
                     None => (from_message.or_else(shown).or_else(output)).unwrap_or_default(),
                 };
                 if cx.otel.fresh.len() < MAX_PENDING {
@@ -287,14 +287,13 @@ pub(super) fn read<'a>(
                     // A tool's result read from its execute_tool span already: the
                     // call it answers is, or a span gave its text since the last call
                     // (each such text answers one result).
-                    let mut seen = |m: &Message<'_>| {
-                        let text = fresh.iter().position(|t| t == m.content());
+                    let seen = message.role == Role::Agent && {
+                        let text = fresh.iter().position(|t| t == message.content());
                         let by_text = text.map(|at| fresh.swap_remove(at)).is_some();
-                        let by_id =
-                            (m.tool_call_id()).is_some_and(|id| cx.otel.results.contains(id));
-                        by_id || by_text
+                        let id = message.tool_call_id();
+                        by_text || id.is_some_and(|id| cx.otel.results.contains(id))
                     };
-                    if message.role != Role::Agent || !seen(message) {
+                    if !seen {
                         let mut message = message.clone();
                         if let Some(e) = elapsed(span.start) {
                             message = message.with_elapsed(e);

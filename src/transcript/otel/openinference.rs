@@ -71,16 +71,14 @@ fn flat_message(fields: &[(usize, &str, &AnyValue)], at: &str) -> Result<Message
             "function_call_name" => function = Some(string(field, value)?),
             "function_call_arguments_json" => function_arguments = Some(value),
             _ => {
-                if let Some(rest) = field.strip_prefix("contents.") {
-                    if let Some((j, "message_content.text")) = indexed(rest) {
-                        texts.push((j, string(field, value)?));
-                    }
-                } else if let Some(rest) = field.strip_prefix("tool_calls.") {
-                    if let Some((j, f)) = indexed(rest) {
-                        if let Some(f) = f.strip_prefix("tool_call.") {
-                            calls.push((j, f, value));
-                        }
-                    }
+                let content = field.strip_prefix("contents.").and_then(indexed);
+                let call = field.strip_prefix("tool_calls.").and_then(indexed);
+                if let Some((j, "message_content.text")) = content {
+                    texts.push((j, string(field, value)?));
+                } else if let Some((j, Some(f))) =
+                    call.map(|(j, f)| (j, f.strip_prefix("tool_call.")))
+                {
+                    calls.push((j, f, value));
                 }
             }
         }
@@ -104,7 +102,7 @@ fn flat_message(fields: &[(usize, &str, &AnyValue)], at: &str) -> Result<Message
             .and_then(AnyValue::text)
             .filter(|n| !n.is_empty())
             .ok_or_else(|| format!("{at}.message.tool_calls.{j} has no tool_call.function.name"))?;
-        let arguments = json_text(field("function.arguments").map(AnyValue::json).as_ref());
+        let arguments = field("function.arguments").map_or_else(String::new, AnyValue::to_text);
         let mut tool_call = ToolCall::new(name.to_owned(), arguments);
         if let Some(id) = field("id").and_then(AnyValue::text) {
             tool_call = tool_call.with_id(id.to_owned());
@@ -116,7 +114,7 @@ fn flat_message(fields: &[(usize, &str, &AnyValue)], at: &str) -> Result<Message
             // A function's result names the function.
             message = message.with_tool_name(function.to_owned());
         } else {
-            let arguments = json_text(function_arguments.map(AnyValue::json).as_ref());
+            let arguments = function_arguments.map_or_else(String::new, AnyValue::to_text);
             message
                 .tool_calls
                 .push(ToolCall::new(function.to_owned(), arguments));

@@ -109,6 +109,14 @@ impl AnyValue {
             .or_else(|| self.double.and_then(whole))
     }
 
+    /// The value as a message's text: a string as it is, any other value as JSON.
+    pub(super) fn to_text(&self) -> String {
+        match &self.string {
+            Some(s) => s.clone(),
+            None => super::genai::json_text(Some(&self.json())),
+        }
+    }
+
     /// The value as JSON, for an event body's fields given as attributes.
     pub(super) fn json(&self) -> Value {
         if let Some(s) = &self.string {
