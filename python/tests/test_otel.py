@@ -268,30 +268,57 @@ def test_the_trace_carries_the_token_usage(logs):
     assert replayed(monitor, {items: "openai-responses"})["kind"] is None
 
 
-def doneseq_lines(messages: list[Any]) -> str:
+def model_line(text: str, calls: list[tuple[str, str, Any]], usage: tuple[int, int]) -> Any:
+    """A model's turn as a line of doneseq's JSONL: its text, its calls (id, name,
+    arguments) and its usage (input and output tokens)."""
+    return {
+        "role": "llm",
+        "content": text,
+        "tool_calls": [{"id": i, "name": n, "arguments": a} for i, n, a in calls],
+        "usage": {"input_tokens": usage[0], "output_tokens": usage[1]},
+    }
+
+
+def recorded(
+    tmp_path_factory: pytest.TempPathFactory, name: str, spans: Any, lines: list[Any]
+) -> tuple[Path, Path]:
+    """A framework's run, written: its spans as an OTLP export, and its messages
+    (``lines``) as doneseq's JSONL."""
+    directory = tmp_path_factory.mktemp(name)
+    trace, messages = directory / "trace.json", directory / "messages.jsonl"
+    trace.write_text(MessageToJson(encode_spans(spans)))
+    messages.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return trace, messages
+
+
+def assert_reads_as_its_messages(run: tuple[Path, Path], stop: str) -> None:
+    """The run's trace, read by ``otel``, stops as its messages do, every step (the
+    turn of two calls, their two results, the answer) and token counted alike."""
+    trace, messages = run
+    monitor = doneseq.Monitor(stop=stop)
+    from_trace = replayed(monitor, {trace: "otel"})
+    from_messages = replayed(monitor, {messages: "jsonl"})
+    keys = ("kind", "steps", "answer", "fired", "recorded_steps", "recorded_tokens")
+    for key in keys:
+        assert from_trace[key] == from_messages[key], key
+    assert from_trace["recorded_steps"] == 4
+
+
+def doneseq_lines(messages: list[Any]) -> list[Any]:
     """Pydantic AI's messages of a run as doneseq's JSONL: each prompt, tool return and
     model response a line (a part this test does not know fails it)."""
     lines: list[dict[str, Any]] = []
     for message in messages:
         if isinstance(message, ModelResponse):
             texts = [p.content for p in message.parts if isinstance(p, TextPart)]
-            calls = [p for p in message.parts if isinstance(p, ToolCallPart)]
+            calls = [
+                (p.tool_call_id, p.tool_name, p.args_as_dict())
+                for p in message.parts
+                if isinstance(p, ToolCallPart)
+            ]
             assert len(texts) + len(calls) == len(message.parts), message
-            usage = message.usage
-            lines.append(
-                {
-                    "role": "llm",
-                    "content": "\n".join(texts),
-                    "tool_calls": [
-                        {"id": c.tool_call_id, "name": c.tool_name, "arguments": c.args_as_dict()}
-                        for c in calls
-                    ],
-                    "usage": {
-                        "input_tokens": usage.input_tokens,
-                        "output_tokens": usage.output_tokens,
-                    },
-                }
-            )
+            usage = (message.usage.input_tokens, message.usage.output_tokens)
+            lines.append(model_line("\n".join(texts), calls, usage))
             continue
         for part in message.parts:
             if isinstance(part, UserPromptPart):
@@ -303,7 +330,7 @@ def doneseq_lines(messages: list[Any]) -> str:
                 )
             else:
                 raise AssertionError(f"a part this test does not convert: {part!r}")
-    return "".join(json.dumps(line) + "\n" for line in lines)
+    return lines
 
 
 @pytest.fixture(scope="module")
@@ -340,27 +367,15 @@ def pydantic_ai_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Pat
     assert result.output == "The answer is B."
     spans = kept.get_finished_spans()
     assert {s.attributes.get("gen_ai.operation.name") for s in spans} >= {"chat", "execute_tool"}
-    directory = tmp_path_factory.mktemp("pydantic-ai")
-    trace, messages = directory / "trace.json", directory / "messages.jsonl"
-    trace.write_text(MessageToJson(encode_spans(spans)))
-    messages.write_text(doneseq_lines(result.all_messages()))
-    return trace, messages
+    return recorded(tmp_path_factory, "pydantic-ai", spans, doneseq_lines(result.all_messages()))
 
 
 @pytest.mark.parametrize("stop", [*STOPS, "tokens(60)"])
 def test_pydantic_ais_trace_reads_as_its_messages(pydantic_ai_run, stop):
-    trace, messages = pydantic_ai_run
-    monitor = doneseq.Monitor(stop=stop)
-    from_trace = replayed(monitor, {trace: "otel"})
-    from_messages = replayed(monitor, {messages: "jsonl"})
-    keys = ("kind", "steps", "answer", "fired", "recorded_steps", "recorded_tokens")
-    for key in keys:
-        assert from_trace[key] == from_messages[key], key
-    # The turn of two calls, their two results, the answer.
-    assert from_trace["recorded_steps"] == 4
+    assert_reads_as_its_messages(pydantic_ai_run, stop)
 
 
-def langchain_lines(messages: list[Any]) -> str:
+def langchain_lines(messages: list[Any]) -> list[Any]:
     """LangChain's messages of a run as doneseq's JSONL (a message this test does not
     know fails it)."""
     lines: list[dict[str, Any]] = []
@@ -369,20 +384,9 @@ def langchain_lines(messages: list[Any]) -> str:
             lines.append({"role": "user", "content": message.content})
         elif isinstance(message, AIMessage):
             usage = message.usage_metadata or {}
-            lines.append(
-                {
-                    "role": "llm",
-                    "content": message.content,
-                    "tool_calls": [
-                        {"id": c["id"], "name": c["name"], "arguments": c["args"]}
-                        for c in message.tool_calls
-                    ],
-                    "usage": {
-                        "input_tokens": usage.get("input_tokens", 0),
-                        "output_tokens": usage.get("output_tokens", 0),
-                    },
-                }
-            )
+            calls = [(c["id"], c["name"], c["args"]) for c in message.tool_calls]
+            tokens = (usage.get("input_tokens", 0), usage.get("output_tokens", 0))
+            lines.append(model_line(message.content, calls, tokens))
         elif isinstance(message, ToolMessage):
             content = message.content
             lines.append(
@@ -390,7 +394,7 @@ def langchain_lines(messages: list[Any]) -> str:
             )
         else:
             raise AssertionError(f"a message this test does not convert: {message!r}")
-    return "".join(json.dumps(line) + "\n" for line in lines)
+    return lines
 
 
 class ToolCallingFake(GenericFakeChatModel):
@@ -433,20 +437,9 @@ def langgraph_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]
     spans = kept.get_finished_spans()
     kinds = {s.attributes.get("openinference.span.kind") for s in spans}
     assert kinds >= {"LLM", "TOOL", "CHAIN"}
-    directory = tmp_path_factory.mktemp("langgraph")
-    trace, messages = directory / "trace.json", directory / "messages.jsonl"
-    trace.write_text(MessageToJson(encode_spans(spans)))
-    messages.write_text(langchain_lines(result["messages"]))
-    return trace, messages
+    return recorded(tmp_path_factory, "langgraph", spans, langchain_lines(result["messages"]))
 
 
 @pytest.mark.parametrize("stop", [*STOPS, "tokens(20)", 'seq("C[results for b]")'])
 def test_langgraphs_trace_reads_as_its_messages(langgraph_run, stop):
-    trace, messages = langgraph_run
-    monitor = doneseq.Monitor(stop=stop)
-    from_trace = replayed(monitor, {trace: "otel"})
-    from_messages = replayed(monitor, {messages: "jsonl"})
-    keys = ("kind", "steps", "answer", "fired", "recorded_steps", "recorded_tokens")
-    for key in keys:
-        assert from_trace[key] == from_messages[key], key
-    assert from_trace["recorded_steps"] == 4
+    assert_reads_as_its_messages(langgraph_run, stop)
