@@ -536,13 +536,15 @@ fn help_lists_every_format_and_a_corpus_of_every_format_is_read() {
     let out = check(&["--stop", "final | done_signal", "examples/formats"]);
     let text = stdout(&out);
     assert!(
-        text.contains("11 runs: 7 done") && text.contains(" 0 errors"),
+        text.contains("13 runs: 7 done") && text.contains(" 0 errors"),
         "{text}"
     );
     for name in [
         "anthropic-request.json",
         "autogen-task-result.json",
         "otel-genai.json",
+        "otel-genai-log-details.json",
+        "otel-genai-logs.jsonl",
         "otel-openinference.json",
         "openai-responses.json",
     ] {

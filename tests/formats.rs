@@ -145,6 +145,26 @@ fn otel_genai_events_one_export_per_line() {
 }
 
 #[test]
+fn otel_genai_events_in_an_export_of_logs_after_the_trace() {
+    // Written by OpenTelemetry's own OpenAI instrumentation (opentelemetry-
+    // instrumentation-openai-v2 2.1b0, content captured) tracing two chat completions:
+    // the trace's export (each call a trace of its own, its chat span without the
+    // messages) and then the export of logs, a record an event (`gen_ai.user.message`,
+    // ..., `gen_ai.choice`), each call's by its span. Each call once, its usage from
+    // its span.
+    insta::assert_snapshot!(sample("otel-genai-logs.jsonl", Format::Otel));
+}
+
+#[test]
+fn otel_genai_details_events_in_an_export_of_logs() {
+    // Written by the same instrumentation's 2.4b0 with
+    // OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=EVENT_ONLY: a record a call
+    // (`gen_ai.client.inference.operation.details`), its messages and usage as
+    // structured attributes.
+    insta::assert_snapshot!(sample("otel-genai-log-details.json", Format::Otel));
+}
+
+#[test]
 fn every_format_has_a_name_that_parses_back() {
     for format in Format::ALL {
         assert_eq!(format.name().parse::<Format>(), Ok(format));
@@ -345,6 +365,254 @@ fn otel_tool_results_are_read_once_and_a_new_trace_is_a_new_conversation() {
          3 llm \"ok\" at=5ms\n\
          4 user \"hi\" at=0ms\n\
          5 llm \"ok\" at=1ms\n"
+    );
+}
+
+#[test]
+fn otel_a_trace_whose_first_call_goes_on_from_the_conversation_continues_it() {
+    // A model client's instrumentation with no framework's above it: each call a
+    // trace of its own, its input the conversation so far.
+    let user = r#"{"role": "user", "parts": [{"type": "text", "content": "hi"}]}"#;
+    let call = r#"{"role": "assistant", "parts": [{"type": "tool_call", "id": "c1", "name": "f", "arguments": "{}"}]}"#;
+    let result = r#"{"role": "tool", "parts": [{"type": "tool_call_response", "id": "c1", "response": "ok"}]}"#;
+    let answer = r#"{"role": "assistant", "parts": [{"type": "text", "content": "done"}]}"#;
+    let list = |messages: &[&str]| format!("[{}]", messages.join(", "));
+    let spans = [
+        otel_span(
+            "t1",
+            "1",
+            1_000_000,
+            &otel_chat(&list(&[user]), &list(&[call])),
+        ),
+        otel_span(
+            "t2",
+            "2",
+            3_000_000,
+            &otel_chat(&list(&[user, call, result]), &list(&[answer])),
+        ),
+        // Another conversation: its input does not go on from this one.
+        otel_span(
+            "t3",
+            "3",
+            5_000_000,
+            &otel_chat(&list(&[user]), &list(&[answer])),
+        ),
+    ];
+    // One export, or an export a call.
+    let one = otel_export(&spans);
+    let each: Vec<String> = spans
+        .iter()
+        .map(|s| otel_export(std::slice::from_ref(s)))
+        .collect();
+    for text in [one, each.join("\n")] {
+        assert_eq!(
+            summary(&read(&text, Format::Otel).unwrap()),
+            "0 user \"hi\" at=0ms\n\
+             1 llm call f({}) id=Some(\"c1\") at=1ms\n\
+             2 agent \"ok\" answers=c1 at=2ms\n\
+             3 llm \"done\" at=3ms\n\
+             4 user \"hi\" at=0ms\n\
+             5 llm \"done\" at=1ms\n"
+        );
+    }
+}
+
+/// An OTLP log record of span `span` at `time` ns: the event `event`, its body (the
+/// value's JSON text, or none) and its attributes (JSON text).
+fn otel_record(span: &str, time: u64, event: &str, body: Option<&str>, attrs: &str) -> String {
+    let body = body.map_or(String::new(), |b| format!(r#""body": {b}, "#));
+    format!(
+        r#"{{"timeUnixNano": "{time}", "traceId": "t{span}", "spanId": "{span}", "eventName": "{event}", {body}"attributes": [{attrs}]}}"#
+    )
+}
+
+/// An OTLP export of the log records `records`.
+fn otel_logs(records: &[String]) -> String {
+    format!(
+        r#"{{"resourceLogs": [{{"scopeLogs": [{{"logRecords": [{}]}}]}}]}}"#,
+        records.join(",")
+    )
+}
+
+/// An OTLP map value of string fields.
+fn otel_map(fields: &[(&str, &str)]) -> String {
+    let fields: Vec<String> = (fields.iter())
+        .map(|(k, v)| format!(r#"{{"key": "{k}", "value": {{"stringValue": "{v}"}}}}"#))
+        .collect();
+    format!(
+        r#"{{"kvlistValue": {{"values": [{}]}}}}"#,
+        fields.join(", ")
+    )
+}
+
+#[test]
+fn otel_a_call_a_trace_and_its_log_records_both_hold_is_read_once() {
+    // The older events: the span holds the usage, the log records the messages.
+    let span = otel_span(
+        "t1",
+        "1",
+        1_000_000,
+        &[
+            otel_kv("gen_ai.operation.name", "chat"),
+            otel_int("gen_ai.usage.input_tokens", 7),
+            otel_int("gen_ai.usage.output_tokens", 2),
+        ]
+        .join(","),
+    );
+    let message = |event: &str, content: &str| {
+        otel_record(
+            "1",
+            1_500_000,
+            event,
+            Some(&otel_map(&[("content", content)])),
+            "",
+        )
+    };
+    let choice = r#"{"kvlistValue": {"values": [{"key": "index", "value": {"intValue": "0"}}, {"key": "message", "value": {"kvlistValue": {"values": [{"key": "content", "value": {"stringValue": "hello"}}]}}}]}}"#;
+    let records = otel_logs(&[
+        message("gen_ai.user.message", "hi"),
+        otel_record("1", 2_000_000, "gen_ai.choice", Some(choice), ""),
+    ]);
+    let trace = otel_export(&[span]);
+    let read_one = |lines: &[&str]| summary(&read(&lines.join("\n"), Format::Otel).unwrap());
+    assert_eq!(
+        read_one(&[&trace, &records]),
+        "0 user \"hi\" at=0ms\n1 llm \"hello\" tokens=7+2 at=1ms\n"
+    );
+    // The export of logs alone: no usage. First: the span's usage comes too late.
+    let without_usage = "0 user \"hi\" at=0ms\n1 llm \"hello\" at=0ms\n";
+    assert_eq!(read_one(&[&records]), without_usage);
+    assert_eq!(read_one(&[&records, &trace]), without_usage);
+
+    // The latest conventions: the details event, messages as structured values, and
+    // the span that holds them too (JSON text), in either order.
+    let input = r#"[{"role": "user", "parts": [{"type": "text", "content": "hi"}]}]"#;
+    let output = r#"[{"role": "assistant", "parts": [{"type": "text", "content": "hello"}]}]"#;
+    let structured = |key: &str, json: &str| {
+        let value: serde_json::Value = serde_json::from_str(json).unwrap();
+        format!(r#"{{"key": "{key}", "value": {}}}"#, any_value(&value))
+    };
+    let details = otel_logs(&[otel_record(
+        "1",
+        2_000_000,
+        "gen_ai.client.inference.operation.details",
+        None,
+        &[
+            otel_kv("gen_ai.operation.name", "chat"),
+            structured("gen_ai.input.messages", input),
+            structured("gen_ai.output.messages", output),
+            otel_int("gen_ai.usage.input_tokens", 7),
+        ]
+        .join(","),
+    )]);
+    let span = otel_export(&[otel_span("t1", "1", 1_000_000, &otel_chat(input, output))]);
+    let once = "0 user \"hi\" at=0ms\n1 llm \"hello\" tokens=7+0 at=0ms\n";
+    assert_eq!(read_one(&[&details]), once);
+    assert_eq!(read_one(&[&details, &span]), once);
+    assert_eq!(
+        read_one(&[&span, &details]),
+        "0 user \"hi\" at=0ms\n1 llm \"hello\" at=1ms\n"
+    );
+    // Another call alike (another span: asked again) is a step of its own.
+    let again = otel_export(&[otel_span("t1", "2", 3_000_000, &otel_chat(input, output))]);
+    assert_eq!(
+        read_one(&[&span, &again, &details]),
+        "0 user \"hi\" at=0ms\n1 llm \"hello\" at=1ms\n2 llm \"hello\" at=3ms\n"
+    );
+}
+
+/// A JSON value as an OTLP `AnyValue` (JSON text).
+fn any_value(value: &serde_json::Value) -> String {
+    use serde_json::Value;
+    match value {
+        Value::String(s) => format!(r#"{{"stringValue": {}}}"#, Value::from(s.as_str())),
+        Value::Array(items) => {
+            let items: Vec<String> = items.iter().map(any_value).collect();
+            format!(r#"{{"arrayValue": {{"values": [{}]}}}}"#, items.join(", "))
+        }
+        Value::Object(fields) => {
+            let fields: Vec<String> = (fields.iter())
+                .map(|(k, v)| format!(r#"{{"key": "{k}", "value": {}}}"#, any_value(v)))
+                .collect();
+            format!(
+                r#"{{"kvlistValue": {{"values": [{}]}}}}"#,
+                fields.join(", ")
+            )
+        }
+        other => format!(r#"{{"stringValue": "{other}"}}"#),
+    }
+}
+
+#[test]
+fn otel_log_records_that_name_no_span_are_a_call_until_the_next_input() {
+    let record = |time: u64, event: &str, content: &str| {
+        let fields = if event == "gen_ai.choice" {
+            format!(
+                r#"{{"kvlistValue": {{"values": [{{"key": "message", "value": {}}}]}}}}"#,
+                otel_map(&[("content", content)])
+            )
+        } else {
+            otel_map(&[("content", content)])
+        };
+        format!(
+            r#"{{"timeUnixNano": "{time}", "body": {fields}, "attributes": [{}]}}"#,
+            otel_kv("event.name", event)
+        )
+    };
+    let records = otel_logs(&[
+        record(1_000_000, "gen_ai.user.message", "hi"),
+        record(2_000_000, "gen_ai.choice", "hello"),
+        // An application's own log: not a step, not an error.
+        r#"{"timeUnixNano": "2500000", "body": {"stringValue": "GET /"}}"#.to_owned(),
+        record(3_000_000, "gen_ai.user.message", "hi"),
+        record(3_000_000, "gen_ai.assistant.message", "hello"),
+        record(3_000_000, "gen_ai.user.message", "and?"),
+        record(4_000_000, "gen_ai.choice", "that's all"),
+    ]);
+    assert_eq!(
+        summary(&read(&records, Format::Auto).unwrap()),
+        "0 user \"hi\" at=0ms\n\
+         1 llm \"hello\" at=1ms\n\
+         2 user \"and?\" at=2ms\n\
+         3 llm \"that's all\" at=3ms\n"
+    );
+}
+
+#[test]
+fn otel_log_records_that_give_no_message_or_a_wrong_body_are_errors() {
+    let app = r#"{"timeUnixNano": "1", "body": {"stringValue": "GET /"}}"#;
+    let err = read(&otel_logs(&[app.to_owned(), app.to_owned()]), Format::Auto).unwrap_err();
+    assert!(
+        err.message.starts_with(
+            "no message: none of the transcript's 2 log records is a GenAI span or event"
+        ) && err.message.ends_with("; format otel (detected)"),
+        "{err}"
+    );
+    for (body, expected) in [
+        (r#"{"stringValue": "hi"}"#, "the body is not JSON"),
+        (r#"{"intValue": "3"}"#, "the body is not a map: 3"),
+    ] {
+        let record = otel_record("1", 1, "gen_ai.user.message", Some(body), "");
+        let err = read(&otel_logs(&[record]), Format::Otel).unwrap_err();
+        let expected = format!("event gen_ai.user.message: {expected}");
+        assert!(err.message.starts_with(&expected), "{err}");
+    }
+    let details = otel_record(
+        "1",
+        1,
+        "gen_ai.client.inference.operation.details",
+        None,
+        &[
+            otel_kv("gen_ai.operation.name", "chat"),
+            otel_int("gen_ai.input.messages", 3),
+        ]
+        .join(","),
+    );
+    let err = read(&otel_logs(&[details]), Format::Otel).unwrap_err();
+    assert!(
+        err.message
+            .starts_with("gen_ai.input.messages is not a list of messages: 3"),
+        "{err}"
     );
 }
 
@@ -754,7 +1022,8 @@ fn otel_spans_that_give_no_message_or_wrong_attributes_are_errors() {
     assert!(
         err.message
             .contains("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY")
-            && err.message.contains("as log records"),
+            && err.message.contains("in log records with EVENT_ONLY")
+            && err.message.contains("the export of logs"),
         "{err}"
     );
     // OpenInference's flattened messages, wrong: the attribute and the field named.

@@ -19,6 +19,7 @@ struct Keys {
     output: bool,
     choices: bool,
     resource_spans: bool,
+    resource_logs: bool,
     source: bool,
     model: bool,
     system: bool,
@@ -49,6 +50,8 @@ fn decide(k: &Keys) -> Option<Kind> {
     let typed = kind.is_some();
     Some(if k.resource_spans {
         Kind::Otlp
+    } else if k.resource_logs {
+        Kind::OtlpLogs
     } else if k.object.as_deref() == Some("chat.completion") || k.choices {
         Kind::Completion
     } else if k.object.as_deref() == Some("response") || (k.output && !k.role && !typed) {
@@ -128,6 +131,7 @@ impl<'de> Visitor<'de> for Look<'_> {
                         "output" => k.output = true,
                         "choices" => k.choices = true,
                         "resourceSpans" | "resource_spans" => k.resource_spans = true,
+                        "resourceLogs" | "resource_logs" => k.resource_logs = true,
                         "source" => k.source = true,
                         "model" => k.model = true,
                         "system" => k.system = true,

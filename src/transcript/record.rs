@@ -40,6 +40,8 @@ pub(super) enum Kind {
     TaskResult,
     /// An OTLP JSON export of spans (`{"resourceSpans": [...]}`).
     Otlp,
+    /// An OTLP JSON export of logs (`{"resourceLogs": [...]}`).
+    OtlpLogs,
 }
 
 impl Kind {
@@ -57,6 +59,7 @@ impl Kind {
             Kind::AutoGen => "an AutoGen message (model_dump())",
             Kind::TaskResult => "an AutoGen TaskResult",
             Kind::Otlp => "an OTLP JSON export of spans ({\"resourceSpans\": [...]})",
+            Kind::OtlpLogs => "an OTLP JSON export of logs ({\"resourceLogs\": [...]})",
         }
     }
 
@@ -68,7 +71,7 @@ impl Kind {
             Kind::AnthropicRequest | Kind::AnthropicResponse => Format::Anthropic,
             Kind::ResponsesItem | Kind::Response | Kind::ResponsesRequest => Format::Responses,
             Kind::AutoGen | Kind::TaskResult => Format::AutoGen,
-            Kind::Otlp => Format::Otel,
+            Kind::Otlp | Kind::OtlpLogs => Format::Otel,
         }
     }
 
@@ -87,6 +90,7 @@ impl Kind {
                 Kind::AutoGen,
                 Kind::TaskResult,
                 Kind::Otlp,
+                Kind::OtlpLogs,
             ],
             Format::Jsonl | Format::Langroid => &[Kind::Message],
             Format::OpenAi => &[Kind::Message, Kind::Completion, Kind::ChatRequest],
@@ -98,7 +102,7 @@ impl Kind {
             ],
             Format::Responses => &[Kind::ResponsesItem, Kind::Response, Kind::ResponsesRequest],
             Format::AutoGen => &[Kind::AutoGen, Kind::TaskResult],
-            Format::Otel => &[Kind::Otlp],
+            Format::Otel => &[Kind::Otlp, Kind::OtlpLogs],
         }
     }
 }
@@ -260,6 +264,7 @@ fn read_kind<'a>(
         }
         Kind::TaskResult => autogen::read_result(parse(text)?, out),
         Kind::Otlp => otel::read(parse(text)?, text, cx, out),
+        Kind::OtlpLogs => otel::read_logs(parse(text)?, text, cx, out),
     }
 }
 

@@ -25,6 +25,8 @@ const FORMAT_SAMPLES: &[&str] = &[
     "openai-responses-objects.jsonl",
     "openai-responses.json",
     "otel-genai-events.jsonl",
+    "otel-genai-log-details.json",
+    "otel-genai-logs.jsonl",
     "otel-genai.json",
     "otel-openinference-langgraph.json",
     "otel-openinference.json",

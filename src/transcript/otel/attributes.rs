@@ -9,9 +9,9 @@ use super::spans::{AnyValue, KeyValue};
 #[derive(Default)]
 pub(super) struct Attributes<'s> {
     pub(super) operation: Option<&'s str>,
-    pub(super) input: Option<&'s str>,
-    pub(super) output: Option<&'s str>,
-    pub(super) system: Option<&'s str>,
+    pub(super) input: Option<&'s AnyValue>,
+    pub(super) output: Option<&'s AnyValue>,
+    pub(super) system: Option<&'s AnyValue>,
     pub(super) tool_name: Option<&'s str>,
     pub(super) tool_call_id: Option<&'s str>,
     pub(super) tool_result: Option<&'s AnyValue>,
@@ -34,6 +34,14 @@ pub(super) struct Attributes<'s> {
 }
 
 impl Attributes<'_> {
+    /// The call's token usage, if it records any.
+    pub(super) fn usage(&self) -> Option<crate::Usage> {
+        (self.input_tokens.is_some() || self.output_tokens.is_some()).then(|| crate::Usage {
+            input_tokens: self.input_tokens.unwrap_or(0),
+            output_tokens: self.output_tokens.unwrap_or(0),
+        })
+    }
+
     /// Whether the call asked for several choices: then its several output messages
     /// are alternatives; otherwise they are the items of one answer (OpenLLMetry's
     /// OpenAI Agents instrumentation and OpenInference's OpenAI instrumentation write
@@ -74,9 +82,9 @@ pub(super) fn attributes<'s>(list: &'s [KeyValue<'_>]) -> Attributes<'s> {
             "llm.token_count.completion" => oi.output_tokens = value.number(),
             "llm.invocation_parameters" => a.invocation = value.text(),
             "gen_ai.operation.name" => a.operation = value.text(),
-            "gen_ai.input.messages" => a.input = value.text(),
-            "gen_ai.output.messages" => a.output = value.text(),
-            "gen_ai.system_instructions" => a.system = value.text(),
+            "gen_ai.input.messages" => a.input = Some(value),
+            "gen_ai.output.messages" => a.output = Some(value),
+            "gen_ai.system_instructions" => a.system = Some(value),
             "gen_ai.tool.name" => a.tool_name = value.text(),
             "gen_ai.tool.call.id" => a.tool_call_id = value.text(),
             "gen_ai.tool.call.result" => a.tool_result = Some(value),

@@ -4,24 +4,35 @@
 
 use serde_json::Value;
 
-use super::spans::{Event, KeyValue};
+use super::spans::{AnyValue, Event, KeyValue};
 use crate::transcript::parts::Found;
 use crate::{Message, Role, ToolCall};
 
 /// `gen_ai.system_instructions`: a list of parts (text parts are the prompt).
-pub(super) fn system_messages(text: &str) -> Result<Vec<Message<'static>>, String> {
-    let parts: Vec<Value> = serde_json::from_str(text)
-        .map_err(|e| format!("gen_ai.system_instructions is not a JSON list of parts: {e}"))?;
+pub(super) fn system_messages(value: &AnyValue) -> Result<Vec<Message<'static>>, String> {
+    let parts = list(value, "gen_ai.system_instructions", "parts")?;
     let mut found = Found::default();
     let text = read_parts(&parts, &mut found, "gen_ai.system_instructions")?;
     Ok(vec![Message::new(Role::System, text)])
 }
 
+/// A list attribute: JSON text (on spans), or the list itself (a structured value, as
+/// log records hold it).
+fn list(value: &AnyValue, attribute: &str, of: &str) -> Result<Vec<Value>, String> {
+    match value.text() {
+        Some(text) => serde_json::from_str(text)
+            .map_err(|e| format!("{attribute} is not a JSON list of {of}: {e}")),
+        None => match value.json() {
+            Value::Array(list) => Ok(list),
+            other => Err(format!("{attribute} is not a list of {of}: {other}")),
+        },
+    }
+}
+
 /// The messages of `gen_ai.input.messages` or `gen_ai.output.messages`:
 /// `[{"role", "parts": [...], "name"?, "finish_reason"?}]`.
-pub(super) fn messages(text: &str, attribute: &str) -> Result<Vec<Message<'static>>, String> {
-    let list: Vec<Value> = serde_json::from_str(text)
-        .map_err(|e| format!("{attribute} is not a JSON list of messages: {e}"))?;
+pub(super) fn messages(value: &AnyValue, attribute: &str) -> Result<Vec<Message<'static>>, String> {
+    let list = list(value, attribute, "messages")?;
     let mut messages = Vec::new();
     for (i, item) in list.iter().enumerate() {
         let at = format!("{attribute}[{i}]");
@@ -114,8 +125,9 @@ fn read_parts(parts: &[Value], found: &mut Found<'static>, at: &str) -> Result<S
     Ok(texts.join("\n"))
 }
 
-/// The input and output of a chat span recorded the older way, as span events whose
-/// body is the `gen_ai.event.content` attribute (JSON) or the attributes themselves.
+/// The input and output of a chat call recorded the older way, as events: a span's,
+/// whose body is the `gen_ai.event.content` attribute (JSON) or the attributes
+/// themselves, or log records', whose body is the record's.
 pub(super) fn events(
     events: &[Event<'_>],
 ) -> Result<(Vec<Message<'static>>, Vec<Message<'static>>), String> {
@@ -128,7 +140,11 @@ pub(super) fn events(
             "gen_ai.tool.message" => Role::Agent,
             _ => continue,
         };
-        let body = body(&event.attributes).map_err(|e| format!("event {}: {e}", event.name.0))?;
+        let body = match &event.body {
+            Some(body) => record_body(body),
+            None => body(&event.attributes),
+        };
+        let body = body.map_err(|e| format!("event {}: {e}", event.name.0))?;
         let body = match (&*event.name.0, body.get("message")) {
             ("gen_ai.choice", Some(message)) => message.clone(),
             _ => body,
@@ -188,4 +204,18 @@ fn body(attributes: &[KeyValue<'_>]) -> Result<Value, String> {
         map.insert(kv.key.0.to_string(), json);
     }
     Ok(Value::Object(map))
+}
+
+/// A log record's body: a map (or JSON text of one).
+fn record_body(body: &AnyValue) -> Result<Value, String> {
+    let json = match body.text() {
+        Some(text) => {
+            serde_json::from_str(text).map_err(|e| format!("the body is not JSON: {e}"))?
+        }
+        None => body.json(),
+    };
+    match json {
+        Value::Object(_) => Ok(json),
+        other => Err(format!("the body is not a map: {other}")),
+    }
 }

@@ -1,6 +1,8 @@
 //! OpenTelemetry traces: OTLP JSON exports of spans (what Langfuse, Phoenix, Logfire
 //! and the OpenTelemetry Collector's file exporter write), read by the GenAI semantic
-//! conventions, or by OpenInference's for a span that has no GenAI operation.
+//! conventions, or by OpenInference's for a span that has no GenAI operation; and
+//! exports of logs, whose GenAI events record chat calls as spans do (read as those
+//! spans).
 //!
 //! A chat span (operation `chat`, `text_completion` or `generate_content`) carries the
 //! model's input (`gen_ai.system_instructions`, `gen_ai.input.messages`) and output
@@ -20,10 +22,12 @@
 //!
 //! Each chat call's input repeats the conversation so far: the transcript is the
 //! messages each call adds to what the previous ones showed, then its output, in the
-//! order the spans started (traces one after another).
+//! order the spans started (traces one after another; a trace whose first call goes
+//! on from the conversation continues it).
 
 mod attributes;
 mod genai;
+mod logs;
 mod openinference;
 mod spans;
 
@@ -34,8 +38,8 @@ use serde_json::Value;
 use self::attributes::{Attributes, attributes};
 use self::genai::{events, messages, system_messages};
 use self::openinference::{flat_messages, langchain_tool_message};
-pub(super) use self::spans::Export;
 use self::spans::{AnyValue, Nanos, Span};
+pub(super) use self::spans::{Export, LogsExport};
 use super::record::{Context, Failure, Out};
 use crate::{Message, Role, Usage};
 
@@ -43,9 +47,11 @@ use crate::{Message, Role, Usage};
 /// tool calls whose results are in.
 #[derive(Debug, Default)]
 pub(super) struct History {
-    /// The trace read last: a new trace is a new conversation.
+    /// The trace read last: a new trace is a new conversation, unless its first call
+    /// continues this one.
     trace: Option<String>,
-    /// When that trace's first span (in the first export that showed it) started.
+    /// When the conversation's first trace's first span (in the first export that
+    /// showed it) started.
     origin: u64,
     conversation: Vec<u64>,
     results: HashSet<String>,
@@ -60,6 +66,13 @@ pub(super) struct History {
     /// The whole transcript's spans so far (kept from trace to trace): to say why a
     /// transcript of spans gave no message.
     totals: Totals,
+    /// The token usage of the latest chat spans recorded without their messages, by
+    /// span id (kept from trace to trace): the log records of the same call, read
+    /// later, hold the messages.
+    usage: Vec<(String, Usage)>,
+    /// The span ids of the latest chat calls read (kept from trace to trace): a call a
+    /// trace and its log records both hold has one.
+    calls_read: Vec<String>,
 }
 
 /// How many spans a transcript's exports held, how many of them this reader knows
@@ -68,6 +81,7 @@ pub(super) struct History {
 #[derive(Clone, Copy, Debug, Default)]
 struct Totals {
     spans: usize,
+    records: usize,
     known: usize,
     chats: usize,
     chats_read: usize,
@@ -75,6 +89,23 @@ struct Totals {
 }
 
 impl History {
+    /// Whether the call `span` records (of input `input` and output `output`) was
+    /// read already: recorded twice, by a trace and by its log records. Its span was
+    /// read as a call (when it names one), and the conversation holds its input and
+    /// output (a new call's input is the conversation so far, and its output goes
+    /// beyond it).
+    fn read_already(&self, span: &Span<'_>, input: &[Message<'_>], output: &[Message<'_>]) -> bool {
+        let id = span.span_id.as_ref().map_or("", |id| &*id.0);
+        if !id.is_empty() && !self.calls_read.iter().any(|read| read == id) {
+            return false;
+        }
+        let mut signed = signed(input);
+        for message in output {
+            signatures(message, &mut signed);
+        }
+        !signed.is_empty() && self.conversation.starts_with(&signed)
+    }
+
     /// Why a transcript of spans cannot be read, when it cannot: its spans are not
     /// GenAI spans, or not one of its chat spans was recorded with its messages (its
     /// tool spans alone are not the run), or it gave no message. `None` when it gave
@@ -82,28 +113,37 @@ impl History {
     pub(super) fn nothing_read(&self) -> Option<String> {
         let Totals {
             spans,
+            records,
             known,
             chats,
             chats_read,
             messages,
         } = self.totals;
-        if spans == 0 || (messages > 0 && (chats == 0 || chats_read > 0)) {
+        if spans + records == 0 || (messages > 0 && (chats == 0 || chats_read > 0)) {
             return None;
         }
         Some(if known == 0 {
+            let held = match (spans, records) {
+                (_, 0) => format!("{spans} spans"),
+                (0, _) => format!("{records} log records"),
+                _ => format!("{spans} spans and {records} log records"),
+            };
             format!(
-                "no message: none of the transcript's {spans} spans is a GenAI span (an \
-                 attribute gen_ai.operation.name, OpenTelemetry's GenAI semantic conventions) \
-                 or an OpenInference span (an attribute openinference.span.kind)"
+                "no message: none of the transcript's {held} is a GenAI span or event (an \
+                 attribute gen_ai.operation.name or a GenAI event name, OpenTelemetry's GenAI \
+                 semantic conventions) or an OpenInference span (an attribute \
+                 openinference.span.kind)"
             )
         } else if chats > 0 {
+            let what = if records == 0 { "spans" } else { "calls" };
             format!(
-                "none of the transcript's {chats} chat spans carries its messages (the \
-                 instrumentation recorded them without their content: OpenTelemetry's own \
-                 GenAI instrumentations record it on spans with \
-                 OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental and \
-                 OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY; otherwise, \
-                 with =true, as log records, which a trace export does not hold)"
+                "none of the transcript's {chats} chat {what} carries its messages (recorded \
+                 without their content: OpenTelemetry's own GenAI instrumentations record it \
+                 on spans with OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY \
+                 (older versions also need \
+                 OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental), or in log records \
+                 with EVENT_ONLY (older versions: true): read those from the export of logs \
+                 ({{\"resourceLogs\": ...}}), alone or after the trace)"
             )
         } else {
             format!(
@@ -128,6 +168,30 @@ pub(super) fn read<'a>(
         .flat_map(|r| r.scope_spans)
         .flat_map(|s| s.spans)
         .collect();
+    cx.otel.totals.spans += spans.len();
+    read_spans(spans, within, cx, out)
+}
+
+/// The messages of the chat calls an export of logs records (GenAI events); other
+/// records are not steps.
+pub(super) fn read_logs<'a>(
+    export: LogsExport<'a>,
+    within: &'a str,
+    cx: &mut Context,
+    out: &mut Out<'a>,
+) -> Result<(), Failure<'a>> {
+    let (calls, others) = logs::calls(export);
+    cx.otel.totals.records += others + calls.iter().map(|c| c.events.len().max(1)).sum::<usize>();
+    read_spans(calls, within, cx, out)
+}
+
+/// The messages of `spans` (an export's, or the calls of an export of logs).
+fn read_spans<'a>(
+    spans: Vec<Span<'a>>,
+    within: &'a str,
+    cx: &mut Context,
+    out: &mut Out<'a>,
+) -> Result<(), Failure<'a>> {
     let attrs: Vec<Attributes<'_>> = spans.iter().map(|s| attributes(&s.attributes)).collect();
     // Each span's agent: its own name, or the nearest invoke_agent span's above it.
     let mut parents: HashMap<&str, (Option<&str>, Option<&str>)> = HashMap::new();
@@ -183,7 +247,6 @@ pub(super) fn read<'a>(
             }
         }
         let totals = &mut cx.otel.totals;
-        totals.spans += 1;
         let is_chat = chat.is_some()
             || matches!(
                 a.operation,
@@ -195,17 +258,37 @@ pub(super) fn read<'a>(
         chats.push(chat);
     }
     let inner = inner_calls(&spans, &chats);
+    let trace_of = |i: usize| spans[i].trace_id.as_ref().map_or("", |t| &*t.0);
     let before = out.len();
-    for i in order {
+    for (at, &i) in order.iter().enumerate() {
         let span = &spans[i];
-        let trace = span.trace_id.as_ref().map_or("", |t| &*t.0);
+        let trace = trace_of(i);
         if cx.otel.trace.as_deref() != Some(trace) {
-            cx.otel = History {
-                trace: Some(trace.to_owned()),
-                origin: first_start[trace],
-                totals: cx.otel.totals,
-                ..History::default()
-            };
+            // A model client's instrumentation with no framework's above it writes each
+            // call as a trace of its own: a trace whose first call's input goes on from
+            // the conversation (or which records a call read already) continues it.
+            let first = (order[at..].iter())
+                .take_while(|&&j| trace_of(j) == trace)
+                .find_map(|&j| Some((j, chats[j].as_ref().filter(|_| !inner.contains(&j))?)));
+            let history = &mut cx.otel;
+            let continues = first.is_some_and(|(j, (input, output))| {
+                let conversation = &history.conversation;
+                !conversation.is_empty()
+                    && (signed(input).starts_with(conversation)
+                        || history.read_already(&spans[j], input, output))
+            });
+            if continues {
+                history.trace = Some(trace.to_owned());
+            } else {
+                *history = History {
+                    trace: Some(trace.to_owned()),
+                    origin: first_start[trace],
+                    totals: history.totals,
+                    usage: std::mem::take(&mut history.usage),
+                    calls_read: std::mem::take(&mut history.calls_read),
+                    ..History::default()
+                };
+            }
         }
         let origin = cx.otel.origin;
         let elapsed = |n: Option<Nanos>| {
@@ -259,7 +342,16 @@ pub(super) fn read<'a>(
             }
             Some("chat" | "text_completion" | "generate_content") | None => {
                 let Some((input, output)) = chats[i].take() else {
-                    // Not a GenAI span (or one recorded without content).
+                    // Not a GenAI span, or one recorded without content: its log
+                    // records may hold the messages, read later, not the usage.
+                    let id = span.span_id.as_ref().map(|id| id.0.to_string());
+                    if let (Some(id), Some(usage)) = (id, a.usage()) {
+                        let usage_of = &mut cx.otel.usage;
+                        usage_of.push((id, usage));
+                        if usage_of.len() > MAX_PENDING {
+                            usage_of.drain(..usage_of.len() - MAX_PENDING);
+                        }
+                    }
                     continue;
                 };
                 if inner.contains(&i) {
@@ -271,6 +363,18 @@ pub(super) fn read<'a>(
                         output.len()
                     )));
                 }
+                // A call both a trace and its log records record, read from the
+                // first.
+                if cx.otel.read_already(span, &input, &output) {
+                    continue;
+                }
+                if let Some(id) = span.span_id.as_ref().filter(|id| !id.0.is_empty()) {
+                    let read = &mut cx.otel.calls_read;
+                    read.push(id.0.to_string());
+                    if read.len() > MAX_PENDING {
+                        read.drain(..read.len() - MAX_PENDING);
+                    }
+                }
                 // What this call adds to the conversation the earlier calls showed.
                 // A message is known when all of its signatures are.
                 let mut signed = Vec::with_capacity(input.len() + 1);
@@ -279,6 +383,12 @@ pub(super) fn read<'a>(
                     signatures(message, &mut signed);
                     ends.push(signed.len());
                 }
+                let usage = a.usage().or_else(|| {
+                    let id = &*span.span_id.as_ref()?.0;
+                    let usage_of = &mut cx.otel.usage;
+                    let at = usage_of.iter().position(|(of, _)| of == id)?;
+                    Some(usage_of.remove(at).1)
+                });
                 let known = (cx.otel.conversation.iter().zip(&signed))
                     .take_while(|(a, b)| a == b)
                     .count();
@@ -314,11 +424,8 @@ pub(super) fn read<'a>(
                     if pending.len() > MAX_PENDING {
                         pending.drain(..pending.len() - MAX_PENDING);
                     }
-                    if a.input_tokens.is_some() || a.output_tokens.is_some() {
-                        message.usage = Some(Usage {
-                            input_tokens: a.input_tokens.unwrap_or(0),
-                            output_tokens: a.output_tokens.unwrap_or(0),
-                        });
+                    if usage.is_some() {
+                        message.usage = usage;
                     }
                     if let Some(agent) = &agent {
                         message = message.with_responder(agent.clone());
@@ -431,6 +538,15 @@ fn chat_messages(span: &Span<'_>, a: &Attributes<'_>) -> Result<Chat, String> {
         }
     };
     Ok((!input.is_empty() || !output.is_empty()).then_some((input, output)))
+}
+
+/// The [`signatures`] of `messages`, in order.
+fn signed(messages: &[Message<'_>]) -> Vec<u64> {
+    let mut out = Vec::with_capacity(messages.len() + 1);
+    for message in messages {
+        signatures(message, &mut out);
+    }
+    out
 }
 
 /// What identifies a message across calls, at its place in the conversation, added

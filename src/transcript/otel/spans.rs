@@ -1,5 +1,6 @@
-//! The OTLP JSON export's shape: resources, scopes, spans, their events, status and
-//! attributes, as the protobuf JSON mapping writes them.
+//! The OTLP JSON exports' shapes: of traces (resources, scopes, spans, their events,
+//! status and attributes) and of logs (their records), as the protobuf JSON mapping
+//! writes them.
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -13,6 +14,51 @@ use crate::transcript::wire::Str;
 pub(in crate::transcript) struct Export<'a> {
     #[serde(rename = "resourceSpans", alias = "resource_spans", borrow)]
     pub(super) resource_spans: Vec<ResourceSpans<'a>>,
+}
+
+/// An export of logs: `{"resourceLogs": [{"scopeLogs": [{"logRecords": [...]}]}]}`.
+/// Resources and scopes are not read.
+#[derive(Deserialize)]
+pub(in crate::transcript) struct LogsExport<'a> {
+    #[serde(rename = "resourceLogs", alias = "resource_logs", borrow)]
+    pub(super) resource_logs: Vec<ResourceLogs<'a>>,
+}
+
+#[derive(Deserialize)]
+pub(super) struct ResourceLogs<'a> {
+    #[serde(rename = "scopeLogs", alias = "scope_logs", default, borrow)]
+    pub(super) scope_logs: Vec<ScopeLogs<'a>>,
+}
+
+#[derive(Deserialize)]
+pub(super) struct ScopeLogs<'a> {
+    #[serde(rename = "logRecords", alias = "log_records", default, borrow)]
+    pub(super) log_records: Vec<LogRecord<'a>>,
+}
+
+/// A log record; its severity and flags are not read.
+#[derive(Deserialize)]
+pub(super) struct LogRecord<'a> {
+    #[serde(rename = "timeUnixNano", alias = "time_unix_nano", default)]
+    pub(super) time: Option<Nanos>,
+    /// When the SDK saw the record: its time where it has none (or 0).
+    #[serde(
+        rename = "observedTimeUnixNano",
+        alias = "observed_time_unix_nano",
+        default
+    )]
+    pub(super) observed: Option<Nanos>,
+    /// The event's name (OTLP 1.5 on), else its attribute `event.name`.
+    #[serde(rename = "eventName", alias = "event_name", default, borrow)]
+    pub(super) event_name: Option<Str<'a>>,
+    #[serde(default)]
+    pub(super) body: Option<AnyValue>,
+    #[serde(default, borrow)]
+    pub(super) attributes: Vec<KeyValue<'a>>,
+    #[serde(rename = "traceId", alias = "trace_id", default, borrow)]
+    pub(super) trace_id: Option<Str<'a>>,
+    #[serde(rename = "spanId", alias = "span_id", default, borrow)]
+    pub(super) span_id: Option<Str<'a>>,
 }
 
 #[derive(Deserialize)]
@@ -48,12 +94,16 @@ pub(super) struct Span<'a> {
     pub(super) status: Option<Status<'a>>,
 }
 
+/// A span's event; or an event a log record holds, with its body.
 #[derive(Deserialize)]
 pub(super) struct Event<'a> {
     #[serde(borrow)]
     pub(super) name: Str<'a>,
     #[serde(default, borrow)]
     pub(super) attributes: Vec<KeyValue<'a>>,
+    /// A log record's body (a span's event has none: its attributes are its fields).
+    #[serde(skip)]
+    pub(super) body: Option<AnyValue>,
 }
 
 #[derive(Deserialize)]
@@ -87,12 +137,32 @@ pub(super) struct AnyValue {
     pub(super) boolean: Option<bool>,
     #[serde(rename = "arrayValue", alias = "array_value", default)]
     pub(super) array: Option<ArrayValue>,
+    #[serde(rename = "kvlistValue", alias = "kvlist_value", default)]
+    pub(super) map: Option<KeyValueList>,
+    /// Bytes, base64 as the JSON mapping writes them: read as that text.
+    #[serde(rename = "bytesValue", alias = "bytes_value", default)]
+    pub(super) bytes: Option<String>,
 }
 
 #[derive(Deserialize)]
 pub(super) struct ArrayValue {
     #[serde(default)]
     pub(super) values: Vec<AnyValue>,
+}
+
+/// A map value's fields (a log record's body, a structured attribute).
+#[derive(Deserialize)]
+pub(super) struct KeyValueList {
+    #[serde(default)]
+    pub(super) values: Vec<Field>,
+}
+
+/// A field of a map value.
+#[derive(Deserialize)]
+pub(super) struct Field {
+    pub(super) key: String,
+    #[serde(default)]
+    pub(super) value: Option<AnyValue>,
 }
 
 impl AnyValue {
@@ -117,9 +187,10 @@ impl AnyValue {
         }
     }
 
-    /// The value as JSON, for an event body's fields given as attributes.
+    /// The value as JSON: an event body's fields given as attributes, a structured
+    /// body or attribute.
     pub(super) fn json(&self) -> Value {
-        if let Some(s) = &self.string {
+        if let Some(s) = self.string.as_ref().or(self.bytes.as_ref()) {
             Value::String(s.clone())
         } else if let Some(n) = self.int {
             Value::from(n.0)
@@ -129,6 +200,14 @@ impl AnyValue {
             Value::Bool(b)
         } else if let Some(a) = &self.array {
             Value::Array(a.values.iter().map(AnyValue::json).collect())
+        } else if let Some(m) = &self.map {
+            let field = |f: &Field| {
+                (
+                    f.key.clone(),
+                    f.value.as_ref().map_or(Value::Null, AnyValue::json),
+                )
+            };
+            Value::Object(m.values.iter().map(field).collect())
         } else {
             Value::Null
         }
