@@ -5,8 +5,10 @@ answers offline through the OpenAI client's own HTTP transport, each one's spans
 exported as OTLP JSON by OpenTelemetry's own encoder. Each trace must read to the run
 the SDK's own item list (``to_input_list()``) reads to, whatever the stop rule, with
 the token usage the items do not carry. And Pydantic AI's own instrumentation (what
-Logfire shows) of a run of its function model, and OpenInference's LangChain
-instrumentation of a LangGraph agent, each read to the run's own messages."""
+Logfire shows) of a run of its function model, OpenInference's LangChain
+instrumentation of a LangGraph agent, and OpenTelemetry's own instrumentation of the
+OpenAI client (its spans, its log records, or both), each read to the run's own
+messages."""
 
 from __future__ import annotations
 
@@ -25,7 +27,7 @@ from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.tools import tool
 from langgraph.prebuilt import create_react_agent
-from openai import AsyncOpenAI
+from openai import AsyncOpenAI, OpenAI
 from openinference.instrumentation.langchain import LangChainInstrumentor
 from openinference.instrumentation.openai import (
     OpenAIInstrumentor as OpenInferenceOpenAIInstrumentor,
@@ -33,6 +35,7 @@ from openinference.instrumentation.openai import (
 from openinference.instrumentation.openai_agents import (
     OpenAIAgentsInstrumentor as OpenInferenceInstrumentor,
 )
+from opentelemetry.exporter.otlp.proto.common._log_encoder import encode_logs
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.instrumentation.openai import (
     OpenAIInstrumentor as OpenLLMetryOpenAIInstrumentor,
@@ -40,6 +43,11 @@ from opentelemetry.instrumentation.openai import (
 from opentelemetry.instrumentation.openai_agents import (
     OpenAIAgentsInstrumentor as OpenLLMetryInstrumentor,
 )
+from opentelemetry.instrumentation.openai_v2 import (
+    OpenAIInstrumentor as OpenTelemetryOpenAIInstrumentor,
+)
+from opentelemetry.sdk._logs import LoggerProvider
+from opentelemetry.sdk._logs.export import InMemoryLogRecordExporter, SimpleLogRecordProcessor
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
@@ -443,3 +451,159 @@ def langgraph_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]
 @pytest.mark.parametrize("stop", [*STOPS, "tokens(20)", 'seq("C[results for b]")'])
 def test_langgraphs_trace_reads_as_its_messages(langgraph_run, stop):
     assert_reads_as_its_messages(langgraph_run, stop)
+
+
+# OpenTelemetry's own instrumentation of the OpenAI client, with no framework above it:
+# each call a trace of its own; the messages on the spans (SPAN_ONLY), in log records
+# (EVENT_ONLY: one a call, the trace's spans without them), or both.
+CLIENT_ANSWERS = [
+    {
+        "role": "assistant",
+        "content": "Let me look.",
+        "tool_calls": [
+            {
+                "id": f"call_{n}",
+                "type": "function",
+                "function": {"name": "search", "arguments": json.dumps({"query": q})},
+            }
+            for n, q in ((1, "a"), (2, "b"))
+        ],
+    },
+    {"role": "assistant", "content": "The answer is B."},
+]
+
+
+def chat_client() -> OpenAI:
+    """An OpenAI client whose chat completions answer ``CLIENT_ANSWERS`` in turn, with
+    ``USAGE``, offline through its own HTTP transport."""
+    answered = itertools.count()
+
+    def handler(request: Any) -> Any:
+        n = next(answered)
+        tokens_in, tokens_out = USAGE[n]
+        message = CLIENT_ANSWERS[n]
+        return httpx2.Response(
+            200,
+            json={
+                "id": f"chatcmpl-{n}",
+                "object": "chat.completion",
+                "created": 1732492800,
+                "model": "gpt-4o",
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": message,
+                        "finish_reason": "tool_calls" if "tool_calls" in message else "stop",
+                    }
+                ],
+                "usage": {
+                    "prompt_tokens": tokens_in,
+                    "completion_tokens": tokens_out,
+                    "total_tokens": tokens_in + tokens_out,
+                },
+            },
+        )
+
+    transport = httpx2.MockTransport(handler)
+    return OpenAI(api_key="offline", http_client=httpx2.Client(transport=transport))
+
+
+def export_line(message: Any) -> str:
+    """An OTLP export as one line of JSON, as the Collector's file exporter writes it."""
+    return json.dumps(json.loads(MessageToJson(message))) + "\n"
+
+
+@pytest.fixture(scope="module", params=["SPAN_ONLY", "EVENT_ONLY", "SPAN_AND_EVENT"])
+def client_run(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[str, dict[str, Path]]:
+    """A loop of chat completions (a text and two searches in a turn, each search's
+    result, then the answer), traced with the content mode ``request.param``: the
+    trace's export, the logs', both in either order, and the run's messages as
+    doneseq's JSONL."""
+    mode = request.param
+    spans, tracer_provider = kept_spans()
+    records, logger_provider = InMemoryLogRecordExporter(), LoggerProvider()
+    logger_provider.add_log_record_processor(SimpleLogRecordProcessor(records))
+    instrumentor = OpenTelemetryOpenAIInstrumentor()
+    with pytest.MonkeyPatch.context() as env:
+        # Read when instrumented and at each call.
+        env.setenv("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", mode)
+        instrumentor.instrument(tracer_provider=tracer_provider, logger_provider=logger_provider)
+        try:
+            client = chat_client()
+            messages: list[Any] = [
+                {"role": "system", "content": "Be brief."},
+                {"role": "user", "content": "Find it"},
+            ]
+            lines: list[Any] = [{"role": "system", "content": "Be brief."}]
+            lines.append({"role": "user", "content": "Find it"})
+            for usage in USAGE:
+                completion = client.chat.completions.create(model="gpt-4o", messages=messages)
+                answer = completion.choices[0].message
+                messages.append(answer.model_dump(exclude_none=True))
+                calls = [
+                    (c.id, c.function.name, json.loads(c.function.arguments))
+                    for c in answer.tool_calls or []
+                ]
+                lines.append(model_line(answer.content or "", calls, usage))
+                if not calls:
+                    break
+                for call_id, _, arguments in calls:
+                    result = f"results for {arguments['query']}"
+                    messages.append({"role": "tool", "tool_call_id": call_id, "content": result})
+                    lines.append({"role": "agent", "content": result, "tool_call_id": call_id})
+        finally:
+            instrumentor.uninstrument()
+    assert messages[-1]["content"] == "The answer is B."
+    chats = spans.get_finished_spans()
+    assert len(chats) == 2 and len({s.context.trace_id for s in chats}) == 2
+    on_spans = all("gen_ai.input.messages" in s.attributes for s in chats)
+    assert on_spans == (mode != "EVENT_ONLY")
+    assert (len(records.get_finished_logs()) == 2) == (mode != "SPAN_ONLY")
+    directory = tmp_path_factory.mktemp(f"client-{mode}")
+    trace = export_line(encode_spans(chats))
+    logs = export_line(encode_logs(records.get_finished_logs()))
+    written = {
+        "trace": trace,
+        "logs": logs,
+        "trace-then-logs": trace + logs,
+        "logs-then-trace": logs + trace,
+        "messages": "".join(json.dumps(line) + "\n" for line in lines),
+    }
+    paths = {name: directory / f"{name}.jsonl" for name in written}
+    for name, text in written.items():
+        paths[name].write_text(text)
+    return mode, paths
+
+
+# What each content mode records and the reader reads: the spans, the log records, or
+# both (each call read once, whichever comes first).
+READABLE = {
+    "SPAN_ONLY": ["trace"],
+    "EVENT_ONLY": ["logs", "trace-then-logs", "logs-then-trace"],
+    "SPAN_AND_EVENT": ["trace", "logs", "trace-then-logs", "logs-then-trace"],
+}
+
+
+@pytest.mark.parametrize("stop", [*STOPS, "tokens(40)"])
+def test_the_client_instrumentations_record_reads_as_the_run(client_run, stop):
+    mode, paths = client_run
+    monitor = doneseq.Monitor(stop=stop)
+    from_messages = replayed(monitor, {paths["messages"]: "jsonl"})
+    assert from_messages["recorded_steps"] == 4
+    for name in READABLE[mode]:
+        from_record = replayed(monitor, {paths[name]: "otel"})
+        keys = ("kind", "steps", "answer", "fired", "recorded_steps", "recorded_tokens")
+        for key in keys:
+            assert from_record[key] == from_messages[key], (name, key)
+
+
+def test_a_trace_without_the_messages_says_where_they_are(client_run):
+    mode, paths = client_run
+    replay = doneseq.Monitor(stop="max_turns(9)").check_file(paths["trace"], format="otel")
+    if mode == "EVENT_ONLY":
+        assert "none of the transcript's 2 chat spans carries its messages" in replay["error"]
+        assert "the export of logs" in replay["error"]
+    else:
+        assert "error" not in replay, replay
