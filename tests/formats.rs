@@ -579,6 +579,82 @@ fn otel_log_records_that_name_no_span_are_a_call_until_the_next_input() {
 }
 
 #[test]
+fn otel_a_calls_log_records_cut_between_exports_anywhere_are_read_as_one() {
+    // The sample's export of logs (two calls, 8 records), cut as a batch a line cuts
+    // it: at every record, and a record a line; after the trace's export.
+    let path = format!(
+        "{}/examples/formats/otel-genai-logs.jsonl",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(path).unwrap();
+    let (trace, logs) = text.trim_end().split_once('\n').unwrap();
+    let whole = summary(&read(&text, Format::Otel).unwrap());
+    let export: serde_json::Value = serde_json::from_str(logs).unwrap();
+    let records = export["resourceLogs"][0]["scopeLogs"][0]["logRecords"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert_eq!(records.len(), 8);
+    let lines = |parts: &[&[serde_json::Value]]| -> String {
+        let mut lines = vec![trace.to_owned()];
+        for part in parts {
+            let mut export = export.clone();
+            export["resourceLogs"][0]["scopeLogs"][0]["logRecords"] = part.to_vec().into();
+            lines.push(export.to_string());
+        }
+        lines.join("\n")
+    };
+    for cut in 0..=records.len() {
+        let (a, b) = records.split_at(cut);
+        let cut_text = lines(&[a, b]);
+        assert_eq!(
+            summary(&read(&cut_text, Format::Otel).unwrap()),
+            whole,
+            "cut at {cut}"
+        );
+    }
+    let each: Vec<&[serde_json::Value]> = records.chunks(1).collect();
+    assert_eq!(summary(&read(&lines(&each), Format::Otel).unwrap()), whole);
+}
+
+#[test]
+fn otel_a_call_of_log_records_without_its_choice_is_read_as_it_is() {
+    let message = |span: &str, time: u64, event: &str, content: &str| {
+        let body = otel_map(&[("content", content)]);
+        otel_record(span, time, event, Some(&body), "")
+    };
+    let choice = |span: &str, time: u64, content: &str| {
+        let body = format!(
+            r#"{{"kvlistValue": {{"values": [{{"key": "message", "value": {}}}]}}}}"#,
+            otel_map(&[("content", content)])
+        );
+        otel_record(span, time, "gen_ai.choice", Some(&body), "")
+    };
+    // The first call failed (no choice), the next asked again: the first is read
+    // before it, in its place, not held; so is one the next export adds nothing to.
+    let text = [
+        otel_logs(&[
+            message("1", 1_000_000, "gen_ai.user.message", "hi"),
+            message("2", 2_000_000, "gen_ai.user.message", "hi"),
+            choice("2", 3_000_000, "hello"),
+            message("4", 3_500_000, "gen_ai.user.message", "hi"),
+            message("4", 3_500_000, "gen_ai.assistant.message", "hello"),
+        ]),
+        // The last call failed too: read at the transcript's end.
+        otel_logs(&[
+            message("3", 4_000_000, "gen_ai.user.message", "hi"),
+            message("3", 4_000_000, "gen_ai.assistant.message", "hello"),
+            message("3", 4_000_000, "gen_ai.user.message", "and?"),
+        ]),
+    ]
+    .join("\n");
+    assert_eq!(
+        summary(&read(&text, Format::Otel).unwrap()),
+        "0 user \"hi\" at=0ms\n1 llm \"hello\" at=2ms\n2 user \"and?\" at=3ms\n"
+    );
+}
+
+#[test]
 fn otel_log_records_that_give_no_message_or_a_wrong_body_are_errors() {
     let app = r#"{"timeUnixNano": "1", "body": {"stringValue": "GET /"}}"#;
     let err = read(&otel_logs(&[app.to_owned(), app.to_owned()]), Format::Auto).unwrap_err();

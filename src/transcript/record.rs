@@ -122,11 +122,14 @@ pub(super) struct Context {
 }
 
 impl Context {
-    /// Ends the transcript: a model turn still open is a message. What is wrong
-    /// with the transcript as a whole, if anything (a trace's spans that gave no
-    /// message).
+    /// Ends the transcript: a model turn still open is a message, so is a call of
+    /// log records still waiting for its choice. What is wrong with the transcript
+    /// as a whole, if anything (a trace's spans that gave no message).
     pub(super) fn finish(&mut self, out: &mut Out<'static>) -> Option<String> {
         self.responses.close(out);
+        if let Err(problem) = otel::finish(self, out) {
+            return Some(problem);
+        }
         self.otel.nothing_read()
     }
 }

@@ -288,7 +288,7 @@ impl<'de, A: Deserialize<'de> + ArgumentsText<'de>> serde::de::DeserializeSeed<'
 /// A string, borrowed from the input where it has no escapes. (serde's own `Cow<str>`
 /// always copies, and `#[serde(borrow)]` borrows only a field that is a `Cow`
 /// itself, not one in an `Option`.) The default is empty.
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub(super) struct Str<'de>(pub(super) Cow<'de, str>);
 
 impl<'de: 'a, 'a> Deserialize<'de> for Str<'a> {

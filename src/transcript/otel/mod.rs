@@ -40,7 +40,7 @@ use self::genai::{events, messages, system_messages};
 use self::openinference::{flat_messages, langchain_tool_message};
 use self::spans::{AnyValue, Nanos, Span};
 pub(super) use self::spans::{Export, LogsExport};
-use super::record::{Context, Failure, Out};
+use super::record::{Context, Failure, Out, Problem};
 use crate::{Message, Role, Usage};
 
 /// What the spans read so far showed: the conversation (as [`signatures`]) and the
@@ -73,6 +73,8 @@ pub(super) struct History {
     /// The span ids of the latest chat calls read (kept from trace to trace): a call a
     /// trace and its log records both hold has one.
     calls_read: Vec<String>,
+    /// The calls of an export of logs whose records go on in the next export.
+    held: Vec<Span<'static>>,
 }
 
 /// How many spans a transcript's exports held, how many of them this reader knows
@@ -89,6 +91,16 @@ struct Totals {
 }
 
 impl History {
+    /// A new conversation, whose first span started at `origin`: what the last one
+    /// showed is forgotten; what the transcript as a whole holds is not.
+    fn restart(&mut self, origin: u64) {
+        self.origin = origin;
+        self.conversation.clear();
+        self.results.clear();
+        self.fresh.clear();
+        self.pending.clear();
+    }
+
     /// Whether the call `span` records (of input `input` and output `output`) was
     /// read already: recorded twice, by a trace and by its log records. Its span was
     /// read as a call (when it names one), and the conversation holds its input and
@@ -180,9 +192,24 @@ pub(super) fn read_logs<'a>(
     cx: &mut Context,
     out: &mut Out<'a>,
 ) -> Result<(), Failure<'a>> {
-    let (calls, others) = logs::calls(export);
-    cx.otel.totals.records += others + calls.iter().map(|c| c.events.len().max(1)).sum::<usize>();
+    let (calls, records) = logs::calls(export, &mut cx.otel.held);
+    cx.otel.totals.records += records;
     read_spans(calls, within, cx, out)
+}
+
+/// Reads the calls still waiting for records at the transcript's end (a call whose
+/// choice never came: it failed, or the export was cut). What is wrong, if anything.
+pub(super) fn finish(cx: &mut Context, out: &mut Out<'static>) -> Result<(), String> {
+    let held = std::mem::take(&mut cx.otel.held);
+    if held.is_empty() {
+        return Ok(());
+    }
+    read_spans(held, "", cx, out).map_err(|failure| match failure.problem {
+        Problem::Message(_, message) => message,
+        // Not from held calls (they were parsed already), but said if it were.
+        Problem::Json(e) => e.to_string(),
+        Problem::TooDeep(_) => "JSON nested too deep".to_owned(),
+    })
 }
 
 /// The messages of `spans` (an export's, or the calls of an export of logs).
@@ -277,17 +304,9 @@ fn read_spans<'a>(
                     && (signed(input).starts_with(conversation)
                         || history.read_already(&spans[j], input, output))
             });
-            if continues {
-                history.trace = Some(trace.to_owned());
-            } else {
-                *history = History {
-                    trace: Some(trace.to_owned()),
-                    origin: first_start[trace],
-                    totals: history.totals,
-                    usage: std::mem::take(&mut history.usage),
-                    calls_read: std::mem::take(&mut history.calls_read),
-                    ..History::default()
-                };
+            history.trace = Some(trace.to_owned());
+            if !continues {
+                history.restart(first_start[trace]);
             }
         }
         let origin = cx.otel.origin;

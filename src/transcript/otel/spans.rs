@@ -10,7 +10,7 @@ use crate::transcript::wire::Str;
 /// An export: `{"resourceSpans": [{"scopeSpans": [{"spans": [...]}]}]}` (the
 /// protobuf JSON mapping's camelCase names, or the snake_case ones). Resources and
 /// scopes are not read.
-#[derive(Deserialize)]
+#[derive(Debug, Deserialize)]
 pub(in crate::transcript) struct Export<'a> {
     #[serde(rename = "resourceSpans", alias = "resource_spans", borrow)]
     pub(super) resource_spans: Vec<ResourceSpans<'a>>,
@@ -18,26 +18,26 @@ pub(in crate::transcript) struct Export<'a> {
 
 /// An export of logs: `{"resourceLogs": [{"scopeLogs": [{"logRecords": [...]}]}]}`.
 /// Resources and scopes are not read.
-#[derive(Deserialize)]
+#[derive(Debug, Deserialize)]
 pub(in crate::transcript) struct LogsExport<'a> {
     #[serde(rename = "resourceLogs", alias = "resource_logs", borrow)]
     pub(super) resource_logs: Vec<ResourceLogs<'a>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, Deserialize)]
 pub(super) struct ResourceLogs<'a> {
     #[serde(rename = "scopeLogs", alias = "scope_logs", default, borrow)]
     pub(super) scope_logs: Vec<ScopeLogs<'a>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, Deserialize)]
 pub(super) struct ScopeLogs<'a> {
     #[serde(rename = "logRecords", alias = "log_records", default, borrow)]
     pub(super) log_records: Vec<LogRecord<'a>>,
 }
 
 /// A log record; its severity and flags are not read.
-#[derive(Deserialize)]
+#[derive(Debug, Deserialize)]
 pub(super) struct LogRecord<'a> {
     #[serde(rename = "timeUnixNano", alias = "time_unix_nano", default)]
     pub(super) time: Option<Nanos>,
@@ -61,20 +61,20 @@ pub(super) struct LogRecord<'a> {
     pub(super) span_id: Option<Str<'a>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, Deserialize)]
 pub(super) struct ResourceSpans<'a> {
     #[serde(rename = "scopeSpans", alias = "scope_spans", default, borrow)]
     pub(super) scope_spans: Vec<ScopeSpans<'a>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, Deserialize)]
 pub(super) struct ScopeSpans<'a> {
     #[serde(default, borrow)]
     pub(super) spans: Vec<Span<'a>>,
 }
 
 /// A span; its kind, links, flags and dropped counts are not read.
-#[derive(Deserialize)]
+#[derive(Debug, Deserialize)]
 pub(super) struct Span<'a> {
     #[serde(rename = "traceId", alias = "trace_id", default, borrow)]
     pub(super) trace_id: Option<Str<'a>>,
@@ -95,7 +95,7 @@ pub(super) struct Span<'a> {
 }
 
 /// A span's event; or an event a log record holds, with its body.
-#[derive(Deserialize)]
+#[derive(Debug, Deserialize)]
 pub(super) struct Event<'a> {
     #[serde(borrow)]
     pub(super) name: Str<'a>,
@@ -106,7 +106,7 @@ pub(super) struct Event<'a> {
     pub(super) body: Option<AnyValue>,
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, Deserialize)]
 pub(super) struct Status<'a> {
     /// 2 (or `STATUS_CODE_ERROR`) is an error.
     #[serde(default)]
@@ -115,7 +115,7 @@ pub(super) struct Status<'a> {
     pub(super) message: Option<Str<'a>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, Deserialize)]
 pub(super) struct KeyValue<'a> {
     #[serde(borrow)]
     pub(super) key: Str<'a>,
@@ -125,7 +125,7 @@ pub(super) struct KeyValue<'a> {
 
 /// An attribute's value, as the protobuf JSON mapping writes it: 64-bit integers as
 /// strings (or numbers, as some exporters write them).
-#[derive(Deserialize)]
+#[derive(Debug, Deserialize)]
 pub(super) struct AnyValue {
     #[serde(rename = "stringValue", alias = "string_value", default)]
     pub(super) string: Option<String>,
@@ -144,21 +144,21 @@ pub(super) struct AnyValue {
     pub(super) bytes: Option<String>,
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, Deserialize)]
 pub(super) struct ArrayValue {
     #[serde(default)]
     pub(super) values: Vec<AnyValue>,
 }
 
 /// A map value's fields (a log record's body, a structured attribute).
-#[derive(Deserialize)]
+#[derive(Debug, Deserialize)]
 pub(super) struct KeyValueList {
     #[serde(default)]
     pub(super) values: Vec<Field>,
 }
 
 /// A field of a map value.
-#[derive(Deserialize)]
+#[derive(Debug, Deserialize)]
 pub(super) struct Field {
     pub(super) key: String,
     #[serde(default)]
