@@ -536,7 +536,7 @@ fn help_lists_every_format_and_a_corpus_of_every_format_is_read() {
     let out = check(&["--stop", "final | done_signal", "examples/formats"]);
     let text = stdout(&out);
     assert!(
-        text.contains("13 runs: 7 done") && text.contains(" 0 errors"),
+        text.contains("14 runs: 7 done") && text.contains(" 0 errors"),
         "{text}"
     );
     for name in [
@@ -545,6 +545,7 @@ fn help_lists_every_format_and_a_corpus_of_every_format_is_read() {
         "otel-genai.json",
         "otel-genai-log-details.json",
         "otel-genai-logs.jsonl",
+        "otel-langfuse.json",
         "otel-openinference.json",
         "openai-responses.json",
     ] {

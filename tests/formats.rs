@@ -156,6 +156,14 @@ fn otel_genai_events_in_an_export_of_logs_after_the_trace() {
 }
 
 #[test]
+fn otel_langfuse_observations() {
+    // Written by Langfuse's SDK (5.0.4; its spans exported by its own processor to an
+    // OTLP exporter): its OpenAI integration's generations (a text and two searches in
+    // a turn, then the answer), tools and an agent decorated with `@observe`.
+    insta::assert_snapshot!(sample("otel-langfuse.json", Format::Otel));
+}
+
+#[test]
 fn otel_genai_details_events_in_an_export_of_logs() {
     // Written by the same instrumentation's 2.4b0 with
     // OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=EVENT_ONLY: a record a call
@@ -414,6 +422,102 @@ fn otel_a_trace_whose_first_call_goes_on_from_the_conversation_continues_it() {
              4 user \"hi\" at=0ms\n\
              5 llm \"done\" at=1ms\n"
         );
+    }
+}
+
+#[test]
+fn otel_langfuse_observations_as_its_integrations_write_them() {
+    let observation = |id: &str, parent: &str, start: u64, name: &str, attrs: &[String]| {
+        let span = otel_span("t1", id, start, &attrs.join(","));
+        let named = format!(r#""name": "{name}", "parentSpanId": "{parent}", "#);
+        span.replacen(r#""name": "s", "#, &named, 1)
+    };
+    let kind = |t: &str| otel_kv("langfuse.observation.type", t);
+    let spans = [
+        observation("1", "", 1_000_000, "planner", &[kind("agent")]),
+        // A request's messages (Anthropic's blocks); the answer a text, not JSON; the
+        // usage by Langfuse's names.
+        observation(
+            "2",
+            "1",
+            2_000_000,
+            "generation",
+            &[
+                kind("generation"),
+                otel_kv(
+                    "langfuse.observation.input",
+                    r#"{"messages": [{"role": "user", "content": [{"type": "text", "text": "Find it"}]}], "model": "m"}"#,
+                ),
+                otel_kv("langfuse.observation.output", "Let me look."),
+                otel_kv(
+                    "langfuse.observation.usage_details",
+                    r#"{"input": 7, "output": 2, "total": 9}"#,
+                ),
+            ],
+        ),
+        // Not steps.
+        observation("3", "1", 3_000_000, "step", &[kind("span")]),
+        observation("4", "1", 3_500_000, "note", &[kind("event")]),
+        // The model's message without a role, then a tool whose output is JSON.
+        observation(
+            "5",
+            "1",
+            4_000_000,
+            "generation",
+            &[
+                kind("generation"),
+                otel_kv(
+                    "langfuse.observation.input",
+                    r#"["Find it", {"role": "assistant", "content": "Let me look."}]"#,
+                ),
+                otel_kv(
+                    "langfuse.observation.output",
+                    r#"{"content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "count", "arguments": "{}"}}]}"#,
+                ),
+            ],
+        ),
+        observation(
+            "6",
+            "1",
+            5_000_000,
+            "count",
+            &[
+                kind("tool"),
+                otel_kv(
+                    "langfuse.observation.input",
+                    r#"{"args": [], "kwargs": {}}"#,
+                ),
+                otel_kv("langfuse.observation.output", r#"{"n": 3}"#),
+            ],
+        ),
+    ];
+    assert_eq!(
+        summary(&read(&otel_export(&spans), Format::Auto).unwrap()),
+        "0 user \"Find it\" at=1ms\n\
+         1 llm @planner \"Let me look.\" tokens=7+2 at=2ms\n\
+         2 llm @planner call count({}) id=Some(\"c1\") at=4ms\n\
+         3 agent @planner \"{\\\"n\\\": 3}\" answers=c1 tool=count at=5ms\n"
+    );
+    // A list of what is not a message, or a message that does not read: where.
+    for (input, expected) in [
+        (
+            r#"[{"role": "user", "content": "hi"}, 3]"#,
+            "langfuse.observation.input[1]: not a chat message: 3",
+        ),
+        (r#"[{"content": "hi"}]"#, "langfuse.observation.input[0]: "),
+    ] {
+        let span = observation(
+            "1",
+            "",
+            1_000_000,
+            "generation",
+            &[
+                kind("generation"),
+                otel_kv("langfuse.observation.input", input),
+            ],
+        );
+        let err = read(&otel_export(&[span]), Format::Otel).unwrap_err();
+        assert!(err.message.starts_with(expected), "{err}");
     }
 }
 

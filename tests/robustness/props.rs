@@ -28,6 +28,7 @@ const FORMAT_SAMPLES: &[&str] = &[
     "otel-genai-log-details.json",
     "otel-genai-logs.jsonl",
     "otel-genai.json",
+    "otel-langfuse.json",
     "otel-openinference-langgraph.json",
     "otel-openinference.json",
 ];

@@ -1,8 +1,9 @@
 //! A span's attributes, read once: the GenAI conventions' and, where a span has no
-//! GenAI operation, OpenInference's mapped onto them.
+//! GenAI operation, OpenInference's or else Langfuse's mapped onto them.
 
 use serde_json::Value;
 
+use super::langfuse::usage;
 use super::spans::{AnyValue, KeyValue};
 
 /// The span's attributes this reader uses.
@@ -31,6 +32,10 @@ pub(super) struct Attributes<'s> {
     /// `n` of OpenInference's `llm.invocation_parameters` (JSON).
     pub(super) choice_count: Option<u64>,
     pub(super) invocation: Option<&'s str>,
+    /// A Langfuse generation's input and output (`langfuse.observation.input`,
+    /// `.output`: JSON of its client's messages, or a text).
+    pub(super) langfuse_input: Option<&'s AnyValue>,
+    pub(super) langfuse_output: Option<&'s AnyValue>,
 }
 
 impl Attributes<'_> {
@@ -55,12 +60,16 @@ impl Attributes<'_> {
     }
 }
 
-pub(super) fn attributes<'s>(list: &'s [KeyValue<'_>]) -> Attributes<'s> {
+/// The attributes of a span named `name` (Langfuse names a tool's or an agent's
+/// observation by its span's name).
+pub(super) fn attributes<'s>(list: &'s [KeyValue<'_>], name: Option<&'s str>) -> Attributes<'s> {
     let mut a = Attributes::default();
     // OpenInference's attributes where the GenAI conventions have others, read where
     // a span has no GenAI one; its span kind, and its `output.value`.
     let mut oi = Attributes::default();
     let (mut kind, mut output_value) = (None, None);
+    // Langfuse's, read where a span is of neither convention.
+    let (mut observation, mut lf_input, mut lf_output, mut lf_usage) = (None, None, None, None);
     for kv in list {
         let Some(value) = &kv.value else { continue };
         let key = &*kv.key.0;
@@ -81,6 +90,10 @@ pub(super) fn attributes<'s>(list: &'s [KeyValue<'_>]) -> Attributes<'s> {
             "llm.token_count.prompt" => oi.input_tokens = value.number(),
             "llm.token_count.completion" => oi.output_tokens = value.number(),
             "llm.invocation_parameters" => a.invocation = value.text(),
+            "langfuse.observation.type" => observation = value.text(),
+            "langfuse.observation.input" => lf_input = Some(value),
+            "langfuse.observation.output" => lf_output = Some(value),
+            "langfuse.observation.usage_details" => lf_usage = value.text(),
             "gen_ai.operation.name" => a.operation = value.text(),
             "gen_ai.input.messages" => a.input = Some(value),
             "gen_ai.output.messages" => a.output = Some(value),
@@ -110,6 +123,30 @@ pub(super) fn attributes<'s>(list: &'s [KeyValue<'_>]) -> Attributes<'s> {
         });
         if kind == Some("TOOL") {
             a.tool_output = output_value;
+        }
+    }
+    // A Langfuse observation (a span of neither convention): a `generation` is a
+    // chat call, a `tool` a tool's run (named by its span, its output the result), an
+    // `agent` names the agent (by its span's name); any other type (`span`, `chain`,
+    // `retriever`, ...) not a step.
+    if a.operation.is_none() {
+        a.operation = observation.map(|observation| match observation {
+            "generation" => "chat",
+            "tool" => "execute_tool",
+            "agent" => "invoke_agent",
+            other => other,
+        });
+        match observation {
+            Some("generation") => {
+                (a.langfuse_input, a.langfuse_output) = (lf_input, lf_output);
+                (oi.input_tokens, oi.output_tokens) = lf_usage.map_or((None, None), usage);
+            }
+            Some("tool") => {
+                oi.tool_name = name;
+                a.tool_result = lf_output;
+            }
+            Some("agent") => oi.agent = name,
+            _ => {}
         }
     }
     a.tool_name = a.tool_name.or(oi.tool_name);

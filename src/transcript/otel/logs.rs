@@ -74,6 +74,7 @@ pub(super) fn calls<'a>(
             trace_id,
             span_id,
             parent_span_id: None,
+            name: None,
             start: time,
             end: time,
             attributes: Vec::new(),
@@ -151,6 +152,7 @@ fn owned(call: Span<'_>) -> Span<'static> {
         trace_id: owned(call.trace_id),
         span_id: owned(call.span_id),
         parent_span_id: None,
+        name: None,
         start: call.start,
         end: call.end,
         // A call of the older events has no attributes, and its events none but

@@ -27,6 +27,7 @@
 
 mod attributes;
 mod genai;
+mod langfuse;
 mod logs;
 mod openinference;
 mod spans;
@@ -219,7 +220,9 @@ fn read_spans<'a>(
     cx: &mut Context,
     out: &mut Out<'a>,
 ) -> Result<(), Failure<'a>> {
-    let attrs: Vec<Attributes<'_>> = spans.iter().map(|s| attributes(&s.attributes)).collect();
+    let attrs: Vec<Attributes<'_>> = (spans.iter())
+        .map(|s| attributes(&s.attributes, s.name.as_ref().map(|n| &*n.0)))
+        .collect();
     // Each span's agent: its own name, or the nearest invoke_agent span's above it.
     let mut parents: HashMap<&str, (Option<&str>, Option<&str>)> = HashMap::new();
     for (span, a) in spans.iter().zip(&attrs) {
@@ -265,7 +268,7 @@ fn read_spans<'a>(
     let mut chats = Vec::with_capacity(spans.len());
     let mut responses: HashMap<String, String> = HashMap::new();
     for (span, a) in spans.iter().zip(&attrs) {
-        let chat = chat_messages(span, a).map_err(|m| Failure::message(within, m))?;
+        let chat = chat_messages(span, a, cx).map_err(|m| Failure::message(within, m))?;
         if let Some((input, _)) = &chat {
             for m in input.iter().filter(|m| m.role() == Role::Agent) {
                 if let Some(id) = m.tool_call_id() {
@@ -527,7 +530,7 @@ fn inner_calls(spans: &[Span<'_>], chats: &[Chat]) -> HashSet<usize> {
 /// recorded without content.
 type Chat = Option<(Vec<Message<'static>>, Vec<Message<'static>>)>;
 
-fn chat_messages(span: &Span<'_>, a: &Attributes<'_>) -> Result<Chat, String> {
+fn chat_messages(span: &Span<'_>, a: &Attributes<'_>, cx: &mut Context) -> Result<Chat, String> {
     if !matches!(
         a.operation,
         Some("chat" | "text_completion" | "generate_content") | None
@@ -539,6 +542,25 @@ fn chat_messages(span: &Span<'_>, a: &Attributes<'_>) -> Result<Chat, String> {
             flat_messages(&a.flat_input, "llm.input_messages")?,
             one_turn(flat_messages(&a.flat_output, "llm.output_messages")?, a),
         ),
+        (None, None) if a.langfuse_input.is_some() || a.langfuse_output.is_some() => {
+            let read = |value, attribute, role, cx: &mut Context| match value {
+                Some(value) => langfuse::messages(value, attribute, role, cx),
+                None => Ok(Vec::new()),
+            };
+            let input = read(
+                a.langfuse_input,
+                "langfuse.observation.input",
+                Role::User,
+                cx,
+            )?;
+            let output = read(
+                a.langfuse_output,
+                "langfuse.observation.output",
+                Role::Llm,
+                cx,
+            )?;
+            (input, one_turn(output, a))
+        }
         // Each `gen_ai.choice` event is a choice.
         (None, None) => events(&span.events)?,
         _ => {

@@ -82,6 +82,9 @@ pub(super) struct Span<'a> {
     pub(super) span_id: Option<Str<'a>>,
     #[serde(rename = "parentSpanId", alias = "parent_span_id", default, borrow)]
     pub(super) parent_span_id: Option<Str<'a>>,
+    /// Its name: what Langfuse's SDK names a tool's or an agent's observation by.
+    #[serde(default, borrow)]
+    pub(super) name: Option<Str<'a>>,
     #[serde(rename = "startTimeUnixNano", alias = "start_time_unix_nano", default)]
     pub(super) start: Option<Nanos>,
     #[serde(rename = "endTimeUnixNano", alias = "end_time_unix_nano", default)]
