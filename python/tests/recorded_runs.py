@@ -8,6 +8,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import doneseq
+
 
 def replayed(monitor: Any, logs: Mapping[Path, str]) -> dict[str, Any]:
     """``monitor.check_file`` of each log (a path, and the format it is written in),
@@ -37,3 +39,28 @@ def assert_stops_as_live(replay: Mapping[str, Any], live: Any) -> None:
         live.answer,
         live.condition,
     )
+
+
+def model_line(text: str, calls: list[tuple[str, str, Any]], usage: tuple[int, int]) -> Any:
+    """A model's turn as a line of doneseq's JSONL: its text, its calls (id, name,
+    arguments) and its usage (input and output tokens)."""
+    return {
+        "role": "llm",
+        "content": text,
+        "tool_calls": [{"id": i, "name": n, "arguments": a} for i, n, a in calls],
+        "usage": {"input_tokens": usage[0], "output_tokens": usage[1]},
+    }
+
+
+def assert_reads_as_its_messages(run: tuple[Path, Path], stop: str) -> None:
+    """A run's trace (the first path), read by ``otel``, stops as its messages (the
+    second, doneseq's JSONL) do, every step (the turn of two calls, their two results,
+    the answer) and token counted alike."""
+    trace, messages = run
+    monitor = doneseq.Monitor(stop=stop)
+    from_trace = replayed(monitor, {trace: "otel"})
+    from_messages = replayed(monitor, {messages: "jsonl"})
+    keys = ("kind", "steps", "answer", "fired", "recorded_steps", "recorded_tokens")
+    for key in keys:
+        assert from_trace[key] == from_messages[key], key
+    assert from_trace["recorded_steps"] == 4

@@ -19,9 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import chat_loop
 import httpx2
 import pytest
 from agents import Agent, OpenAIResponsesModel, Runner, function_tool
+from chat_loop import transport
 from google.protobuf.json_format import MessageToJson
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
@@ -61,7 +63,7 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.function import FunctionModel
 from pydantic_ai.models.instrumented import InstrumentationSettings
-from recorded_runs import replayed
+from recorded_runs import assert_reads_as_its_messages, model_line, replayed
 
 import doneseq
 
@@ -276,17 +278,6 @@ def test_the_trace_carries_the_token_usage(logs):
     assert replayed(monitor, {items: "openai-responses"})["kind"] is None
 
 
-def model_line(text: str, calls: list[tuple[str, str, Any]], usage: tuple[int, int]) -> Any:
-    """A model's turn as a line of doneseq's JSONL: its text, its calls (id, name,
-    arguments) and its usage (input and output tokens)."""
-    return {
-        "role": "llm",
-        "content": text,
-        "tool_calls": [{"id": i, "name": n, "arguments": a} for i, n, a in calls],
-        "usage": {"input_tokens": usage[0], "output_tokens": usage[1]},
-    }
-
-
 def recorded(
     tmp_path_factory: pytest.TempPathFactory, name: str, spans: Any, lines: list[Any]
 ) -> tuple[Path, Path]:
@@ -297,19 +288,6 @@ def recorded(
     trace.write_text(MessageToJson(encode_spans(spans)))
     messages.write_text("".join(json.dumps(line) + "\n" for line in lines))
     return trace, messages
-
-
-def assert_reads_as_its_messages(run: tuple[Path, Path], stop: str) -> None:
-    """The run's trace, read by ``otel``, stops as its messages do, every step (the
-    turn of two calls, their two results, the answer) and token counted alike."""
-    trace, messages = run
-    monitor = doneseq.Monitor(stop=stop)
-    from_trace = replayed(monitor, {trace: "otel"})
-    from_messages = replayed(monitor, {messages: "jsonl"})
-    keys = ("kind", "steps", "answer", "fired", "recorded_steps", "recorded_tokens")
-    for key in keys:
-        assert from_trace[key] == from_messages[key], key
-    assert from_trace["recorded_steps"] == 4
 
 
 def doneseq_lines(messages: list[Any]) -> list[Any]:
@@ -456,56 +434,6 @@ def test_langgraphs_trace_reads_as_its_messages(langgraph_run, stop):
 # OpenTelemetry's own instrumentation of the OpenAI client, with no framework above it:
 # each call a trace of its own; the messages on the spans (SPAN_ONLY), in log records
 # (EVENT_ONLY: one a call, the trace's spans without them), or both.
-CLIENT_ANSWERS = [
-    {
-        "role": "assistant",
-        "content": "Let me look.",
-        "tool_calls": [
-            {
-                "id": f"call_{n}",
-                "type": "function",
-                "function": {"name": "search", "arguments": json.dumps({"query": q})},
-            }
-            for n, q in ((1, "a"), (2, "b"))
-        ],
-    },
-    {"role": "assistant", "content": "The answer is B."},
-]
-
-
-def chat_client() -> OpenAI:
-    """An OpenAI client whose chat completions answer ``CLIENT_ANSWERS`` in turn, with
-    ``USAGE``, offline through its own HTTP transport."""
-    answered = itertools.count()
-
-    def handler(request: Any) -> Any:
-        n = next(answered)
-        tokens_in, tokens_out = USAGE[n]
-        message = CLIENT_ANSWERS[n]
-        return httpx2.Response(
-            200,
-            json={
-                "id": f"chatcmpl-{n}",
-                "object": "chat.completion",
-                "created": 1732492800,
-                "model": "gpt-4o",
-                "choices": [
-                    {
-                        "index": 0,
-                        "message": message,
-                        "finish_reason": "tool_calls" if "tool_calls" in message else "stop",
-                    }
-                ],
-                "usage": {
-                    "prompt_tokens": tokens_in,
-                    "completion_tokens": tokens_out,
-                    "total_tokens": tokens_in + tokens_out,
-                },
-            },
-        )
-
-    transport = httpx2.MockTransport(handler)
-    return OpenAI(api_key="offline", http_client=httpx2.Client(transport=transport))
 
 
 def export_line(message: Any) -> str:
@@ -531,31 +459,10 @@ def client_run(
         env.setenv("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", mode)
         instrumentor.instrument(tracer_provider=tracer_provider, logger_provider=logger_provider)
         try:
-            client = chat_client()
-            messages: list[Any] = [
-                {"role": "system", "content": "Be brief."},
-                {"role": "user", "content": "Find it"},
-            ]
-            lines: list[Any] = [{"role": "system", "content": "Be brief."}]
-            lines.append({"role": "user", "content": "Find it"})
-            for usage in USAGE:
-                completion = client.chat.completions.create(model="gpt-4o", messages=messages)
-                answer = completion.choices[0].message
-                messages.append(answer.model_dump(exclude_none=True))
-                calls = [
-                    (c.id, c.function.name, json.loads(c.function.arguments))
-                    for c in answer.tool_calls or []
-                ]
-                lines.append(model_line(answer.content or "", calls, usage))
-                if not calls:
-                    break
-                for call_id, _, arguments in calls:
-                    result = f"results for {arguments['query']}"
-                    messages.append({"role": "tool", "tool_call_id": call_id, "content": result})
-                    lines.append({"role": "agent", "content": result, "tool_call_id": call_id})
+            client = OpenAI(api_key="offline", http_client=httpx2.Client(transport=transport()))
+            lines = chat_loop.run(client, lambda query: f"results for {query}")
         finally:
             instrumentor.uninstrument()
-    assert messages[-1]["content"] == "The answer is B."
     chats = spans.get_finished_spans()
     assert len(chats) == 2 and len({s.context.trace_id for s in chats}) == 2
     on_spans = all("gen_ai.input.messages" in s.attributes for s in chats)
