@@ -83,8 +83,9 @@ pub enum Format {
     /// doneseq JSONL with Langroid-style tool JSON found in the content (`auto` does
     /// this for a log whose roles are Langroid's `LLM`, `Agent`, `User`, `System`).
     Langroid,
-    /// OpenTelemetry traces: OTLP JSON exports of spans, read by the GenAI semantic
-    /// conventions or OpenInference's.
+    /// OpenTelemetry: OTLP JSON exports of spans, read by the GenAI semantic
+    /// conventions, OpenInference's or Langfuse's attributes; and exports of logs
+    /// whose records are GenAI events.
     Otel,
 }
 

@@ -39,9 +39,9 @@ pub(crate) struct Args {
     /// SDK's to_input_list(), response objects, requests); anthropic (messages with
     /// content blocks, requests with system, responses); autogen (AgentChat
     /// model_dump() messages, TaskResult); langroid (tool JSON in the content found as
-    /// tool calls); otel (OTLP JSON exports of GenAI or OpenInference spans). All but
-    /// jsonl and langroid also read a JSON document (an array, or one record on many
-    /// lines).
+    /// tool calls); otel (OTLP JSON exports of GenAI, OpenInference or Langfuse spans,
+    /// and of GenAI log records). All but jsonl and langroid also read a JSON document
+    /// (an array, or one record on many lines).
     #[arg(long, default_value = "auto", value_parser = parse_format)]
     format: Format,
     /// Which messages are the task's input, not steps (replaces the config's

@@ -47,6 +47,10 @@ pub(super) fn calls<'a>(
     let carried = held.len();
     let mut calls: Vec<Span<'a>> = std::mem::take(held);
     let mut joined = vec![false; carried];
+    // Of each call: whether a choice came, and how many of its events were checked
+    // (when it was held: its events before this export's).
+    let mut answered: Vec<bool> = vec![false; carried];
+    let mut checked: Vec<usize> = calls.iter().map(|c| c.events.len()).collect();
     // The call each span's older events go to, by trace and span id.
     let mut open: HashMap<(String, String), usize> = HashMap::new();
     for (at, call) in calls.iter().enumerate() {
@@ -85,6 +89,8 @@ pub(super) fn calls<'a>(
             let mut call = new_call(record.trace_id, record.span_id);
             call.attributes = record.attributes;
             calls.push(call);
+            answered.push(true);
+            checked.push(0);
             continue;
         }
         let input = INPUT_EVENTS.contains(&&*name.0);
@@ -94,9 +100,11 @@ pub(super) fn calls<'a>(
         let key = (id(&record.trace_id), id(&record.span_id));
         let at = match open.get(&key) {
             // A call's input after its choices: the next call's.
-            Some(&at) if !(input && answered(&calls[at])) => at,
+            Some(&at) if !(input && answered[at]) => at,
             _ => {
                 calls.push(new_call(record.trace_id, record.span_id));
+                answered.push(false);
+                checked.push(0);
                 open.insert(key, calls.len() - 1);
                 calls.len() - 1
             }
@@ -104,6 +112,7 @@ pub(super) fn calls<'a>(
         if let Some(joined) = joined.get_mut(at) {
             *joined = true;
         }
+        answered[at] |= !input;
         let call = &mut calls[at];
         call.end = call.end.max(time);
         call.events.push(Event {
@@ -112,20 +121,18 @@ pub(super) fn calls<'a>(
             body: record.body,
         });
     }
-    let last_answered = (calls.iter())
-        .filter(|c| c.events.is_empty() || answered(c))
-        .filter_map(|c| c.start)
+    let last_answered = (calls.iter().zip(&answered))
+        .filter_map(|(c, &answered)| c.start.filter(|_| answered))
         .max();
     let mut now = Vec::with_capacity(calls.len());
     for (at, call) in calls.into_iter().enumerate() {
-        let waits = !call.events.is_empty()
-            && !answered(&call)
+        let waits = !answered[at]
             && joined.get(at).copied().unwrap_or(true)
             && last_answered.is_none_or(|last| Some(last) <= call.start)
             && held.len() < MAX_HELD
             && call.events.len() <= MAX_HELD_RECORDS
             // An error is said at the record's line, not the next export's.
-            && events(&call.events).is_ok();
+            && events(&call.events[checked[at]..]).is_ok();
         if waits {
             held.push(owned(call));
         } else {
@@ -138,11 +145,6 @@ pub(super) fn calls<'a>(
 /// A trace or span id as a key (none as empty).
 fn id(s: &Option<Str<'_>>) -> String {
     s.as_ref().map_or_else(String::new, |s| s.0.to_string())
-}
-
-/// Whether a call of the older events has its output (a choice).
-fn answered(call: &Span<'_>) -> bool {
-    call.events.iter().any(|e| e.name.0 == CHOICE)
 }
 
 /// A call of the older events that outlives its export's text.
