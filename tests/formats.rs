@@ -490,13 +490,43 @@ fn otel_langfuse_observations_as_its_integrations_write_them() {
                 otel_kv("langfuse.observation.output", r#"{"n": 3}"#),
             ],
         ),
+        // As its LangChain integration writes them: a call LangChain's way, a tool's
+        // output LangChain's tool message.
+        observation(
+            "7",
+            "1",
+            6_000_000,
+            "generation",
+            &[
+                kind("generation"),
+                otel_kv(
+                    "langfuse.observation.output",
+                    r#"{"role": "assistant", "content": "", "tool_calls": [{"name": "search", "args": {"q": "x"}, "id": "c2", "type": "tool_call"}]}"#,
+                ),
+            ],
+        ),
+        observation(
+            "8",
+            "1",
+            7_000_000,
+            "search",
+            &[
+                kind("tool"),
+                otel_kv(
+                    "langfuse.observation.output",
+                    r#"{"content": "found", "type": "tool", "name": "search", "tool_call_id": "c2", "status": "success"}"#,
+                ),
+            ],
+        ),
     ];
     assert_eq!(
         summary(&read(&otel_export(&spans), Format::Auto).unwrap()),
         "0 user \"Find it\" at=1ms\n\
          1 llm @planner \"Let me look.\" tokens=7+2 at=2ms\n\
          2 llm @planner call count({}) id=Some(\"c1\") at=4ms\n\
-         3 agent @planner \"{\\\"n\\\": 3}\" answers=c1 tool=count at=5ms\n"
+         3 agent @planner \"{\\\"n\\\": 3}\" answers=c1 tool=count at=5ms\n\
+         4 llm @planner call search({\"q\":\"x\"}) id=Some(\"c2\") at=6ms\n\
+         5 agent @planner \"found\" answers=c2 tool=search at=7ms\n"
     );
     // A list of what is not a message, or a message that does not read: where.
     for (input, expected) in [

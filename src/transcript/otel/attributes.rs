@@ -16,9 +16,9 @@ pub(super) struct Attributes<'s> {
     pub(super) tool_name: Option<&'s str>,
     pub(super) tool_call_id: Option<&'s str>,
     pub(super) tool_result: Option<&'s AnyValue>,
-    /// An OpenInference tool span's `output.value`: the tool's return as the framework
-    /// wrote it (LangChain's, a message as JSON), where the GenAI conventions record
-    /// the result.
+    /// An OpenInference tool span's `output.value`, or a Langfuse tool's output: the
+    /// tool's return as its framework wrote it (LangChain's, a message as JSON), where
+    /// the GenAI conventions record the result.
     pub(super) tool_output: Option<&'s AnyValue>,
     pub(super) agent: Option<&'s str>,
     pub(super) input_tokens: Option<u64>,
@@ -126,7 +126,8 @@ pub(super) fn attributes<'s>(list: &'s [KeyValue<'_>], name: Option<&'s str>) ->
         }
     }
     // A Langfuse observation (a span of neither convention): a `generation` is a
-    // chat call, a `tool` a tool's run (named by its span, its output the result), an
+    // chat call, a `tool` a tool's run (named by its span, its output the tool's
+    // return as its framework wrote it, as OpenInference's `output.value`), an
     // `agent` names the agent (by its span's name); any other type (`span`, `chain`,
     // `retriever`, ...) not a step.
     if a.operation.is_none() {
@@ -143,7 +144,7 @@ pub(super) fn attributes<'s>(list: &'s [KeyValue<'_>], name: Option<&'s str>) ->
             }
             Some("tool") => {
                 oi.tool_name = name;
-                a.tool_result = lf_output;
+                a.tool_output = lf_output;
             }
             Some("agent") => oi.agent = name,
             _ => {}

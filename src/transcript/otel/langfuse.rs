@@ -45,11 +45,15 @@ pub(super) fn messages(
                 messages.push(Message::new(role, std::mem::take(text)));
                 continue;
             }
-            // The model's message as its client gave it may name no role.
-            Value::Object(fields) if !fields.contains_key("role") && role == Role::Llm => {
-                fields.insert("role".to_owned(), Value::from("assistant"));
+            Value::Object(fields) => {
+                // The model's message as its client gave it may name no role.
+                if !fields.contains_key("role") && role == Role::Llm {
+                    fields.insert("role".to_owned(), Value::from("assistant"));
+                }
+                if let Some(Value::Array(calls)) = fields.get_mut("tool_calls") {
+                    calls.iter_mut().for_each(langchain_call);
+                }
             }
-            Value::Object(_) => {}
             other => return Err(format!("{}: not a chat message: {other}", at())),
         }
         let text = item.to_string();
@@ -65,6 +69,22 @@ pub(super) fn messages(
         messages.extend(out.into_iter().map(Message::into_owned));
     }
     Ok(messages)
+}
+
+/// A call as LangChain writes it (`{"name", "args", "id", "type": "tool_call"}`, what
+/// Langfuse's LangChain integration records) as doneseq's fields; any other as it is.
+fn langchain_call(call: &mut Value) {
+    let Value::Object(fields) = call else { return };
+    if fields.contains_key("function") || !fields.contains_key("args") {
+        return;
+    }
+    let mut doneseq = serde_json::Map::new();
+    for (from, to) in [("id", "id"), ("name", "name"), ("args", "arguments")] {
+        if let Some(value) = fields.remove(from) {
+            doneseq.insert(to.to_owned(), value);
+        }
+    }
+    *fields = doneseq;
 }
 
 /// A generation's token usage (`langfuse.observation.usage_details`, JSON): input and
