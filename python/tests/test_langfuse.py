@@ -1,7 +1,8 @@
 """The OpenTelemetry reader against Langfuse's SDK: a loop of chat completions
 (``chat_loop``) through its OpenAI integration, its tool and its agent decorated with
-``@observe``; the SDK's spans, as its span processor exports them, written as OTLP
-JSON by OpenTelemetry's own encoder. The trace must read to the run's own messages,
+``@observe``; and a LangGraph agent (``langgraph_agent``) traced by its LangChain
+integration. The SDK's spans, as its span processor exports them, are written as OTLP
+JSON by OpenTelemetry's own encoder; each trace must read to its run's own messages,
 whatever the stop rule, usage included."""
 
 from __future__ import annotations
@@ -12,9 +13,11 @@ from typing import Any
 
 import chat_loop
 import httpx2
+import langgraph_agent
 import pytest
 from google.protobuf.json_format import MessageToJson
 from langfuse import Langfuse, observe
+from langfuse.langchain import CallbackHandler
 from langfuse.openai import OpenAI
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.sdk.trace import TracerProvider
@@ -25,19 +28,40 @@ import doneseq
 
 
 @pytest.fixture(scope="module")
-def langfuse_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """The run, traced by Langfuse's SDK: its OTLP export, and the run's messages as
-    doneseq's JSONL."""
+def langfuse() -> Any:
+    """Langfuse's client, its spans kept in memory (its own tracer provider, its span
+    processor exporting there, not to a Langfuse server), and where."""
     kept = InMemorySpanExporter()
-    # Its own provider, its processor exporting to memory, not to a Langfuse server.
-    langfuse = Langfuse(
+    client = Langfuse(
         public_key="pk-lf-offline",
         secret_key="sk-lf-offline",
         base_url="http://127.0.0.1:9",
         tracer_provider=TracerProvider(),
         span_exporter=kept,
     )
-    client = OpenAI(api_key="offline", http_client=httpx2.Client(transport=chat_loop.transport()))
+    yield client, kept
+    client.shutdown()
+
+
+def recorded(
+    tmp_path_factory: pytest.TempPathFactory, name: str, spans: Any, lines: list[Any]
+) -> tuple[Path, Path]:
+    """A run, written: its spans as an OTLP export, and its messages (``lines``) as
+    doneseq's JSONL."""
+    directory = tmp_path_factory.mktemp(name)
+    trace, messages = directory / "trace.json", directory / "messages.jsonl"
+    trace.write_text(MessageToJson(encode_spans(spans)))
+    messages.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return trace, messages
+
+
+@pytest.fixture(scope="module")
+def langfuse_run(langfuse: Any, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The chat loop through Langfuse's OpenAI integration, its tool and agent
+    decorated: the OTLP export, and the run's messages as doneseq's JSONL."""
+    client, kept = langfuse
+    kept.clear()
+    openai = OpenAI(api_key="offline", http_client=httpx2.Client(transport=chat_loop.transport()))
 
     @observe(as_type="tool", name="search")
     def search(query: str) -> str:
@@ -45,38 +69,52 @@ def langfuse_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 
     @observe(as_type="agent", name="research")
     def research() -> list[Any]:
-        return chat_loop.run(client, search)
+        return chat_loop.run(openai, search)
 
-    try:
-        lines = research()
-        langfuse.flush()
-    finally:
-        langfuse.shutdown()
+    lines = research()
+    client.flush()
     spans = kept.get_finished_spans()
     types = [s.attributes.get("langfuse.observation.type") for s in spans]
     assert sorted(types) == ["agent", "generation", "generation", "tool", "tool"]
-    directory = tmp_path_factory.mktemp("langfuse")
-    trace, messages = directory / "trace.json", directory / "messages.jsonl"
-    trace.write_text(MessageToJson(encode_spans(spans)))
-    messages.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    return trace, messages
+    return recorded(tmp_path_factory, "langfuse", spans, lines)
 
 
-@pytest.mark.parametrize(
-    "stop",
-    [
-        'seq("T[search], A")',
-        'seq("T[search], A, A, L")',
-        'seq("C[results for b]")',
-        "tool(search, executed)",
-        "no_tool_calls",
-        "max_model_calls(1)",
-        "max_turns(2)",
-        "tokens(20)",
-    ],
-)
+@pytest.fixture(scope="module")
+def langgraph_run(langfuse: Any, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The LangGraph agent, traced by Langfuse's LangChain integration (its callback
+    handler): the OTLP export, and the run's messages as doneseq's JSONL."""
+    client, kept = langfuse
+    kept.clear()
+    messages = langgraph_agent.run({"callbacks": [CallbackHandler()]})
+    client.flush()
+    spans = kept.get_finished_spans()
+    types = {s.attributes.get("langfuse.observation.type") for s in spans}
+    # Its graph's nodes are chains (its model's node an agent), its calls generations
+    # whose messages' calls are LangChain's, its tools' outputs LangChain's messages.
+    assert types == {"chain", "agent", "generation", "tool"}
+    return recorded(tmp_path_factory, "langgraph", spans, langgraph_agent.lines(messages))
+
+
+STOPS = [
+    'seq("T[search], A")',
+    'seq("T[search], A, A, L")',
+    'seq("C[results for b]")',
+    "tool(search, executed)",
+    "no_tool_calls",
+    "max_model_calls(1)",
+    "max_turns(2)",
+    "tokens(20)",
+]
+
+
+@pytest.mark.parametrize("stop", STOPS)
 def test_langfuses_trace_reads_as_its_messages(langfuse_run, stop):
     assert_reads_as_its_messages(langfuse_run, stop)
+
+
+@pytest.mark.parametrize("stop", STOPS)
+def test_langfuses_trace_of_a_langgraph_agent_reads_as_its_messages(langgraph_run, stop):
+    assert_reads_as_its_messages(langgraph_run, stop)
 
 
 def test_langfuses_agent_is_the_responder(langfuse_run):

@@ -21,14 +21,11 @@ from typing import Any
 
 import chat_loop
 import httpx2
+import langgraph_agent
 import pytest
 from agents import Agent, OpenAIResponsesModel, Runner, function_tool
 from chat_loop import transport
 from google.protobuf.json_format import MessageToJson
-from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
-from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
-from langchain_core.tools import tool
-from langgraph.prebuilt import create_react_agent
 from openai import AsyncOpenAI, OpenAI
 from openinference.instrumentation.langchain import LangChainInstrumentor
 from openinference.instrumentation.openai import (
@@ -361,36 +358,6 @@ def test_pydantic_ais_trace_reads_as_its_messages(pydantic_ai_run, stop):
     assert_reads_as_its_messages(pydantic_ai_run, stop)
 
 
-def langchain_lines(messages: list[Any]) -> list[Any]:
-    """LangChain's messages of a run as doneseq's JSONL (a message this test does not
-    know fails it)."""
-    lines: list[dict[str, Any]] = []
-    for message in messages:
-        if isinstance(message, HumanMessage):
-            lines.append({"role": "user", "content": message.content})
-        elif isinstance(message, AIMessage):
-            usage = message.usage_metadata or {}
-            calls = [(c["id"], c["name"], c["args"]) for c in message.tool_calls]
-            tokens = (usage.get("input_tokens", 0), usage.get("output_tokens", 0))
-            lines.append(model_line(message.content, calls, tokens))
-        elif isinstance(message, ToolMessage):
-            content = message.content
-            lines.append(
-                {"role": "agent", "content": content, "tool_call_id": message.tool_call_id}
-            )
-        else:
-            raise AssertionError(f"a message this test does not convert: {message!r}")
-    return lines
-
-
-class ToolCallingFake(GenericFakeChatModel):
-    """LangChain's fake chat model, its answers given, with tools bound (which the
-    ReAct agent asks for)."""
-
-    def bind_tools(self, tools: Any, **options: Any) -> Any:
-        return self
-
-
 @pytest.fixture(scope="module")
 def langgraph_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """A LangGraph ReAct agent's run (a text and two searches in a turn, then the
@@ -398,32 +365,14 @@ def langgraph_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]
     and the run's messages as doneseq's JSONL."""
     kept, provider = kept_spans()
     LangChainInstrumentor().instrument(tracer_provider=provider)
-    calls = [
-        {"name": "search", "args": {"query": "a"}, "id": "c1"},
-        {"name": "search", "args": {"query": "b"}, "id": "c2"},
-    ]
-    usage = [{"input_tokens": i, "output_tokens": o, "total_tokens": i + o} for i, o in USAGE]
-    answers = [
-        AIMessage(content="Let me look.", tool_calls=calls, usage_metadata=usage[0]),
-        AIMessage(content="The answer is B.", usage_metadata=usage[1]),
-    ]
-
-    @tool
-    def search(query: str) -> str:
-        """Searches the web."""
-        return f"results for {query}"
-
     try:
-        model = ToolCallingFake(messages=iter(answers))
-        agent = create_react_agent(model, [search], prompt="Be brief.", name="research")
-        result = agent.invoke({"messages": [("user", "Find it")]})
+        messages = langgraph_agent.run()
     finally:
         LangChainInstrumentor().uninstrument()
-    assert result["messages"][-1].content == "The answer is B."
     spans = kept.get_finished_spans()
     kinds = {s.attributes.get("openinference.span.kind") for s in spans}
     assert kinds >= {"LLM", "TOOL", "CHAIN"}
-    return recorded(tmp_path_factory, "langgraph", spans, langchain_lines(result["messages"]))
+    return recorded(tmp_path_factory, "langgraph", spans, langgraph_agent.lines(messages))
 
 
 @pytest.mark.parametrize("stop", [*STOPS, "tokens(20)", 'seq("C[results for b]")'])
