@@ -377,7 +377,7 @@ fn otel_tool_results_are_read_once_and_a_new_trace_is_a_new_conversation() {
 }
 
 #[test]
-fn otel_a_trace_whose_first_call_goes_on_from_the_conversation_continues_it() {
+fn otel_a_trace_whose_first_call_goes_on_from_the_conversation_or_of_no_call_continues_it() {
     // A model client's instrumentation with no framework's above it: each call a
     // trace of its own, its input the conversation so far.
     let user = r#"{"role": "user", "parts": [{"type": "text", "content": "hi"}]}"#;
@@ -391,6 +391,18 @@ fn otel_a_trace_whose_first_call_goes_on_from_the_conversation_continues_it() {
             "1",
             1_000_000,
             &otel_chat(&list(&[user]), &list(&[call])),
+        ),
+        // A tool's run, a trace of its own (no call in it): the conversation goes on.
+        otel_span(
+            "t1b",
+            "1b",
+            1_500_000,
+            &[
+                otel_kv("gen_ai.operation.name", "execute_tool"),
+                otel_kv("gen_ai.tool.name", "f"),
+                otel_kv("gen_ai.tool.call.result", "ok"),
+            ]
+            .join(","),
         ),
         otel_span(
             "t2",
@@ -417,7 +429,7 @@ fn otel_a_trace_whose_first_call_goes_on_from_the_conversation_continues_it() {
             summary(&read(&text, Format::Otel).unwrap()),
             "0 user \"hi\" at=0ms\n\
              1 llm call f({}) id=Some(\"c1\") at=1ms\n\
-             2 agent \"ok\" answers=c1 at=2ms\n\
+             2 agent \"ok\" answers=c1 tool=f at=1ms\n\
              3 llm \"done\" at=3ms\n\
              4 user \"hi\" at=0ms\n\
              5 llm \"done\" at=1ms\n"
@@ -527,6 +539,41 @@ fn otel_langfuse_observations_as_its_integrations_write_them() {
          3 agent @planner \"{\\\"n\\\": 3}\" answers=c1 tool=count at=5ms\n\
          4 llm @planner call search({\"q\":\"x\"}) id=Some(\"c2\") at=6ms\n\
          5 agent @planner \"found\" answers=c2 tool=search at=7ms\n"
+    );
+    // A function decorated with `@observe(as_type="generation")`: its arguments.
+    let generation = |input: &str| {
+        let span = observation(
+            "1",
+            "",
+            1_000_000,
+            "call_llm",
+            &[
+                kind("generation"),
+                otel_kv("langfuse.observation.input", input),
+                otel_kv("langfuse.observation.output", "hello"),
+            ],
+        );
+        read(&otel_export(&[span]), Format::Otel).map(|m| summary(&m))
+    };
+    let user = r#"{"role": "user", "content": "Find it"}"#;
+    for input in [
+        format!(r#"{{"args": [[{user}]], "kwargs": {{}}}}"#),
+        format!(r#"{{"args": ["gpt-4o"], "kwargs": {{"messages": [{user}], "n": 1}}}}"#),
+        r#"{"args": [3, "Find it"], "kwargs": {}}"#.to_owned(),
+        r#"{"args": [], "kwargs": {"prompt": "Find it"}}"#.to_owned(),
+    ] {
+        assert_eq!(
+            generation(&input).unwrap(),
+            "0 user \"Find it\" at=0ms\n1 llm \"hello\" at=1ms\n",
+            "{input}"
+        );
+    }
+    let err = generation(r#"{"args": [3], "kwargs": {"n": 1}}"#).unwrap_err();
+    assert!(
+        err.message.starts_with(
+            "langfuse.observation.input: the decorated function's arguments (args, kwargs) hold no messages"
+        ),
+        "{err}"
     );
     // A list of what is not a message, or a message that does not read: where.
     for (input, expected) in [

@@ -12,7 +12,9 @@ use crate::{Message, Role};
 /// The messages of a generation's input (`langfuse.observation.input`) or output
 /// (`langfuse.observation.output`, `role` its messages' role where they name none):
 /// a list of chat messages, a request's `{"messages": [...]}`, one message, or a text
-/// (a message of `role`: a prompt, or the model's answer).
+/// (a message of `role`: a prompt, or the model's answer). An input that is the
+/// arguments of a function decorated with `@observe(as_type="generation")`
+/// (`{"args": [...], "kwargs": {...}}`) is read as its messages: see [`arguments`].
 pub(super) fn messages(
     value: &AnyValue,
     attribute: &str,
@@ -23,6 +25,16 @@ pub(super) fn messages(
     // Not JSON: a text as it is (the SDK writes a string so).
     let Ok(json) = serde_json::from_str::<Value>(&text) else {
         return Ok(vec![Message::new(role, text)]);
+    };
+    let json = match json {
+        Value::Object(call) if role == Role::User && is_arguments(&call) => arguments(call)
+            .ok_or_else(|| {
+                format!(
+                    "{attribute}: the decorated function's arguments (args, kwargs) hold no \
+                     messages (a list of chat messages, or a text)"
+                )
+            })?,
+        other => other,
     };
     let list = match json {
         Value::Array(list) => list,
@@ -69,6 +81,36 @@ pub(super) fn messages(
         messages.extend(out.into_iter().map(Message::into_owned));
     }
     Ok(messages)
+}
+
+/// Whether an input is what Langfuse's `@observe` records of a decorated function's
+/// call: `{"args": [...], "kwargs": {...}}` and nothing else.
+fn is_arguments(call: &serde_json::Map<String, Value>) -> bool {
+    call.len() == 2
+        && call.get("args").is_some_and(Value::is_array)
+        && call.get("kwargs").is_some_and(Value::is_object)
+}
+
+/// The messages among a decorated function's arguments: its `messages` keyword, else
+/// its first argument that is a list; else a text, its `prompt` keyword or its first
+/// text argument. `None` when there is none.
+fn arguments(mut call: serde_json::Map<String, Value>) -> Option<Value> {
+    let Some(Value::Object(mut kwargs)) = call.remove("kwargs") else {
+        return None;
+    };
+    let Some(Value::Array(args)) = call.remove("args") else {
+        return None;
+    };
+    if let Some(messages @ Value::Array(_)) = kwargs.remove("messages") {
+        return Some(messages);
+    }
+    if let Some(list) = args.iter().find(|a| a.is_array()) {
+        return Some(list.clone());
+    }
+    if let Some(prompt @ Value::String(_)) = kwargs.remove("prompt") {
+        return Some(prompt);
+    }
+    args.into_iter().find(Value::is_string)
 }
 
 /// A call as LangChain writes it (`{"name", "args", "id", "type": "tool_call"}`, what

@@ -295,18 +295,20 @@ fn read_spans<'a>(
         let trace = trace_of(i);
         if cx.otel.trace.as_deref() != Some(trace) {
             // A model client's instrumentation with no framework's above it writes each
-            // call as a trace of its own: a trace whose first call's input goes on from
-            // the conversation (or which records a call read already) continues it.
+            // call (and a tool's run) as a trace of its own: a trace whose first call's
+            // input goes on from the conversation (or which records a call read
+            // already), or that holds no call (a tool's run), continues it.
             let first = (order[at..].iter())
                 .take_while(|&&j| trace_of(j) == trace)
                 .find_map(|&j| Some((j, chats[j].as_ref().filter(|_| !inner.contains(&j))?)));
             let history = &mut cx.otel;
-            let continues = first.is_some_and(|(j, (input, output))| {
-                let conversation = &history.conversation;
-                !conversation.is_empty()
-                    && (signed(input).starts_with(conversation)
-                        || history.read_already(&spans[j], input, output))
-            });
+            let continues = history.trace.is_some()
+                && first.is_none_or(|(j, (input, output))| {
+                    let conversation = &history.conversation;
+                    !conversation.is_empty()
+                        && (signed(input).starts_with(conversation)
+                            || history.read_already(&spans[j], input, output))
+                });
             history.trace = Some(trace.to_owned());
             if !continues {
                 history.restart(first_start[trace]);
