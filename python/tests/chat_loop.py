@@ -32,38 +32,38 @@ ANSWERS = [
 USAGE = [(10, 5), (20, 6)]
 
 
+def completion(n: int) -> dict[str, Any]:
+    """The ``n``-th call's ``chat.completion`` object (from 0): ``ANSWERS[n]``, with
+    ``USAGE[n]``."""
+    tokens_in, tokens_out = USAGE[n]
+    message = ANSWERS[n]
+    return {
+        "id": f"chatcmpl-{n}",
+        "object": "chat.completion",
+        "created": 1732492800,
+        "model": "gpt-4o",
+        "choices": [
+            {
+                "index": 0,
+                "message": message,
+                "finish_reason": "tool_calls" if "tool_calls" in message else "stop",
+            }
+        ],
+        "usage": {
+            "prompt_tokens": tokens_in,
+            "completion_tokens": tokens_out,
+            "total_tokens": tokens_in + tokens_out,
+        },
+    }
+
+
 def transport() -> httpx2.MockTransport:
     """An HTTP transport whose chat completions answer ``ANSWERS`` in turn, with
     ``USAGE``."""
     answered = itertools.count()
-
-    def handler(request: Any) -> Any:
-        n = next(answered)
-        tokens_in, tokens_out = USAGE[n]
-        message = ANSWERS[n]
-        return httpx2.Response(
-            200,
-            json={
-                "id": f"chatcmpl-{n}",
-                "object": "chat.completion",
-                "created": 1732492800,
-                "model": "gpt-4o",
-                "choices": [
-                    {
-                        "index": 0,
-                        "message": message,
-                        "finish_reason": "tool_calls" if "tool_calls" in message else "stop",
-                    }
-                ],
-                "usage": {
-                    "prompt_tokens": tokens_in,
-                    "completion_tokens": tokens_out,
-                    "total_tokens": tokens_in + tokens_out,
-                },
-            },
-        )
-
-    return httpx2.MockTransport(handler)
+    return httpx2.MockTransport(
+        lambda request: httpx2.Response(200, json=completion(next(answered)))
+    )
 
 
 def run(client: Any, search: Callable[..., str]) -> list[Any]:
