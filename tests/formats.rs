@@ -57,11 +57,16 @@ fn summary(messages: &[Message<'_>]) -> String {
     out
 }
 
+/// The text of the sample `name` (under `examples/formats/`).
+fn sample_text(name: &str) -> String {
+    let path = format!("{}/examples/formats/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(path).unwrap()
+}
+
 /// The sample `name`, read by `auto` (which must detect `format`) and by `format`
 /// itself, which must agree.
 fn sample(name: &str, format: Format) -> String {
-    let path = format!("{}/examples/formats/{name}", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&path).unwrap();
+    let text = sample_text(name);
     let mut reader = Reader::new(text.as_bytes(), Format::Auto);
     let auto: Vec<Message<'static>> = reader.by_ref().collect::<Result<_, _>>().unwrap();
     assert_eq!(reader.format(), format, "{name}: the format auto detected");
@@ -102,11 +107,7 @@ fn autogen_task_result_from_a_real_team() {
 
 #[test]
 fn langroid_roles_turn_on_the_tool_search() {
-    let path = format!(
-        "{}/examples/formats/langroid.jsonl",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let text = std::fs::read_to_string(path).unwrap();
+    let text = sample_text("langroid.jsonl");
     let auto = read(&text, Format::Auto).unwrap();
     assert_eq!(auto, read(&text, Format::Langroid).unwrap());
     assert_eq!(auto[1].tool_calls()[0].name(), "calculator");
@@ -763,11 +764,7 @@ fn otel_log_records_that_name_no_span_are_a_call_until_the_next_input() {
 fn otel_a_calls_log_records_cut_between_exports_anywhere_are_read_as_one() {
     // The sample's export of logs (two calls, 8 records), cut as a batch a line cuts
     // it: at every record, and a record a line; after the trace's export.
-    let path = format!(
-        "{}/examples/formats/otel-genai-logs.jsonl",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let text = std::fs::read_to_string(path).unwrap();
+    let text = sample_text("otel-genai-logs.jsonl");
     let (trace, logs) = text.trim_end().split_once('\n').unwrap();
     let whole = summary(&read(&text, Format::Otel).unwrap());
     let export: serde_json::Value = serde_json::from_str(logs).unwrap();

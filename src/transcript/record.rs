@@ -152,6 +152,18 @@ pub(super) enum Problem {
     TooDeep(usize),
 }
 
+impl Problem {
+    /// What went wrong, as a message without its position (for a problem inside a
+    /// value the caller names, or found after the record's text is gone).
+    pub(super) fn into_message(self) -> String {
+        match self {
+            Problem::Json(e) => e.to_string(),
+            Problem::Message(_, message) => message,
+            Problem::TooDeep(_) => format!("JSON nested deeper than {}", super::MAX_JSON_DEPTH),
+        }
+    }
+}
+
 impl<'a> Failure<'a> {
     pub(super) fn json(within: &'a str, e: serde_json::Error) -> Failure<'a> {
         Failure {

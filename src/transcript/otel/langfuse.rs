@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 use super::spans::AnyValue;
-use crate::transcript::record::{self, Context, Kind, Out, Problem};
+use crate::transcript::record::{self, Context, Kind, Out};
 use crate::{Message, Role};
 
 /// The messages of a generation's input (`langfuse.observation.input`) or output
@@ -70,14 +70,8 @@ pub(super) fn messages(
         }
         let text = item.to_string();
         let mut out = Out::new();
-        record::read(Kind::Message, &text, cx, &mut out).map_err(|failure| {
-            let problem = match failure.problem {
-                Problem::Message(_, message) => message,
-                Problem::Json(e) => e.to_string(),
-                Problem::TooDeep(_) => "JSON nested too deep".to_owned(),
-            };
-            format!("{}: {problem}", at())
-        })?;
+        record::read(Kind::Message, &text, cx, &mut out)
+            .map_err(|failure| format!("{}: {}", at(), failure.problem.into_message()))?;
         messages.extend(out.into_iter().map(Message::into_owned));
     }
     Ok(messages)

@@ -41,7 +41,7 @@ use self::genai::{events, messages, system_messages};
 use self::openinference::{flat_messages, langchain_tool_message};
 use self::spans::{AnyValue, Nanos, Span};
 pub(super) use self::spans::{Export, LogsExport};
-use super::record::{Context, Failure, Out, Problem};
+use super::record::{Context, Failure, Out};
 use crate::{Message, Role, Usage};
 
 /// What the spans read so far showed: the conversation (as [`signatures`]) and the
@@ -167,8 +167,18 @@ impl History {
     }
 }
 
-/// How many unanswered calls a trace's reading keeps for its tool spans to answer.
-const MAX_PENDING: usize = 256;
+/// How many of each thing the reading keeps from span to span (unanswered calls,
+/// results given, usage left by spans, calls read): the latest, as what comes next
+/// answers a recent one, and a transcript's memory must not grow with its length.
+const MAX_KEPT: usize = 256;
+
+/// Adds `items` to `list`, which keeps its latest [`MAX_KEPT`].
+fn keep<T>(list: &mut Vec<T>, items: impl IntoIterator<Item = T>) {
+    list.extend(items);
+    if list.len() > MAX_KEPT {
+        list.drain(..list.len() - MAX_KEPT);
+    }
+}
 
 /// The messages of an export's GenAI spans; other spans are not steps.
 pub(super) fn read<'a>(
@@ -205,12 +215,7 @@ pub(super) fn finish(cx: &mut Context, out: &mut Out<'static>) -> Result<(), Str
     if held.is_empty() {
         return Ok(());
     }
-    read_spans(held, "", cx, out).map_err(|failure| match failure.problem {
-        Problem::Message(_, message) => message,
-        // Not from held calls (they were parsed already), but said if it were.
-        Problem::Json(e) => e.to_string(),
-        Problem::TooDeep(_) => "JSON nested too deep".to_owned(),
-    })
+    read_spans(held, "", cx, out).map_err(|failure| failure.problem.into_message())
 }
 
 /// The messages of `spans` (an export's, or the calls of an export of logs).
@@ -337,7 +342,7 @@ fn read_spans<'a>(
                     Some(v) => v.to_text(),
                     None => (from_message.or_else(shown).or_else(output)).unwrap_or_default(),
                 };
-                if cx.otel.fresh.len() < MAX_PENDING {
+                if cx.otel.fresh.len() < MAX_KEPT {
                     cx.otel.fresh.push(content.clone());
                 }
                 let mut result = Message::new(Role::Agent, content);
@@ -370,11 +375,7 @@ fn read_spans<'a>(
                     // records may hold the messages, read later, not the usage.
                     let id = span.span_id.as_ref().map(|id| id.0.to_string());
                     if let (Some(id), Some(usage)) = (id, a.usage()) {
-                        let usage_of = &mut cx.otel.usage;
-                        usage_of.push((id, usage));
-                        if usage_of.len() > MAX_PENDING {
-                            usage_of.drain(..usage_of.len() - MAX_PENDING);
-                        }
+                        keep(&mut cx.otel.usage, [(id, usage)]);
                     }
                     continue;
                 };
@@ -393,11 +394,7 @@ fn read_spans<'a>(
                     continue;
                 }
                 if let Some(id) = span.span_id.as_ref().filter(|id| !id.0.is_empty()) {
-                    let read = &mut cx.otel.calls_read;
-                    read.push(id.0.to_string());
-                    if read.len() > MAX_PENDING {
-                        read.drain(..read.len() - MAX_PENDING);
-                    }
+                    keep(&mut cx.otel.calls_read, [id.0.to_string()]);
                 }
                 // What this call adds to the conversation the earlier calls showed.
                 // A message is known when all of its signatures are.
@@ -440,14 +437,9 @@ fn read_spans<'a>(
                     signatures(&message, &mut cx.otel.conversation);
                     let calls = message.tool_calls().iter();
                     let calls = calls.map(|c| (c.name().to_owned(), c.id().map(str::to_owned)));
-                    let pending = &mut cx.otel.pending;
-                    pending.extend(calls);
-                    // The latest calls only: a tool span answers a recent one, and a
-                    // trace of calls never answered must not make each span's search
-                    // longer.
-                    if pending.len() > MAX_PENDING {
-                        pending.drain(..pending.len() - MAX_PENDING);
-                    }
+                    // The latest calls only: a trace of calls never answered must not
+                    // make each span's search longer.
+                    keep(&mut cx.otel.pending, calls);
                     if usage.is_some() {
                         message.usage = usage;
                     }
