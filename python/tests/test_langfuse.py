@@ -9,7 +9,6 @@ included."""
 from __future__ import annotations
 
 import itertools
-import json
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -18,14 +17,13 @@ import chat_loop
 import httpx2
 import langgraph_agent
 import pytest
-from google.protobuf.json_format import MessageToJson
 from langfuse import Langfuse, observe
 from langfuse.langchain import CallbackHandler
 from langfuse.openai import OpenAI
 from openai.types.chat import ChatCompletion
-from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from otlp_files import recorded
 from recorded_runs import assert_reads_as_its_messages
 
 import doneseq
@@ -45,18 +43,6 @@ def langfuse() -> Any:
     )
     yield client, kept
     client.shutdown()
-
-
-def recorded(
-    tmp_path_factory: pytest.TempPathFactory, name: str, spans: Any, lines: list[Any]
-) -> tuple[Path, Path]:
-    """A run, written: its spans as an OTLP export, and its messages (``lines``) as
-    doneseq's JSONL."""
-    directory = tmp_path_factory.mktemp(name)
-    trace, messages = directory / "trace.json", directory / "messages.jsonl"
-    trace.write_text(MessageToJson(encode_spans(spans)))
-    messages.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    return trace, messages
 
 
 @pytest.fixture(scope="module")

@@ -50,6 +50,7 @@ from opentelemetry.sdk._logs.export import InMemoryLogRecordExporter, SimpleLogR
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from otlp_files import recorded
 from pydantic_ai import Agent as PydanticAgent
 from pydantic_ai.messages import (
     ModelResponse,
@@ -273,18 +274,6 @@ def test_the_trace_carries_the_token_usage(logs):
     assert (from_trace["kind"], from_trace["steps"]) == ("exhausted", script.exhausted_at)
     # The item list has no usage: the budget never runs out there.
     assert replayed(monitor, {items: "openai-responses"})["kind"] is None
-
-
-def recorded(
-    tmp_path_factory: pytest.TempPathFactory, name: str, spans: Any, lines: list[Any]
-) -> tuple[Path, Path]:
-    """A framework's run, written: its spans as an OTLP export, and its messages
-    (``lines``) as doneseq's JSONL."""
-    directory = tmp_path_factory.mktemp(name)
-    trace, messages = directory / "trace.json", directory / "messages.jsonl"
-    trace.write_text(MessageToJson(encode_spans(spans)))
-    messages.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    return trace, messages
 
 
 def doneseq_lines(messages: list[Any]) -> list[Any]:
