@@ -536,7 +536,7 @@ fn help_lists_every_format_and_a_corpus_of_every_format_is_read() {
     let out = check(&["--stop", "final | done_signal", "examples/formats"]);
     let text = stdout(&out);
     assert!(
-        text.contains("14 runs: 7 done") && text.contains(" 0 errors"),
+        text.contains("15 runs: 7 done") && text.contains(" 0 errors"),
         "{text}"
     );
     for name in [
@@ -548,6 +548,7 @@ fn help_lists_every_format_and_a_corpus_of_every_format_is_read() {
         "otel-langfuse.json",
         "otel-openinference.json",
         "openai-responses.json",
+        "pydantic-ai-messages.json",
     ] {
         assert!(text.contains(name), "{name} missing from:\n{text}");
     }

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use doneseq::transcript::{Format, Reader, TranscriptErrorKind, read_transcript};
 use doneseq::{Message, Role};
 
-fn read(
+pub(crate) fn read(
     text: &str,
     format: Format,
 ) -> Result<Vec<Message<'static>>, doneseq::transcript::TranscriptError> {
@@ -15,7 +15,7 @@ fn read(
 }
 
 /// One line per message: everything a stop condition reads of it.
-fn summary(messages: &[Message<'_>]) -> String {
+pub(crate) fn summary(messages: &[Message<'_>]) -> String {
     let mut out = String::new();
     for (i, m) in messages.iter().enumerate() {
         write!(out, "{i} {}", m.role().as_str()).unwrap();
@@ -58,14 +58,14 @@ fn summary(messages: &[Message<'_>]) -> String {
 }
 
 /// The text of the sample `name` (under `examples/formats/`).
-fn sample_text(name: &str) -> String {
+pub(crate) fn sample_text(name: &str) -> String {
     let path = format!("{}/examples/formats/{name}", env!("CARGO_MANIFEST_DIR"));
     std::fs::read_to_string(path).unwrap()
 }
 
 /// The sample `name`, read by `auto` (which must detect `format`) and by `format`
 /// itself, which must agree.
-fn sample(name: &str, format: Format) -> String {
+pub(crate) fn sample(name: &str, format: Format) -> String {
     let text = sample_text(name);
     let mut reader = Reader::new(text.as_bytes(), Format::Auto);
     let auto: Vec<Message<'static>> = reader.by_ref().collect::<Result<_, _>>().unwrap();
@@ -181,7 +181,9 @@ fn every_format_has_a_name_that_parses_back() {
     assert_eq!("responses".parse::<Format>(), Ok(Format::Responses));
     let err = "csv".parse::<Format>().unwrap_err();
     assert!(
-        err.contains("auto, jsonl, openai, openai-responses, anthropic, autogen, langroid, otel"),
+        err.contains(
+            "auto, jsonl, openai, openai-responses, anthropic, autogen, langroid, otel, pydantic-ai"
+        ),
         "{err}"
     );
 }

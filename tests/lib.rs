@@ -24,6 +24,8 @@ mod object;
 mod oracle;
 #[cfg(feature = "serde")]
 mod outcome_serde;
+#[cfg(feature = "json")]
+mod pydantic_ai;
 #[cfg(feature = "serde")]
 mod replay;
 #[cfg(feature = "json")]

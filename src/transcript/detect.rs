@@ -20,12 +20,16 @@ struct Keys {
     choices: bool,
     resource_spans: bool,
     resource_logs: bool,
+    /// `parts` (Pydantic AI's messages have them).
+    parts: bool,
     source: bool,
     model: bool,
     system: bool,
     stop_reason: bool,
     kind: Option<String>,
     object: Option<String>,
+    /// The value of `kind` (Pydantic AI's `request` or `response`).
+    message_kind: Option<String>,
 }
 
 /// The kind of record `text` holds (for an array, its first element's), if its keys
@@ -36,6 +40,7 @@ struct Keys {
 /// {"type": "function_call", ...}              OpenAI Responses item
 /// {"type": "TextMessage", "source": ...}      AutoGen message
 /// {"system": ..., "messages": [...]}          Anthropic request
+/// {"parts": [...], "kind": "request"}         Pydantic AI message
 /// ```
 pub(super) fn kind(text: &str) -> Option<Kind> {
     let mut keys = Keys::default();
@@ -52,6 +57,8 @@ fn decide(k: &Keys) -> Option<Kind> {
         Kind::Otlp
     } else if k.resource_logs {
         Kind::OtlpLogs
+    } else if k.parts && matches!(k.message_kind.as_deref(), Some("request" | "response")) {
+        Kind::PydanticAi
     } else if k.object.as_deref() == Some("chat.completion") || k.choices {
         Kind::Completion
     } else if k.object.as_deref() == Some("response") || (k.output && !k.role && !typed) {
@@ -118,6 +125,11 @@ impl<'de> Visitor<'de> for Look<'_> {
                         .next_value::<Option<serde_json::Value>>()?
                         .and_then(string);
                 }
+                "kind" => {
+                    k.message_kind = map
+                        .next_value::<Option<serde_json::Value>>()?
+                        .and_then(string);
+                }
                 "messages" => {
                     k.messages = true;
                     let mut first = Keys::default();
@@ -132,6 +144,7 @@ impl<'de> Visitor<'de> for Look<'_> {
                         "choices" => k.choices = true,
                         "resourceSpans" | "resource_spans" => k.resource_spans = true,
                         "resourceLogs" | "resource_logs" => k.resource_logs = true,
+                        "parts" => k.parts = true,
                         "source" => k.source = true,
                         "model" => k.model = true,
                         "system" => k.system = true,

@@ -25,6 +25,7 @@ mod first_key;
 mod langroid;
 mod otel;
 mod parts;
+mod pydantic_ai;
 mod record;
 mod responses;
 mod wire;
@@ -87,11 +88,14 @@ pub enum Format {
     /// conventions, OpenInference's or Langfuse's attributes; and exports of logs
     /// whose records are GenAI events.
     Otel,
+    /// Pydantic AI's message history: `ModelRequest`s and `ModelResponse`s as a run's
+    /// `all_messages_json()` writes them, or one a line.
+    PydanticAi,
 }
 
 impl Format {
     /// Every format, in the order `--help` lists them.
-    pub const ALL: [Format; 8] = [
+    pub const ALL: [Format; 9] = [
         Format::Auto,
         Format::Jsonl,
         Format::OpenAi,
@@ -100,6 +104,7 @@ impl Format {
         Format::AutoGen,
         Format::Langroid,
         Format::Otel,
+        Format::PydanticAi,
     ];
 
     /// The format's name, as [`str::parse`] reads it.
@@ -114,6 +119,7 @@ impl Format {
             Format::AutoGen => "autogen",
             Format::Langroid => "langroid",
             Format::Otel => "otel",
+            Format::PydanticAi => "pydantic-ai",
         }
     }
 
@@ -298,19 +304,8 @@ fn too_deep(text: &str) -> Option<usize> {
         return None;
     }
     let mut depth = 0usize;
-    let (mut in_string, mut escaped) = (false, false);
-    for (i, &b) in text.as_bytes().iter().enumerate() {
-        if in_string {
-            match b {
-                _ if escaped => escaped = false,
-                b'\\' => escaped = true,
-                b'"' => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
+    for (i, b) in outside_strings(text) {
         match b {
-            b'"' => in_string = true,
             b'[' | b'{' => {
                 depth += 1;
                 if depth > MAX_JSON_DEPTH {
@@ -322,6 +317,26 @@ fn too_deep(text: &str) -> Option<usize> {
         }
     }
     None
+}
+
+/// The bytes of the JSON text `text` that are not in a string (its quotes neither),
+/// with their offsets.
+fn outside_strings(text: &str) -> impl Iterator<Item = (usize, u8)> + '_ {
+    let (mut in_string, mut escaped) = (false, false);
+    text.bytes().enumerate().filter(move |&(_, b)| {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            false
+        } else {
+            in_string = b == b'"';
+            !in_string
+        }
+    })
 }
 
 /// How many `[` and `{` `bytes` holds. A loop the compiler vectorizes: `[` (0x5B) and

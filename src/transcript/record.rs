@@ -7,7 +7,8 @@ use serde::Deserialize;
 
 use super::wire::{Converted, JsonLine, MessageSeed, RawArguments};
 use super::{
-    Format, TranscriptErrorKind, anthropic, autogen, completion, fast, langroid, otel, responses,
+    Format, TranscriptErrorKind, anthropic, autogen, completion, fast, langroid, otel, pydantic_ai,
+    responses,
 };
 use crate::Message;
 
@@ -42,6 +43,8 @@ pub(super) enum Kind {
     Otlp,
     /// An OTLP JSON export of logs (`{"resourceLogs": [...]}`).
     OtlpLogs,
+    /// A Pydantic AI `ModelRequest` or `ModelResponse` (`{"kind": ..., "parts": [...]}`).
+    PydanticAi,
 }
 
 impl Kind {
@@ -60,6 +63,7 @@ impl Kind {
             Kind::TaskResult => "an AutoGen TaskResult",
             Kind::Otlp => "an OTLP JSON export of spans ({\"resourceSpans\": [...]})",
             Kind::OtlpLogs => "an OTLP JSON export of logs ({\"resourceLogs\": [...]})",
+            Kind::PydanticAi => "a Pydantic AI message ({\"kind\", \"parts\"})",
         }
     }
 
@@ -72,6 +76,7 @@ impl Kind {
             Kind::ResponsesItem | Kind::Response | Kind::ResponsesRequest => Format::Responses,
             Kind::AutoGen | Kind::TaskResult => Format::AutoGen,
             Kind::Otlp | Kind::OtlpLogs => Format::Otel,
+            Kind::PydanticAi => Format::PydanticAi,
         }
     }
 
@@ -91,6 +96,7 @@ impl Kind {
                 Kind::TaskResult,
                 Kind::Otlp,
                 Kind::OtlpLogs,
+                Kind::PydanticAi,
             ],
             Format::Jsonl | Format::Langroid => &[Kind::Message],
             Format::OpenAi => &[Kind::Message, Kind::Completion, Kind::ChatRequest],
@@ -103,6 +109,7 @@ impl Kind {
             Format::Responses => &[Kind::ResponsesItem, Kind::Response, Kind::ResponsesRequest],
             Format::AutoGen => &[Kind::AutoGen, Kind::TaskResult],
             Format::Otel => &[Kind::Otlp, Kind::OtlpLogs],
+            Format::PydanticAi => &[Kind::PydanticAi],
         }
     }
 }
@@ -119,6 +126,8 @@ pub(super) struct Context {
     pub(super) responses: responses::Turn<'static>,
     /// The conversation an OTLP export's spans have shown so far.
     pub(super) otel: otel::History,
+    /// The instructions of Pydantic AI's requests read last.
+    pub(super) pydantic_ai: pydantic_ai::Instructions,
 }
 
 impl Context {
@@ -280,6 +289,7 @@ fn read_kind<'a>(
         Kind::TaskResult => autogen::read_result(parse(text)?, out),
         Kind::Otlp => otel::read(parse(text)?, text, cx, out),
         Kind::OtlpLogs => otel::read_logs(parse(text)?, text, cx, out),
+        Kind::PydanticAi => pydantic_ai::read(parse(text)?, text, cx, out),
     }
 }
 

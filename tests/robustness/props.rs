@@ -31,6 +31,7 @@ const FORMAT_SAMPLES: &[&str] = &[
     "otel-langfuse.json",
     "otel-openinference-langgraph.json",
     "otel-openinference.json",
+    "pydantic-ai-messages.json",
 ];
 
 const JSON_PIECES: &[&str] = &[
