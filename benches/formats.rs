@@ -37,6 +37,7 @@ fn cycle(format: Format) -> Vec<String> {
         Format::Responses => include_str!("cycles/openai-responses.jsonl"),
         Format::Anthropic => include_str!("cycles/anthropic.jsonl"),
         Format::AutoGen => include_str!("cycles/autogen.jsonl"),
+        Format::PydanticAi => include_str!("cycles/pydantic-ai.jsonl"),
         _ => unreachable!("not benchmarked"),
     };
     text.lines().map(str::to_owned).collect()
@@ -147,12 +148,13 @@ fn read_once() -> bool {
 }
 
 /// The five formats the bench reads, `jsonl` first.
-const FORMATS: [Format; 5] = [
+const FORMATS: [Format; 6] = [
     Format::Jsonl,
     Format::OpenAi,
     Format::Responses,
     Format::Anthropic,
     Format::AutoGen,
+    Format::PydanticAi,
 ];
 
 /// `DONESEQ_BEST_OF=<rounds>`: each format's transcript read once in turn, and its
