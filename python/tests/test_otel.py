@@ -52,16 +52,11 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from otlp_files import recorded
 from pydantic_ai import Agent as PydanticAgent
-from pydantic_ai.messages import (
-    ModelResponse,
-    TextPart,
-    ToolCallPart,
-    ToolReturnPart,
-    UserPromptPart,
-)
+from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart
 from pydantic_ai.models.function import FunctionModel
 from pydantic_ai.models.instrumented import InstrumentationSettings
-from recorded_runs import assert_reads_as_its_messages, model_line, replayed
+from pydantic_ai_lines import doneseq_lines
+from recorded_runs import assert_reads_as_its_messages, replayed
 
 import doneseq
 
@@ -274,35 +269,6 @@ def test_the_trace_carries_the_token_usage(logs):
     assert (from_trace["kind"], from_trace["steps"]) == ("exhausted", script.exhausted_at)
     # The item list has no usage: the budget never runs out there.
     assert replayed(monitor, {items: "openai-responses"})["kind"] is None
-
-
-def doneseq_lines(messages: list[Any]) -> list[Any]:
-    """Pydantic AI's messages of a run as doneseq's JSONL: each prompt, tool return and
-    model response a line (a part this test does not know fails it)."""
-    lines: list[dict[str, Any]] = []
-    for message in messages:
-        if isinstance(message, ModelResponse):
-            texts = [p.content for p in message.parts if isinstance(p, TextPart)]
-            calls = [
-                (p.tool_call_id, p.tool_name, p.args_as_dict())
-                for p in message.parts
-                if isinstance(p, ToolCallPart)
-            ]
-            assert len(texts) + len(calls) == len(message.parts), message
-            usage = (message.usage.input_tokens, message.usage.output_tokens)
-            lines.append(model_line("\n".join(texts), calls, usage))
-            continue
-        for part in message.parts:
-            if isinstance(part, UserPromptPart):
-                lines.append({"role": "user", "content": part.content})
-            elif isinstance(part, ToolReturnPart):
-                content = part.model_response_str()
-                lines.append(
-                    {"role": "agent", "content": content, "tool_call_id": part.tool_call_id}
-                )
-            else:
-                raise AssertionError(f"a part this test does not convert: {part!r}")
-    return lines
 
 
 @pytest.fixture(scope="module")
