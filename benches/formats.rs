@@ -38,6 +38,7 @@ fn cycle(format: Format) -> Vec<String> {
         Format::Anthropic => include_str!("cycles/anthropic.jsonl"),
         Format::AutoGen => include_str!("cycles/autogen.jsonl"),
         Format::PydanticAi => include_str!("cycles/pydantic-ai.jsonl"),
+        Format::LangChain => include_str!("cycles/langchain.jsonl"),
         _ => unreachable!("not benchmarked"),
     };
     text.lines().map(str::to_owned).collect()
@@ -148,13 +149,14 @@ fn read_once() -> bool {
 }
 
 /// The five formats the bench reads, `jsonl` first.
-const FORMATS: [Format; 6] = [
+const FORMATS: [Format; 7] = [
     Format::Jsonl,
     Format::OpenAi,
     Format::Responses,
     Format::Anthropic,
     Format::AutoGen,
     Format::PydanticAi,
+    Format::LangChain,
 ];
 
 /// `DONESEQ_BEST_OF=<rounds>`: each format's transcript read once in turn, and its

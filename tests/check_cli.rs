@@ -536,12 +536,13 @@ fn help_lists_every_format_and_a_corpus_of_every_format_is_read() {
     let out = check(&["--stop", "final | done_signal", "examples/formats"]);
     let text = stdout(&out);
     assert!(
-        text.contains("15 runs: 7 done") && text.contains(" 0 errors"),
+        text.contains("16 runs: 7 done") && text.contains(" 0 errors"),
         "{text}"
     );
     for name in [
         "anthropic-request.json",
         "autogen-task-result.json",
+        "langchain-messages.json",
         "otel-genai.json",
         "otel-genai-log-details.json",
         "otel-genai-logs.jsonl",

@@ -16,6 +16,20 @@ pub(crate) fn read(
 
 /// One line per message: everything a stop condition reads of it.
 pub(crate) fn summary(messages: &[Message<'_>]) -> String {
+    summary_with(messages, str::to_owned)
+}
+
+/// [`summary`] with each call's arguments as compact JSON with sorted keys: the same
+/// for a log written compact and one written indented, or by another writer.
+pub(crate) fn summary_of_values(messages: &[Message<'_>]) -> String {
+    summary_with(messages, |arguments| {
+        serde_json::from_str::<serde_json::Value>(arguments)
+            .map_or_else(|_| arguments.to_owned(), |v| v.to_string())
+    })
+}
+
+/// [`summary`], each call's arguments written by `arguments`.
+fn summary_with(messages: &[Message<'_>], arguments: impl Fn(&str) -> String) -> String {
     let mut out = String::new();
     for (i, m) in messages.iter().enumerate() {
         write!(out, "{i} {}", m.role().as_str()).unwrap();
@@ -26,7 +40,8 @@ pub(crate) fn summary(messages: &[Message<'_>]) -> String {
             write!(out, " {:?}", m.content()).unwrap();
         }
         for c in m.tool_calls() {
-            write!(out, " call {}({}) id={:?}", c.name(), c.arguments(), c.id()).unwrap();
+            let args = arguments(&c.arguments());
+            write!(out, " call {}({args}) id={:?}", c.name(), c.id()).unwrap();
         }
         if let Some(id) = m.tool_call_id() {
             write!(out, " answers={id}").unwrap();
@@ -182,7 +197,7 @@ fn every_format_has_a_name_that_parses_back() {
     let err = "csv".parse::<Format>().unwrap_err();
     assert!(
         err.contains(
-            "auto, jsonl, openai, openai-responses, anthropic, autogen, langroid, otel, pydantic-ai"
+            "auto, jsonl, openai, openai-responses, anthropic, autogen, langroid, otel, pydantic-ai, langchain"
         ),
         "{err}"
     );

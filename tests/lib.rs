@@ -15,6 +15,8 @@ mod errors;
 mod formats;
 #[cfg(feature = "cli")]
 mod html_report;
+#[cfg(feature = "json")]
+mod langchain;
 mod langroid;
 mod layers;
 #[cfg(feature = "json")]

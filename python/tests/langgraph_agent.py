@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
-from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.tools import tool
 from langgraph.prebuilt import create_react_agent
 from recorded_runs import model_line
@@ -51,19 +51,40 @@ def run(config: Any = None) -> list[Any]:
 
 def lines(messages: list[Any]) -> list[Any]:
     """LangChain's messages of a run as doneseq's JSONL (a message this test does not
-    know fails it)."""
+    know fails it): a model's turn names its agent (the message's ``name``), a tool's
+    result its tool, failed when its status is ``error``."""
     out: list[dict[str, Any]] = []
     for message in messages:
-        if isinstance(message, HumanMessage):
+        if isinstance(message, SystemMessage):
+            out.append({"role": "system", "content": message.content})
+        elif isinstance(message, HumanMessage):
             out.append({"role": "user", "content": message.content})
         elif isinstance(message, AIMessage):
             usage = message.usage_metadata or {}
             calls = [(c["id"], c["name"], c["args"]) for c in message.tool_calls]
             tokens = (usage.get("input_tokens", 0), usage.get("output_tokens", 0))
-            out.append(model_line(message.content, calls, tokens))
+            line = model_line(text(message.content), calls, tokens)
+            if message.name:
+                line["responder"] = message.name
+            out.append(line)
         elif isinstance(message, ToolMessage):
-            content = message.content
-            out.append({"role": "agent", "content": content, "tool_call_id": message.tool_call_id})
+            line = {
+                "role": "agent",
+                "content": text(message.content),
+                "tool_call_id": message.tool_call_id,
+                "tool_name": message.name,
+            }
+            if message.status == "error":
+                line["error"] = line["content"]
+            out.append(line)
         else:
             raise AssertionError(f"a message this test does not convert: {message!r}")
     return out
+
+
+def text(content: str | list[Any]) -> str:
+    """A message's text: its content, or its text blocks' joined by newlines."""
+    if isinstance(content, str):
+        return content
+    texts = [b if isinstance(b, str) else b.get("text") for b in content]
+    return "\n".join(t for t in texts if isinstance(t, str))

@@ -52,15 +52,23 @@ def model_line(text: str, calls: list[tuple[str, str, Any]], usage: tuple[int, i
     }
 
 
+def read_alike(stop: str, saved: Mapping[Path, str], messages: Path) -> dict[str, Any]:
+    """A run saved some way (each path with its format) stops under ``stop`` as its
+    messages written as doneseq's JSONL (``messages``) do: the same verdict, after
+    as many steps, with the same answer and condition, every step and token counted
+    alike. The summary, for the caller's own checks."""
+    monitor = doneseq.Monitor(stop=stop)
+    from_saved = replayed(monitor, saved)
+    from_messages = replayed(monitor, {messages: "jsonl"})
+    keys = ("kind", "steps", "answer", "fired", "recorded_steps", "recorded_tokens")
+    for key in keys:
+        assert from_saved[key] == from_messages[key], key
+    return from_saved
+
+
 def assert_reads_as_its_messages(run: tuple[Path, Path], stop: str) -> None:
     """A run's trace (the first path), read by ``otel``, stops as its messages (the
     second, doneseq's JSONL) do, every step (the turn of two calls, their two results,
     the answer) and token counted alike."""
     trace, messages = run
-    monitor = doneseq.Monitor(stop=stop)
-    from_trace = replayed(monitor, {trace: "otel"})
-    from_messages = replayed(monitor, {messages: "jsonl"})
-    keys = ("kind", "steps", "answer", "fired", "recorded_steps", "recorded_tokens")
-    for key in keys:
-        assert from_trace[key] == from_messages[key], key
-    assert from_trace["recorded_steps"] == 4
+    assert read_alike(stop, {trace: "otel"}, messages)["recorded_steps"] == 4

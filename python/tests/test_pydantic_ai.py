@@ -19,7 +19,7 @@ from pydantic_ai.messages import ModelResponse, TextPart, ThinkingPart, ToolCall
 from pydantic_ai.models.function import FunctionModel
 from pydantic_ai.usage import RequestUsage
 from pydantic_ai_lines import doneseq_lines
-from recorded_runs import replayed
+from recorded_runs import read_alike
 
 import doneseq
 
@@ -137,18 +137,13 @@ STOPS = [
 
 @pytest.mark.parametrize("stop", STOPS)
 def test_the_history_stops_as_the_runs_messages(run, stop):
-    monitor = doneseq.Monitor(stop=stop)
     [history, lines, jsonl] = run
-    from_history = replayed(monitor, {history: "pydantic-ai", lines: "pydantic-ai"})
-    from_messages = replayed(monitor, {jsonl: "jsonl"})
-    keys = ("kind", "steps", "answer", "fired", "recorded_steps", "recorded_tokens")
-    for key in keys:
-        assert from_history[key] == from_messages[key], key
+    replay = read_alike(stop, {history: "pydantic-ai", lines: "pydantic-ai"}, jsonl)
     # Every model turn, tool return, feedback and the second prompt is a step; the
     # system prompt, the instructions and the task are not.
-    assert from_history["recorded_steps"] == 14
+    assert replay["recorded_steps"] == 14
     tokens = sum(r.usage.input_tokens + r.usage.output_tokens for r in SCRIPT)
-    assert from_history["recorded_tokens"] == tokens
+    assert replay["recorded_tokens"] == tokens
 
 
 def test_a_damaged_history_is_an_error_naming_its_line_and_part(run, tmp_path):

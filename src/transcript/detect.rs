@@ -15,6 +15,10 @@ struct Keys {
     messages: bool,
     /// The first element of `messages` has a `source` (AutoGen's messages do).
     first_message_source: bool,
+    /// The first element of `messages` is a LangChain message.
+    first_message_langchain: bool,
+    /// `lc` (LangChain's serialization has it).
+    lc: bool,
     input: bool,
     output: bool,
     choices: bool,
@@ -41,6 +45,7 @@ struct Keys {
 /// {"type": "TextMessage", "source": ...}      AutoGen message
 /// {"system": ..., "messages": [...]}          Anthropic request
 /// {"parts": [...], "kind": "request"}         Pydantic AI message
+/// {"type": "ai", "data": {...}}               LangChain message
 /// ```
 pub(super) fn kind(text: &str) -> Option<Kind> {
     let mut keys = Keys::default();
@@ -63,6 +68,8 @@ fn decide(k: &Keys) -> Option<Kind> {
         Kind::Completion
     } else if k.object.as_deref() == Some("response") || (k.output && !k.role && !typed) {
         Kind::Response
+    } else if k.messages && k.first_message_langchain {
+        Kind::LangGraphState
     } else if k.messages {
         // AutoGen's TaskResult: `messages` and `stop_reason`, messages with a `source`.
         if k.first_message_source || (k.stop_reason && !k.model) {
@@ -82,6 +89,8 @@ fn decide(k: &Keys) -> Option<Kind> {
         } else {
             Kind::ResponsesItem
         }
+    } else if is_langchain(k) {
+        Kind::LangChain
     } else if k.source && typed {
         Kind::AutoGen
     } else if typed {
@@ -91,6 +100,16 @@ fn decide(k: &Keys) -> Option<Kind> {
     } else {
         return None;
     })
+}
+
+/// Whether the keys are a LangChain message's: a type of its messages, or its
+/// serialization's constructor.
+fn is_langchain(k: &Keys) -> bool {
+    match k.kind.as_deref() {
+        Some("constructor") => k.lc,
+        Some(kind) => super::langchain::is_type(kind),
+        None => false,
+    }
 }
 
 /// Looks at one value: an object's keys (and the values that tell formats apart) go
@@ -135,6 +154,7 @@ impl<'de> Visitor<'de> for Look<'_> {
                     let mut first = Keys::default();
                     map.next_value_seed(Look(&mut first))?;
                     k.first_message_source = first.source;
+                    k.first_message_langchain = is_langchain(&first);
                 }
                 other => {
                     match other {
@@ -145,6 +165,7 @@ impl<'de> Visitor<'de> for Look<'_> {
                         "resourceSpans" | "resource_spans" => k.resource_spans = true,
                         "resourceLogs" | "resource_logs" => k.resource_logs = true,
                         "parts" => k.parts = true,
+                        "lc" => k.lc = true,
                         "source" => k.source = true,
                         "model" => k.model = true,
                         "system" => k.system = true,

@@ -22,6 +22,7 @@ mod completion;
 mod detect;
 mod fast;
 mod first_key;
+mod langchain;
 mod langroid;
 mod otel;
 mod parts;
@@ -91,11 +92,14 @@ pub enum Format {
     /// Pydantic AI's message history: `ModelRequest`s and `ModelResponse`s as a run's
     /// `all_messages_json()` writes them, or one a line.
     PydanticAi,
+    /// LangChain's messages (a LangGraph agent's): `messages_to_dict()`, a message's
+    /// `model_dump()` or `dumpd()`, or a LangGraph state's `{"messages": [...]}`.
+    LangChain,
 }
 
 impl Format {
     /// Every format, in the order `--help` lists them.
-    pub const ALL: [Format; 9] = [
+    pub const ALL: [Format; 10] = [
         Format::Auto,
         Format::Jsonl,
         Format::OpenAi,
@@ -105,6 +109,7 @@ impl Format {
         Format::Langroid,
         Format::Otel,
         Format::PydanticAi,
+        Format::LangChain,
     ];
 
     /// The format's name, as [`str::parse`] reads it.
@@ -120,6 +125,7 @@ impl Format {
             Format::Langroid => "langroid",
             Format::Otel => "otel",
             Format::PydanticAi => "pydantic-ai",
+            Format::LangChain => "langchain",
         }
     }
 

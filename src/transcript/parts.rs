@@ -293,7 +293,7 @@ pub(super) fn fold<'a, A: ArgumentsText<'a>>(
             push_first(&mut found.results, result);
             return Ok(());
         }
-        kind if SILENT.contains(&kind) => return Ok(()),
+        kind if is_silent(kind) => return Ok(()),
         other => {
             return Err(format!(
                 "content part {i} has an unknown type \"{other}\" (expected one of {KNOWN})"
@@ -302,6 +302,12 @@ pub(super) fn fold<'a, A: ArgumentsText<'a>>(
     };
     *text = Some(join(text.take(), piece));
     Ok(())
+}
+
+/// Whether parts of type `kind` hold nothing doneseq reads (media, reasoning, the
+/// results of the provider's own tools), in OpenAI's and Anthropic's shapes.
+pub(super) fn is_silent(kind: &str) -> bool {
+    SILENT.contains(&kind)
 }
 
 /// Whether parts of type `kind` are text (their `text` is the message's).

@@ -7,8 +7,8 @@ use serde::Deserialize;
 
 use super::wire::{Converted, JsonLine, MessageSeed, RawArguments};
 use super::{
-    Format, TranscriptErrorKind, anthropic, autogen, completion, fast, langroid, otel, pydantic_ai,
-    responses,
+    Format, TranscriptErrorKind, anthropic, autogen, completion, fast, langchain, langroid, otel,
+    pydantic_ai, responses,
 };
 use crate::Message;
 
@@ -45,6 +45,10 @@ pub(super) enum Kind {
     OtlpLogs,
     /// A Pydantic AI `ModelRequest` or `ModelResponse` (`{"kind": ..., "parts": [...]}`).
     PydanticAi,
+    /// A LangChain message, bare or in `messages_to_dict()`'s or `dumpd()`'s envelope.
+    LangChain,
+    /// A LangGraph state: `{"messages": [...]}` of LangChain messages.
+    LangGraphState,
 }
 
 impl Kind {
@@ -64,6 +68,8 @@ impl Kind {
             Kind::Otlp => "an OTLP JSON export of spans ({\"resourceSpans\": [...]})",
             Kind::OtlpLogs => "an OTLP JSON export of logs ({\"resourceLogs\": [...]})",
             Kind::PydanticAi => "a Pydantic AI message ({\"kind\", \"parts\"})",
+            Kind::LangChain => "a LangChain message ({\"type\", ...})",
+            Kind::LangGraphState => "a LangGraph state ({\"messages\": [...]})",
         }
     }
 
@@ -77,6 +83,7 @@ impl Kind {
             Kind::AutoGen | Kind::TaskResult => Format::AutoGen,
             Kind::Otlp | Kind::OtlpLogs => Format::Otel,
             Kind::PydanticAi => Format::PydanticAi,
+            Kind::LangChain | Kind::LangGraphState => Format::LangChain,
         }
     }
 
@@ -97,6 +104,8 @@ impl Kind {
                 Kind::Otlp,
                 Kind::OtlpLogs,
                 Kind::PydanticAi,
+                Kind::LangChain,
+                Kind::LangGraphState,
             ],
             Format::Jsonl | Format::Langroid => &[Kind::Message],
             Format::OpenAi => &[Kind::Message, Kind::Completion, Kind::ChatRequest],
@@ -110,6 +119,7 @@ impl Kind {
             Format::AutoGen => &[Kind::AutoGen, Kind::TaskResult],
             Format::Otel => &[Kind::Otlp, Kind::OtlpLogs],
             Format::PydanticAi => &[Kind::PydanticAi],
+            Format::LangChain => &[Kind::LangChain, Kind::LangGraphState],
         }
     }
 }
@@ -290,6 +300,8 @@ fn read_kind<'a>(
         Kind::Otlp => otel::read(parse(text)?, text, cx, out),
         Kind::OtlpLogs => otel::read_logs(parse(text)?, text, cx, out),
         Kind::PydanticAi => pydantic_ai::read(parse(text)?, text, cx, out),
+        Kind::LangChain => langchain::read(parse(text)?, text, out),
+        Kind::LangGraphState => langchain::read_state(parse(text)?, out),
     }
 }
 

@@ -20,6 +20,7 @@ const FORMAT_SAMPLES: &[&str] = &[
     "anthropic-request.json",
     "anthropic-responses.jsonl",
     "autogen-task-result.json",
+    "langchain-messages.json",
     "langroid.jsonl",
     "openai-chat-completions.jsonl",
     "openai-responses-objects.jsonl",

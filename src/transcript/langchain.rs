@@ -1,0 +1,403 @@
+//! LangChain's messages (what a LangGraph agent's state holds), in the three shapes
+//! they are saved in: `messages_to_dict()` (`{"type": "ai", "data": {...}}`), a
+//! message's own `model_dump()` (`{"type": "ai", "content": ..., ...}`), and
+//! LangChain's serialization, `dumpd()` (`{"lc": 1, "type": "constructor", "id":
+//! [..., "AIMessage"], "kwargs": {...}}`); one a line or in a JSON array.
+//!
+//! `type` says what a message is: `human` is the user's, `ai` the model's (its
+//! `tool_calls`, `invalid_tool_calls` and `usage_metadata` read), `tool` a tool's
+//! result (`tool_call_id`, `name`, failed when its `status` is `error`), `system` the
+//! system prompt, `chat` a message of the role its `role` names, `function` a legacy
+//! function's result; `remove` (LangGraph's instruction to drop a message from the
+//! state) is no message. `id`, `additional_kwargs`, `response_metadata` and a tool
+//! message's `artifact` are not read.
+
+use std::borrow::Cow;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::parts::{is_silent, is_text, join};
+use super::record::{Failure, Out, each};
+use super::wire::{RawArguments, Str, arguments_of};
+use crate::{Message, Role, ToolCall, Usage};
+
+/// The message types, as `type` names them (a chunk's type names its message's with
+/// `Chunk` after it, as `AIMessageChunk`).
+pub(super) const TYPES: &[&str] = &[
+    "human", "ai", "tool", "system", "chat", "function", "remove",
+];
+
+/// Whether `kind` is a LangChain message's `type` (a chunk's included).
+pub(super) fn is_type(kind: &str) -> bool {
+    TYPES.contains(&kind) || chunk_type(kind).is_some()
+}
+
+/// The `type` a chunk's `type` (`AIMessageChunk`, ...) stands for.
+fn chunk_type(kind: &str) -> Option<&'static str> {
+    Some(match kind.strip_suffix("MessageChunk")? {
+        "AI" => "ai",
+        "Human" => "human",
+        "Tool" => "tool",
+        "System" => "system",
+        "Chat" => "chat",
+        "Function" => "function",
+        _ => return None,
+    })
+}
+
+/// The `type` of a class `dumpd()` names (`AIMessage`, `AIMessageChunk`, ...).
+fn class_type(class: &str) -> Option<&'static str> {
+    chunk_type(class).or_else(|| chunk_type(&format!("{class}Chunk")))
+}
+
+/// One record, in any of the three shapes: the fields of a message, and those of the
+/// two envelopes (`data`; `lc`, `id` and `kwargs`).
+#[derive(Deserialize)]
+pub(super) struct Record<'a> {
+    /// Required of a record; a message inside an envelope may leave it out (its
+    /// envelope says it).
+    #[serde(rename = "type", default, borrow)]
+    kind: Str<'a>,
+    /// `messages_to_dict()`'s message (read in the same pass: boxed, as the type is
+    /// recursive).
+    #[serde(default, borrow)]
+    data: Option<Box<Record<'a>>>,
+    /// `dumpd()`'s message, and its class's path (the last is its class).
+    #[serde(default, borrow)]
+    kwargs: Option<Box<Record<'a>>>,
+    #[serde(default, borrow)]
+    id: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    content: Option<Content<'a>>,
+    #[serde(default, borrow)]
+    name: Option<Str<'a>>,
+    #[serde(default, borrow)]
+    tool_calls: Option<Vec<Call<'a>>>,
+    #[serde(default, borrow)]
+    invalid_tool_calls: Option<Vec<InvalidCall<'a>>>,
+    #[serde(default)]
+    usage_metadata: Option<UsageMetadata>,
+    #[serde(default, borrow)]
+    tool_call_id: Option<Str<'a>>,
+    #[serde(default, borrow)]
+    status: Option<Str<'a>>,
+    /// A `chat` message's role.
+    #[serde(default, borrow)]
+    role: Option<Str<'a>>,
+}
+
+/// A tool call: `{"name", "args", "id", "type": "tool_call"}`, its arguments an
+/// object.
+#[derive(Deserialize)]
+struct Call<'a> {
+    #[serde(borrow)]
+    name: Str<'a>,
+    #[serde(default)]
+    args: Option<RawArguments<'a>>,
+    #[serde(default, borrow)]
+    id: Option<Str<'a>>,
+}
+
+/// A call the model made that LangChain could not parse: its arguments the text the
+/// model wrote, and why.
+#[derive(Deserialize)]
+struct InvalidCall<'a> {
+    #[serde(default, borrow)]
+    name: Option<Str<'a>>,
+    #[serde(default)]
+    args: Option<RawArguments<'a>>,
+    #[serde(default, borrow)]
+    id: Option<Str<'a>>,
+    #[serde(default, borrow)]
+    error: Option<Str<'a>>,
+}
+
+/// `usage_metadata`: `input_tokens` counts cache reads and writes; the totals and
+/// details are not read.
+#[derive(Deserialize)]
+struct UsageMetadata {
+    #[serde(default)]
+    input_tokens: u64,
+    #[serde(default)]
+    output_tokens: u64,
+}
+
+/// A content block (a list's item that is not a string): the fields the blocks read
+/// here carry.
+#[derive(Deserialize)]
+struct Block<'a> {
+    #[serde(rename = "type", default, borrow)]
+    kind: Option<Str<'a>>,
+    #[serde(default, borrow)]
+    text: Option<Str<'a>>,
+    #[serde(default, borrow)]
+    name: Option<Str<'a>>,
+    /// A `tool_call` block's arguments; a `tool_use` block's are its `input`.
+    #[serde(default)]
+    args: Option<RawArguments<'a>>,
+    #[serde(default)]
+    input: Option<RawArguments<'a>>,
+    #[serde(default, borrow)]
+    id: Option<Str<'a>>,
+}
+
+/// LangChain's own block types that hold no text: reasoning, media, the provider's
+/// own tools, calls still streaming, citations and what a provider adds of its own.
+const NOT_TEXT: &[&str] = &[
+    "reasoning",
+    "image",
+    "audio",
+    "video",
+    "file",
+    "text-plain",
+    "citation",
+    "non_standard",
+    "tool_call_chunk",
+    "invalid_tool_call",
+    "server_tool_call",
+    "server_tool_call_chunk",
+    "server_tool_result",
+    "server_tool_use",
+    "mcp_tool_use",
+    "mcp_tool_result",
+];
+
+/// The messages of one record.
+pub(super) fn read<'a>(
+    record: Record<'a>,
+    within: &'a str,
+    out: &mut Out<'a>,
+) -> Result<(), Failure<'a>> {
+    // `messages_to_dict()`: the message is `data`, of the type given beside it.
+    if let Some(mut message) = record.data {
+        if message.kind.is_empty() {
+            message.kind = record.kind;
+        }
+        return convert(*message, within, out);
+    }
+    // `dumpd()`: the message is `kwargs`, of the class `id` names.
+    if record.kind.0 == "constructor" {
+        let mut message = (record.kwargs)
+            .ok_or_else(|| Failure::message(within, "a constructor has no \"kwargs\""))?;
+        let class = class_of(record.id).ok_or_else(|| {
+            Failure::message(
+                within,
+                "a constructor's \"id\" names no LangChain message class",
+            )
+        })?;
+        // Older versions left `type` out of `kwargs`.
+        if message.kind.is_empty() {
+            message.kind = Str(Cow::Borrowed(class));
+        }
+        return convert(*message, within, out);
+    }
+    convert(record, within, out)
+}
+
+/// The message type of the class a `dumpd()` record's `id` names, if it is one.
+fn class_of(id: Option<&RawValue>) -> Option<&'static str> {
+    let path: Vec<Str<'_>> = serde_json::from_str(id?.get()).ok()?;
+    class_type(&path.last()?.0)
+}
+
+/// The message a record's fields (its envelope's, if any, taken off) stand for.
+fn convert<'a>(record: Record<'a>, within: &'a str, out: &mut Out<'a>) -> Result<(), Failure<'a>> {
+    let message = message(record).map_err(|m| Failure::message(within, m))?;
+    out.extend(message);
+    Ok(())
+}
+
+/// A record's message (none for `remove`), or what is wrong with it.
+fn message(record: Record<'_>) -> Result<Option<Message<'_>>, String> {
+    let kind = record.kind.0;
+    let kind = chunk_type(&kind).unwrap_or(&kind);
+    let role = match kind {
+        "human" => Role::User,
+        "ai" => Role::Llm,
+        "tool" | "function" => Role::Agent,
+        "system" => Role::System,
+        "chat" => {
+            let role = (record.role.as_ref()).ok_or("a chat message has no \"role\"")?;
+            role.0
+                .parse()
+                .map_err(|e| format!("a chat message's role: {e}"))?
+        }
+        "remove" => return Ok(None),
+        "" => return Err("a message has no \"type\"".to_owned()),
+        other => {
+            return Err(format!(
+                "unknown LangChain message type \"{other}\" (expected one of {}, or a chunk's)",
+                TYPES.join(", ")
+            ));
+        }
+    };
+    let (text, block_calls) = content(record.content)?;
+    let mut message = Message::new(role, text);
+    if let Some(name) = record.name.filter(|n| !n.is_empty()) {
+        message = match role {
+            Role::Agent => message.with_tool_name(name.into_cow()),
+            _ => message.with_responder(name.into_cow()),
+        };
+    }
+    if role == Role::Agent {
+        if let Some(id) = record.tool_call_id {
+            message = message.with_tool_call_id(id.into_cow());
+        }
+        if record.status.is_some_and(|s| s.0 == "error") {
+            let error = match message.content() {
+                "" => Cow::Borrowed("the tool failed"),
+                text => Cow::Owned(text.to_owned()),
+            };
+            message = message.with_error(error);
+        }
+        return Ok(Some(message));
+    }
+    if role != Role::Llm {
+        return Ok(Some(message));
+    }
+    let mut calls = Vec::new();
+    for (i, call) in record.tool_calls.into_iter().flatten().enumerate() {
+        if call.name.is_empty() {
+            return Err(format!("tool call {} has an empty \"name\"", i + 1));
+        }
+        calls.push(tool_call(call.name, call.args, call.id));
+    }
+    // The calls the content's blocks hold, where `tool_calls` has none (LangChain
+    // fills it from them: otherwise each would be read twice).
+    if calls.is_empty() {
+        calls = block_calls;
+    }
+    let mut errors = Vec::new();
+    for call in record.invalid_tool_calls.into_iter().flatten() {
+        let name = call.name.filter(|n| !n.is_empty());
+        let error = call.error.map(Str::into_cow).unwrap_or_default();
+        let what = name.as_ref().map_or("", |n| &*n.0);
+        errors.push(format!("invalid call of \"{what}\": {error}"));
+        if let Some(name) = name {
+            calls.push(tool_call(name, call.args, call.id));
+        }
+    }
+    message.tool_calls = calls;
+    if !errors.is_empty() {
+        message = message.with_error(errors.join("; "));
+    }
+    message.usage = record.usage_metadata.map(|u| Usage {
+        input_tokens: u.input_tokens,
+        output_tokens: u.output_tokens,
+    });
+    Ok(Some(message))
+}
+
+fn tool_call<'a>(
+    name: Str<'a>,
+    args: Option<RawArguments<'a>>,
+    id: Option<Str<'a>>,
+) -> ToolCall<'a> {
+    let call = ToolCall::with_arguments(name.into_cow(), arguments_of(args));
+    match id {
+        Some(id) => call.with_id(id.into_cow()),
+        None => call,
+    }
+}
+
+/// A message's `content`: a string, or a list of strings and blocks (each read once
+/// its type is known).
+enum Content<'a> {
+    Text(Cow<'a, str>),
+    Blocks(Vec<&'a RawValue>),
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Content<'a>, D::Error> {
+        struct ContentVisitor;
+        impl<'de> serde::de::Visitor<'de> for ContentVisitor {
+            type Value = Content<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string or a list of content blocks")
+            }
+            fn visit_borrowed_str<E: serde::de::Error>(
+                self,
+                t: &'de str,
+            ) -> Result<Content<'de>, E> {
+                Ok(Content::Text(Cow::Borrowed(t)))
+            }
+            fn visit_str<E: serde::de::Error>(self, t: &str) -> Result<Content<'de>, E> {
+                Ok(Content::Text(Cow::Owned(t.to_owned())))
+            }
+            fn visit_seq<S: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: S,
+            ) -> Result<Content<'de>, S::Error> {
+                let mut blocks = Vec::new();
+                while let Some(block) = seq.next_element()? {
+                    blocks.push(block);
+                }
+                Ok(Content::Blocks(blocks))
+            }
+        }
+        deserializer.deserialize_any(ContentVisitor)
+    }
+}
+
+/// A message's text (a string, or its text blocks joined by newlines) and the calls
+/// its blocks hold (LangChain's `tool_call`, Anthropic's `tool_use`).
+fn content(content: Option<Content<'_>>) -> Result<(Cow<'_, str>, Vec<ToolCall<'_>>), String> {
+    let items = match content {
+        None => return Ok((Cow::Borrowed(""), Vec::new())),
+        Some(Content::Text(text)) => return Ok((text, Vec::new())),
+        Some(Content::Blocks(items)) => items,
+    };
+    let (mut text, mut calls) = (None, Vec::new());
+    for (i, item) in items.into_iter().enumerate() {
+        let at = i + 1;
+        if item.get().starts_with('"') {
+            let piece: Str<'_> =
+                serde_json::from_str(item.get()).map_err(|e| format!("content block {at}: {e}"))?;
+            text = Some(join(text, piece.into_cow()));
+            continue;
+        }
+        let block: Block<'_> = serde_json::from_str(item.get())
+            .map_err(|e| format!("content block {at}: a string or a block: {e}"))?;
+        let kind = block
+            .kind
+            .ok_or_else(|| format!("content block {at} has no \"type\""))?;
+        match &*kind.0 {
+            kind if is_text(kind) => {
+                let piece = block.text.ok_or_else(|| {
+                    format!("content block {at} of type \"{kind}\" has no \"text\"")
+                })?;
+                text = Some(join(text, piece.into_cow()));
+            }
+            kind @ ("tool_call" | "tool_use") => {
+                let name = (block.name).filter(|n| !n.is_empty()).ok_or_else(|| {
+                    format!("content block {at} of type \"{kind}\" has no \"name\"")
+                })?;
+                calls.push(tool_call(name, block.args.or(block.input), block.id));
+            }
+            kind if NOT_TEXT.contains(&kind) || is_silent(kind) => {}
+            other => {
+                return Err(format!(
+                    "content block {at} has an unknown type \"{other}\" (expected text, \
+                     tool_call, tool_use, or a block without text: {}, or OpenAI's or \
+                     Anthropic's media and reasoning)",
+                    NOT_TEXT.join(", ")
+                ));
+            }
+        }
+    }
+    Ok((text.unwrap_or_default(), calls))
+}
+
+/// A LangGraph state's `{"messages": [...]}` of LangChain messages (its other keys
+/// are the graph's own).
+#[derive(Deserialize)]
+pub(super) struct State<'a> {
+    #[serde(borrow)]
+    messages: Vec<&'a RawValue>,
+}
+
+/// The messages of a state.
+pub(super) fn read_state<'a>(state: State<'a>, out: &mut Out<'a>) -> Result<(), Failure<'a>> {
+    each::<Record<'a>>(state.messages, read, out)
+}
