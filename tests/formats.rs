@@ -395,6 +395,41 @@ fn otel_tool_results_are_read_once_and_a_new_trace_is_a_new_conversation() {
 }
 
 #[test]
+fn otel_tools_run_at_once_are_read_in_the_order_of_their_calls() {
+    // A turn of two calls whose tools ran at once, the second's started first (a
+    // thread pool's order): their results are read in the order of the calls, as the
+    // framework gives them to the model.
+    let user = r#"[{"role": "user", "parts": [{"type": "text", "content": "hi"}]}]"#;
+    let calls = r#"[{"role": "assistant", "parts": [{"type": "tool_call", "id": "c1", "name": "f", "arguments": "{\"q\": \"a\"}"}, {"type": "tool_call", "id": "c2", "name": "f", "arguments": "{\"q\": \"b\"}"}]}]"#;
+    let tool = |id: &str, result: &str| {
+        [otel_tool("f", result), otel_kv("gen_ai.tool.call.id", id)].join(",")
+    };
+    let read_with = |second_id: &str| {
+        let spans = [
+            otel_span("t1", "1", 1_000_000, &otel_chat(user, calls)),
+            otel_span_until("t1", "3", 3_000_000, 4_000_000, &tool(second_id, "for b")),
+            otel_span_until("t1", "2", 3_100_000, 5_000_000, &tool("c1", "for a")),
+        ];
+        summary(&read(&otel_export(&spans), Format::Otel).unwrap())
+    };
+    assert_eq!(
+        read_with("c2"),
+        "0 user \"hi\" at=0ms\n\
+         1 llm call f({\"q\": \"a\"}) id=Some(\"c1\") call f({\"q\": \"b\"}) id=Some(\"c2\") at=1ms\n\
+         2 agent \"for a\" answers=c1 tool=f at=4ms\n\
+         3 agent \"for b\" answers=c2 tool=f at=3ms\n"
+    );
+    // A span whose call is not the turn's: the spans keep the order they started in.
+    assert!(
+        read_with("c9").ends_with(
+            "2 agent \"for b\" answers=c9 tool=f at=3ms\n3 agent \"for a\" answers=c1 tool=f at=4ms\n"
+        ),
+        "{}",
+        read_with("c9")
+    );
+}
+
+#[test]
 fn otel_a_trace_whose_first_call_goes_on_from_the_conversation_or_of_no_call_continues_it() {
     // A model client's instrumentation with no framework's above it: each call a
     // trace of its own, its input the conversation so far.

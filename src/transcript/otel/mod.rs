@@ -293,6 +293,7 @@ fn read_spans<'a>(
         chats.push(chat);
     }
     let inner = inner_calls(&spans, &chats);
+    in_call_order(&mut order, &spans, &attrs, &chats);
     let trace_of = |i: usize| spans[i].trace_id.as_ref().map_or("", |t| &*t.0);
     let before = out.len();
     for (at, &i) in order.iter().enumerate() {
@@ -458,6 +459,61 @@ fn read_spans<'a>(
     }
     cx.otel.totals.messages += out.len() - before;
     Ok(())
+}
+
+/// Puts each run of tool spans (next to each other in `order`, in one trace) that
+/// answer calls of the model turn before them in the order of those calls. A
+/// framework that runs a turn's tools at once (LangGraph's tool node, in threads)
+/// starts them in whatever order its threads do, and gives their results to the
+/// model, and to its own state, in the order of the calls: so is the transcript read
+/// (read by their start, a run of the same script was read in one order or the other,
+/// one time in twenty). A run with a span whose call is not among the turn's keeps its
+/// order.
+fn in_call_order(
+    order: &mut [usize],
+    spans: &[Span<'_>],
+    attrs: &[Attributes<'_>],
+    chats: &[Chat],
+) {
+    let trace_of = |i: usize| spans[i].trace_id.as_ref().map_or("", |t| &*t.0);
+    let is_tool = |i: usize| attrs[i].operation == Some("execute_tool");
+    // The call ids of the latest model turn read in `order`.
+    let mut calls: Vec<String> = Vec::new();
+    let mut at = 0;
+    while at < order.len() {
+        let i = order[at];
+        if !is_tool(i) {
+            if let Some((_, output)) = &chats[i] {
+                calls = (output.iter())
+                    .flat_map(Message::tool_calls)
+                    .filter_map(|c| c.id().map(str::to_owned))
+                    .collect();
+            }
+            at += 1;
+            continue;
+        }
+        let run = (order[at..].iter())
+            .take_while(|&&j| is_tool(j) && trace_of(j) == trace_of(i))
+            .count();
+        let place = |j: usize| {
+            let a = &attrs[j];
+            let from_message = || a.tool_output.and_then(langchain_tool_message)?.1;
+            let id = a.tool_call_id.map(str::to_owned).or_else(from_message)?;
+            calls.iter().position(|c| *c == id)
+        };
+        let places: Option<Vec<usize>> = order[at..at + run].iter().map(|&j| place(j)).collect();
+        if let Some(places) = places {
+            let mut run_of: Vec<(usize, usize)> = places
+                .into_iter()
+                .zip(order[at..at + run].iter().copied())
+                .collect();
+            run_of.sort_by_key(|&(place, _)| place);
+            for (slot, (_, j)) in order[at..at + run].iter_mut().zip(run_of) {
+                *slot = j;
+            }
+        }
+        at += run;
+    }
 }
 
 /// The chat spans (indices into `spans`) that are a call another chat span records
