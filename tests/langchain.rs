@@ -111,6 +111,10 @@ fn errors_name_the_message_and_the_field() {
             "content block 1 of type \"text\" has no \"text\"",
         ),
         (
+            r#"{"type": "tool", "content": [{"type": "tool_call", "name": "f", "args": {}}], "tool_call_id": "c1"}"#,
+            "a tool message's content holds tool calls (only the model's may)",
+        ),
+        (
             r#"{"type": "ai", "content": [{"type": "tool_use", "input": {}}]}"#,
             "content block 1 of type \"tool_use\" has no \"name\"",
         ),

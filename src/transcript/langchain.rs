@@ -233,6 +233,11 @@ fn message(record: Record<'_>) -> Result<Option<Message<'_>>, String> {
         }
     };
     let (text, block_calls) = content(record.content)?;
+    if role != Role::Llm && !block_calls.is_empty() {
+        return Err(format!(
+            "a {kind} message's content holds tool calls (only the model's may)"
+        ));
+    }
     let mut message = Message::new(role, text);
     if let Some(name) = record.name.filter(|n| !n.is_empty()) {
         message = match role {
