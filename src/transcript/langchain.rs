@@ -18,7 +18,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::parts::{is_silent, is_text, join};
-use super::record::{Failure, Out, each};
+use super::record::{Failure, Out, StringOrList, each};
 use super::wire::{RawArguments, Str, arguments_of};
 use crate::{Message, Role, ToolCall, Usage};
 
@@ -308,50 +308,15 @@ fn tool_call<'a>(
 
 /// A message's `content`: a string, or a list of strings and blocks (each read once
 /// its type is known).
-enum Content<'a> {
-    Text(Cow<'a, str>),
-    Blocks(Vec<&'a RawValue>),
-}
-
-impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Content<'a>, D::Error> {
-        struct ContentVisitor;
-        impl<'de> serde::de::Visitor<'de> for ContentVisitor {
-            type Value = Content<'de>;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a string or a list of content blocks")
-            }
-            fn visit_borrowed_str<E: serde::de::Error>(
-                self,
-                t: &'de str,
-            ) -> Result<Content<'de>, E> {
-                Ok(Content::Text(Cow::Borrowed(t)))
-            }
-            fn visit_str<E: serde::de::Error>(self, t: &str) -> Result<Content<'de>, E> {
-                Ok(Content::Text(Cow::Owned(t.to_owned())))
-            }
-            fn visit_seq<S: serde::de::SeqAccess<'de>>(
-                self,
-                mut seq: S,
-            ) -> Result<Content<'de>, S::Error> {
-                let mut blocks = Vec::new();
-                while let Some(block) = seq.next_element()? {
-                    blocks.push(block);
-                }
-                Ok(Content::Blocks(blocks))
-            }
-        }
-        deserializer.deserialize_any(ContentVisitor)
-    }
-}
+type Content<'a> = StringOrList<'a, &'a RawValue>;
 
 /// A message's text (a string, or its text blocks joined by newlines) and the calls
 /// its blocks hold (LangChain's `tool_call`, Anthropic's `tool_use`).
 fn content(content: Option<Content<'_>>) -> Result<(Cow<'_, str>, Vec<ToolCall<'_>>), String> {
     let items = match content {
         None => return Ok((Cow::Borrowed(""), Vec::new())),
-        Some(Content::Text(text)) => return Ok((text, Vec::new())),
-        Some(Content::Blocks(items)) => items,
+        Some(StringOrList::One(text)) => return Ok((text, Vec::new())),
+        Some(StringOrList::Many(items)) => items,
     };
     let (mut text, mut calls) = (None, Vec::new());
     for (i, item) in items.into_iter().enumerate() {
