@@ -18,8 +18,8 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::parts::{is_silent, is_text, join};
-use super::record::{Failure, Out, StringOrList, each};
-use super::wire::{RawArguments, Str, arguments_of};
+use super::record::{Failure, Out, each};
+use super::wire::{RawArguments, Str, StringOrList, arguments_of};
 use crate::{Message, Role, ToolCall, Usage};
 
 /// The message types, as `type` names them (a chunk's type names its message's with
@@ -315,8 +315,8 @@ type Content<'a> = StringOrList<'a, &'a RawValue>;
 fn content(content: Option<Content<'_>>) -> Result<(Cow<'_, str>, Vec<ToolCall<'_>>), String> {
     let items = match content {
         None => return Ok((Cow::Borrowed(""), Vec::new())),
-        Some(StringOrList::One(text)) => return Ok((text, Vec::new())),
-        Some(StringOrList::Many(items)) => items,
+        Some(StringOrList::Text(text)) => return Ok((text, Vec::new())),
+        Some(StringOrList::List(items)) => items,
     };
     let (mut text, mut calls) = (None, Vec::new());
     for (i, item) in items.into_iter().enumerate() {

@@ -10,21 +10,14 @@ use std::borrow::Cow;
 
 use serde::Deserialize;
 
-use super::wire::{ArgumentsText, Str, arguments_of};
+use super::wire::{ArgumentsText, Listed, Str, StringOrList, arguments_of};
 use crate::{Message, Role, ToolCall};
 
 /// A message's `content`: a string, or a list of parts.
-pub(super) enum Content<'a, A> {
-    Text(Cow<'a, str>),
-    Parts(Vec<Part<'a, A>>),
-}
+pub(super) type Content<'a, A> = StringOrList<'a, Part<'a, A>>;
 
-// By hand: `A` needs no default.
-impl<A> Default for Content<'_, A> {
-    /// No text.
-    fn default() -> Self {
-        Content::Text(Cow::Borrowed(""))
-    }
+impl<A> Listed for Part<'_, A> {
+    const EXPECTING: &'static str = "a string, null or a list of content parts";
 }
 
 /// One content part: the union of the fields the known part types carry.
@@ -71,47 +64,6 @@ impl<A> Default for Part<'_, A> {
             content: None,
             is_error: None,
         }
-    }
-}
-
-// By hand, not `untagged`: an untagged enum buffers the value and, on a mismatch,
-// says only "did not match any variant".
-impl<'de: 'a, 'a, A: Deserialize<'de> + ArgumentsText<'a>> Deserialize<'de> for Content<'a, A> {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Content<'a, A>, D::Error> {
-        struct ContentVisitor<'a, A>(std::marker::PhantomData<(&'a (), A)>);
-        impl<'de: 'a, 'a, A: Deserialize<'de> + ArgumentsText<'a>> serde::de::Visitor<'de>
-            for ContentVisitor<'a, A>
-        {
-            type Value = Content<'a, A>;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a string, null or a list of content parts")
-            }
-            fn visit_borrowed_str<E: serde::de::Error>(
-                self,
-                text: &'de str,
-            ) -> Result<Content<'a, A>, E> {
-                Ok(Content::Text(Cow::Borrowed(text)))
-            }
-            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Content<'a, A>, E> {
-                Ok(Content::Text(Cow::Owned(text.to_owned())))
-            }
-            fn visit_string<E: serde::de::Error>(self, text: String) -> Result<Content<'a, A>, E> {
-                Ok(Content::Text(Cow::Owned(text)))
-            }
-            fn visit_seq<S: serde::de::SeqAccess<'de>>(
-                self,
-                mut seq: S,
-            ) -> Result<Content<'a, A>, S::Error> {
-                let mut parts = Vec::with_capacity(seq.size_hint().unwrap_or(1).min(64));
-                while let Some(part) = seq.next_element()? {
-                    parts.push(part);
-                }
-                Ok(Content::Parts(parts))
-            }
-        }
-        deserializer.deserialize_any(ContentVisitor(std::marker::PhantomData))
     }
 }
 
@@ -167,7 +119,7 @@ pub(super) fn text<'a, A: ArgumentsText<'a>>(
     match content {
         None => Ok(Cow::Borrowed("")),
         Some(Content::Text(text)) => Ok(text),
-        Some(Content::Parts(parts)) => read(parts, found),
+        Some(Content::List(parts)) => read(parts, found),
     }
 }
 

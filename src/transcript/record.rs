@@ -5,7 +5,7 @@ use std::borrow::Cow;
 
 use serde::Deserialize;
 
-use super::wire::{Converted, JsonLine, MessageSeed, RawArguments};
+use super::wire::{Converted, JsonLine, Listed, MessageSeed, RawArguments, StringOrList};
 use super::{
     Format, TranscriptErrorKind, anthropic, autogen, completion, fast, langchain, langroid, otel,
     pydantic_ai, responses,
@@ -430,26 +430,6 @@ pub(super) fn each<'a, T: Deserialize<'a>>(
     Ok(())
 }
 
-/// A value given as a string or as a list of `T`s (Anthropic's `system`, a string or
-/// text blocks; LangChain's `content`, a string or blocks).
-pub(super) enum StringOrList<'a, T: Item> {
-    One(Cow<'a, str>),
-    Many(Vec<T>),
-}
-
-/// What a [`StringOrList`]'s list holds, for its error: "a string or a list of {WHAT}".
-pub(super) trait Item {
-    const WHAT: &'static str;
-}
-
-impl Item for TextBlock<'_> {
-    const WHAT: &'static str = "text blocks";
-}
-
-impl Item for &serde_json::value::RawValue {
-    const WHAT: &'static str = "content blocks";
-}
-
 /// A text given as a string or a list of text blocks (`{"type": "text", "text": ...}`,
 /// as Anthropic's `system`), joined by newlines.
 pub(super) type Texts<'a> = StringOrList<'a, TextBlock<'a>>;
@@ -462,46 +442,16 @@ pub(super) struct TextBlock<'a> {
     text: Option<super::wire::Str<'a>>,
 }
 
-impl<'de: 'a, 'a, T: Deserialize<'de> + Item> Deserialize<'de> for StringOrList<'a, T> {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<StringOrList<'a, T>, D::Error> {
-        struct Visitor<T>(std::marker::PhantomData<T>);
-        impl<'de, T: Deserialize<'de> + Item> serde::de::Visitor<'de> for Visitor<T> {
-            type Value = StringOrList<'de, T>;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                write!(f, "a string or a list of {}", T::WHAT)
-            }
-            fn visit_borrowed_str<E: serde::de::Error>(
-                self,
-                t: &'de str,
-            ) -> Result<StringOrList<'de, T>, E> {
-                Ok(StringOrList::One(Cow::Borrowed(t)))
-            }
-            fn visit_str<E: serde::de::Error>(self, t: &str) -> Result<StringOrList<'de, T>, E> {
-                Ok(StringOrList::One(Cow::Owned(t.to_owned())))
-            }
-            fn visit_seq<S: serde::de::SeqAccess<'de>>(
-                self,
-                mut seq: S,
-            ) -> Result<StringOrList<'de, T>, S::Error> {
-                let mut items = Vec::new();
-                while let Some(item) = seq.next_element()? {
-                    items.push(item);
-                }
-                Ok(StringOrList::Many(items))
-            }
-        }
-        deserializer.deserialize_any(Visitor(std::marker::PhantomData))
-    }
+impl Listed for TextBlock<'_> {
+    const EXPECTING: &'static str = "a string or a list of text blocks";
 }
 
 impl<'a> StringOrList<'a, TextBlock<'a>> {
     /// The text, or what is wrong with a block.
     pub(super) fn into_text(self) -> Result<Cow<'a, str>, String> {
         match self {
-            StringOrList::One(text) => Ok(text),
-            StringOrList::Many(blocks) => {
+            StringOrList::Text(text) => Ok(text),
+            StringOrList::List(blocks) => {
                 let mut texts = Vec::with_capacity(blocks.len());
                 for (i, block) in blocks.into_iter().enumerate() {
                     if block.kind.0 != "text" {

@@ -326,6 +326,72 @@ impl<'de> Str<'de> {
     }
 }
 
+/// A value given as a string or as a list of `T`s: a chat message's `content` (a
+/// string or content parts), Anthropic's `system` (a string or text blocks),
+/// LangChain's `content` (a string or blocks).
+pub(super) enum StringOrList<'a, T> {
+    Text(Cow<'a, str>),
+    List(Vec<T>),
+}
+
+impl<T> Default for StringOrList<'_, T> {
+    /// No text.
+    fn default() -> Self {
+        StringOrList::Text(Cow::Borrowed(""))
+    }
+}
+
+/// What a [`StringOrList`] of these is, for serde's error: "expected {EXPECTING}".
+pub(super) trait Listed {
+    const EXPECTING: &'static str;
+}
+
+impl Listed for &serde_json::value::RawValue {
+    const EXPECTING: &'static str = "a string or a list of content blocks";
+}
+
+// By hand, not `untagged`: an untagged enum buffers the value and, on a mismatch,
+// says only "did not match any variant".
+impl<'de: 'a, 'a, T: Deserialize<'de> + Listed> Deserialize<'de> for StringOrList<'a, T> {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<StringOrList<'a, T>, D::Error> {
+        struct Visitor<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de> + Listed> serde::de::Visitor<'de> for Visitor<T> {
+            type Value = StringOrList<'de, T>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(T::EXPECTING)
+            }
+            fn visit_borrowed_str<E: serde::de::Error>(
+                self,
+                text: &'de str,
+            ) -> Result<StringOrList<'de, T>, E> {
+                Ok(StringOrList::Text(Cow::Borrowed(text)))
+            }
+            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<StringOrList<'de, T>, E> {
+                Ok(StringOrList::Text(Cow::Owned(text.to_owned())))
+            }
+            fn visit_string<E: serde::de::Error>(
+                self,
+                text: String,
+            ) -> Result<StringOrList<'de, T>, E> {
+                Ok(StringOrList::Text(Cow::Owned(text)))
+            }
+            fn visit_seq<S: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: S,
+            ) -> Result<StringOrList<'de, T>, S::Error> {
+                let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(1).min(64));
+                while let Some(item) = seq.next_element()? {
+                    items.push(item);
+                }
+                Ok(StringOrList::List(items))
+            }
+        }
+        deserializer.deserialize_any(Visitor(std::marker::PhantomData))
+    }
+}
+
 /// A tool call's arguments as JSON text (empty when there are none).
 pub(super) trait ArgumentsText<'a> {
     /// The arguments, as a call keeps them.
