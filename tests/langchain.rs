@@ -92,7 +92,7 @@ fn errors_name_the_message_and_the_field() {
     let cases = [
         (
             r#"{"type": "ai", "content": "x", "tool_calls": [{"name": "", "args": {}}]}"#,
-            "tool call 1 has an empty \"name\"",
+            "tool call 1 has no \"name\"",
         ),
         (
             r#"{"type": "chat", "content": "x"}"#,

@@ -8,7 +8,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::record::{Failure, Out, each, parse};
-use super::wire::{ProviderUsage, RawArguments, Str, arguments_of};
+use super::wire::{ProviderUsage, RawArguments, Str, failed};
 use crate::{Message, Role, ToolCall};
 
 /// The source AutoGen gives the task's own messages.
@@ -132,14 +132,6 @@ pub(super) fn read<'a>(
             })?;
             for result in results {
                 let text = result.content.into_cow();
-                // The error is the text (copied only then), or says the tool failed.
-                let error = result.is_error.then(|| {
-                    if text.is_empty() {
-                        Cow::Borrowed("the tool failed")
-                    } else {
-                        text.clone()
-                    }
-                });
                 let mut step = Message::new(Role::Agent, text).with_responder(source.clone());
                 if let Some(name) = result.name.filter(|n| !n.is_empty()) {
                     step = step.with_tool_name(name.into_cow());
@@ -147,8 +139,8 @@ pub(super) fn read<'a>(
                 if let Some(id) = result.call_id.filter(|n| !n.is_empty()) {
                     step = step.with_tool_call_id(id.into_cow());
                 }
-                if let Some(error) = error {
-                    step = step.with_error(error);
+                if result.is_error {
+                    step = failed(step, "the tool failed");
                 }
                 out.push(step);
             }
@@ -204,11 +196,11 @@ pub(super) fn tool_call(call: FunctionCall<'_>) -> Result<ToolCall<'_>, &'static
     if call.name.is_empty() {
         return Err("a tool call has an empty name");
     }
-    let tool_call = ToolCall::with_arguments(call.name.into_cow(), arguments_of(call.arguments));
-    Ok(match call.id {
-        Some(id) => tool_call.with_id(id.into_cow()),
-        None => tool_call,
-    })
+    Ok(super::wire::tool_call(
+        call.name.into_cow(),
+        call.arguments,
+        call.id,
+    ))
 }
 
 /// A message's content: as the scanner read it on its way where that is what the type

@@ -10,7 +10,7 @@ use std::borrow::Cow;
 
 use serde::Deserialize;
 
-use super::wire::{ArgumentsText, Listed, Str, StringOrList, arguments_of};
+use super::wire::{ArgumentsText, Listed, Str, StringOrList, failed, tool_call};
 use crate::{Message, Role, ToolCall};
 
 /// A message's `content`: a string, or a list of parts.
@@ -218,14 +218,8 @@ pub(super) fn fold<'a, A: ArgumentsText<'a>>(
                 part.name.take().filter(|n| !n.is_empty()).ok_or_else(|| {
                     format!("content part {i} of type \"{kind}\" has no \"name\"")
                 })?;
-            let call = ToolCall::with_arguments(name.into_cow(), arguments_of(part.input.take()));
-            push_first(
-                &mut found.calls,
-                match part.id.take() {
-                    Some(id) => call.with_id(id.into_cow()),
-                    None => call,
-                },
-            );
+            let call = tool_call(name.into_cow(), part.input.take(), part.id.take());
+            push_first(&mut found.calls, call);
             return Ok(());
         }
         kind @ ("tool_result" | "mcp_tool_result") => {
@@ -233,11 +227,7 @@ pub(super) fn fold<'a, A: ArgumentsText<'a>>(
             let content = plain_text(part.content.take(), what)?;
             let mut result = Message::new(Role::Agent, content);
             if part.is_error == Some(true) {
-                let error = match result.content() {
-                    "" => Cow::Borrowed("the tool failed"),
-                    text => Cow::Owned(text.to_owned()),
-                };
-                result = result.with_error(error);
+                result = failed(result, "the tool failed");
             }
             if let Some(id) = part.tool_use_id.take() {
                 result = result.with_tool_call_id(id.into_cow());

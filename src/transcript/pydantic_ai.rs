@@ -18,7 +18,7 @@ use serde_json::value::RawValue;
 
 use super::parts::join;
 use super::record::{Context, Failure, Out};
-use super::wire::{RawArguments, Str, arguments_of};
+use super::wire::{RawArguments, Str, failed};
 use crate::{Message, Role, ToolCall};
 
 /// One `ModelRequest` or `ModelResponse` (`kind` says which).
@@ -117,7 +117,7 @@ pub(super) fn read<'a>(
     cx: &mut Context,
     out: &mut Out<'a>,
 ) -> Result<(), Failure<'a>> {
-    let start = out.len();
+    // On an error, what was added is dropped by the reader with the record.
     let read = match &*message.kind.0 {
         "request" => request(message, &mut cx.pydantic_ai, out),
         "response" => response(message, out),
@@ -125,10 +125,7 @@ pub(super) fn read<'a>(
             "a Pydantic AI message has \"kind\" \"request\" or \"response\", not \"{other}\""
         )),
     };
-    read.map_err(|m| {
-        out.truncate(start);
-        Failure::message(within, m)
-    })
+    read.map_err(|m| Failure::message(within, m))
 }
 
 /// A request: its instructions where they are new, then a message a part.
@@ -205,11 +202,11 @@ fn tool_call<'a>(part: Part<'a>, at: &dyn Fn() -> String) -> Result<ToolCall<'a>
     let name = (part.tool_name)
         .filter(|n| !n.is_empty())
         .ok_or_else(|| format!("{} has no \"tool_name\"", at()))?;
-    let call = ToolCall::with_arguments(name.into_cow(), arguments_of(part.args));
-    Ok(match part.tool_call_id {
-        Some(id) => call.with_id(id.into_cow()),
-        None => call,
-    })
+    Ok(super::wire::tool_call(
+        name.into_cow(),
+        part.args,
+        part.tool_call_id,
+    ))
 }
 
 /// A tool's return: its content as text (a string as it is, any other value its
@@ -234,11 +231,7 @@ fn tool_return<'a>(
         result = result.with_tool_call_id(id.into_cow());
     }
     if outcome != "success" {
-        let error = match result.content() {
-            "" => Cow::Owned(format!("the tool call was {outcome}")),
-            text => Cow::Owned(text.to_owned()),
-        };
-        result = result.with_error(error);
+        result = failed(result, format!("the tool call was {outcome}"));
     }
     Ok(result)
 }
@@ -249,12 +242,8 @@ fn feedback<'a>(
     content: Option<&'a RawValue>,
     at: &dyn Fn() -> String,
 ) -> Result<Message<'a>, String> {
-    let text = any_text(content, at)?;
-    let error = match &*text {
-        "" => Cow::Borrowed("the response could not be used"),
-        text => Cow::Owned(text.to_owned()),
-    };
-    Ok(Message::new(Role::Agent, text).with_error(error))
+    let feedback = Message::new(Role::Agent, any_text(content, at)?);
+    Ok(failed(feedback, "the response could not be used"))
 }
 
 /// A content that is a string.

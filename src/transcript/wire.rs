@@ -514,11 +514,7 @@ impl<'a, A: ArgumentsText<'a>> Call<'a, A> {
         if name.is_empty() {
             return Err(format!("tool call {i} has an empty name"));
         }
-        let call = ToolCall::with_arguments(name, arguments_of(arguments));
-        Ok(match self.id {
-            Some(id) => call.with_id(id.into_cow()),
-            None => call,
-        })
+        Ok(tool_call(name, arguments, self.id))
     }
 }
 
@@ -559,6 +555,29 @@ struct UsageWire {
     #[serde(default)]
     #[allow(dead_code)]
     total_tokens: Option<IgnoredAny>,
+}
+
+/// A tool call named `name` (not empty: the caller checks it, to say where), with
+/// its arguments as a call keeps them and its id where it has one.
+pub(super) fn tool_call<'a, A: ArgumentsText<'a>>(
+    name: Cow<'a, str>,
+    arguments: Option<A>,
+    id: Option<Str<'a>>,
+) -> ToolCall<'a> {
+    let call = ToolCall::with_arguments(name, arguments_of(arguments));
+    match id {
+        Some(id) => call.with_id(id.into_cow()),
+        None => call,
+    }
+}
+
+/// `message` failed: its text is the error, or `otherwise` when it has none.
+pub(super) fn failed<'a>(message: Message<'a>, otherwise: impl Into<Cow<'a, str>>) -> Message<'a> {
+    let error = match &message.content {
+        text if text.is_empty() => otherwise.into(),
+        text => text.clone(),
+    };
+    message.with_error(error)
 }
 
 /// Arguments as a call keeps them (empty when there are none).
