@@ -343,6 +343,15 @@ fn content(content: Option<Content<'_>>) -> Result<(Cow<'_, str>, Vec<ToolCall<'
     Ok((text.unwrap_or_default(), calls))
 }
 
+/// The tool's message `text` is, if it is one in any of LangChain's shapes (what
+/// LangChain's integrations record as a tool's output in a trace).
+pub(super) fn tool_message(text: &str) -> Option<Message<'_>> {
+    let mut out = Out::new();
+    read(serde_json::from_str(text).ok()?, text, &mut out).ok()?;
+    let message = out.pop().filter(|_| out.is_empty())?;
+    (message.role() == Role::Agent).then_some(message)
+}
+
 /// A LangGraph state's `{"messages": [...]}` of LangChain messages (its other keys
 /// are the graph's own).
 #[derive(Deserialize)]

@@ -293,7 +293,15 @@ fn read_spans<'a>(
         chats.push(chat);
     }
     let inner = inner_calls(&spans, &chats);
-    in_call_order(&mut order, &spans, &attrs, &chats);
+    // A tool span's output that is LangChain's tool message: its content and call
+    // (read once, for the order and for the result).
+    let mut tool_messages: Vec<Option<(String, Option<String>)>> = (attrs.iter())
+        .map(|a| match a.operation {
+            Some("execute_tool") => a.tool_output.and_then(langchain_tool_message),
+            _ => None,
+        })
+        .collect();
+    in_call_order(&mut order, &spans, &attrs, &chats, &tool_messages);
     let trace_of = |i: usize| spans[i].trace_id.as_ref().map_or("", |t| &*t.0);
     let before = out.len();
     for (at, &i) in order.iter().enumerate() {
@@ -332,8 +340,7 @@ fn read_spans<'a>(
                 // An OpenInference tool span's output: LangChain's message, its
                 // content and call; else the result as the next call's input shows it
                 // (the output is the tool's return as its framework wrote it).
-                let message = a.tool_output.and_then(langchain_tool_message);
-                let (from_message, message_id) = message.unzip();
+                let (from_message, message_id) = tool_messages[i].take().unzip();
                 let message_id = message_id.flatten();
                 let id = a.tool_call_id.or(message_id.as_deref());
                 let call_id = answered(&mut cx.otel.pending, a.tool_name, id);
@@ -474,6 +481,7 @@ fn in_call_order(
     spans: &[Span<'_>],
     attrs: &[Attributes<'_>],
     chats: &[Chat],
+    tool_messages: &[Option<(String, Option<String>)>],
 ) {
     let trace_of = |i: usize| spans[i].trace_id.as_ref().map_or("", |t| &*t.0);
     let is_tool = |i: usize| attrs[i].operation == Some("execute_tool");
@@ -496,10 +504,9 @@ fn in_call_order(
             .take_while(|&&j| is_tool(j) && trace_of(j) == trace_of(i))
             .count();
         let place = |j: usize| {
-            let a = &attrs[j];
-            let from_message = || a.tool_output.and_then(langchain_tool_message)?.1;
-            let id = a.tool_call_id.map(str::to_owned).or_else(from_message)?;
-            calls.iter().position(|c| *c == id)
+            let from_message = || tool_messages[j].as_ref()?.1.as_deref();
+            let id = attrs[j].tool_call_id.or_else(from_message)?;
+            calls.iter().position(|c| c == id)
         };
         let places: Option<Vec<usize>> = order[at..at + run].iter().map(|&j| place(j)).collect();
         if let Some(places) = places {

@@ -1,25 +1,19 @@
 //! OpenInference's messages, flattened into span attributes
 //! (`llm.input_messages.<i>.message.role`, ...), regrouped into messages.
 
-use serde_json::Value;
-
-use super::genai::{json_text, role_named};
+use super::genai::role_named;
 use super::spans::AnyValue;
 use crate::{Message, Role, ToolCall};
 
 /// A tool's output as LangChain's integrations write it, the tool's message
 /// serialized (OpenInference's: `{"type": "tool", "data": {"content", "tool_call_id",
-/// ...}}`; Langfuse's, its fields: `{"type": "tool", "content", "tool_call_id", ...}`):
-/// its content and the call it answers. `None` for any other output.
+/// ...}}`; Langfuse's, its fields: `{"type": "tool", "content", "tool_call_id", ...}`),
+/// read as the `langchain` format reads it: its content and the call it answers.
+/// `None` for any other output.
 pub(super) fn langchain_tool_message(output: &AnyValue) -> Option<(String, Option<String>)> {
-    let value: Value = serde_json::from_str(output.text()?).ok()?;
-    if value.get("type")?.as_str()? != "tool" {
-        return None;
-    }
-    let data = value.get("data").unwrap_or(&value);
-    let content = json_text(Some(data.get("content")?));
-    let id = data.get("tool_call_id").and_then(Value::as_str);
-    Some((content, id.map(str::to_owned)))
+    let message = crate::transcript::langchain::tool_message(output.text()?)?;
+    let id = message.tool_call_id().map(str::to_owned);
+    Some((message.content().to_owned(), id))
 }
 
 /// OpenInference's messages, flattened into attributes (`<attribute>.<i>.message.<field>`,
