@@ -536,12 +536,14 @@ fn help_lists_every_format_and_a_corpus_of_every_format_is_read() {
     let out = check(&["--stop", "final | done_signal", "examples/formats"]);
     let text = stdout(&out);
     assert!(
-        text.contains("16 runs: 7 done") && text.contains(" 0 errors"),
+        text.contains("18 runs: 7 done") && text.contains(" 0 errors"),
         "{text}"
     );
     for name in [
         "anthropic-request.json",
+        "adk-session.json",
         "autogen-task-result.json",
+        "gemini-contents.json",
         "langchain-messages.json",
         "otel-genai.json",
         "otel-genai-log-details.json",

@@ -13,6 +13,7 @@ mod corpus;
 mod errors;
 #[cfg(feature = "json")]
 mod formats;
+mod gemini;
 #[cfg(feature = "cli")]
 mod html_report;
 #[cfg(feature = "json")]

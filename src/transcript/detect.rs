@@ -24,8 +24,18 @@ struct Keys {
     choices: bool,
     resource_spans: bool,
     resource_logs: bool,
-    /// `parts` (Pydantic AI's messages have them).
+    /// `parts` (Pydantic AI's messages and Gemini's contents have them).
     parts: bool,
+    /// `contents` (a Gemini request's).
+    contents: bool,
+    /// `candidates` or `promptFeedback` (a Gemini response's).
+    candidates: bool,
+    /// `author` (a Google ADK event's).
+    author: bool,
+    /// `events` (a Google ADK session's).
+    events: bool,
+    /// `appName` (a Google ADK session's).
+    app_name: bool,
     source: bool,
     model: bool,
     system: bool,
@@ -46,6 +56,8 @@ struct Keys {
 /// {"system": ..., "messages": [...]}          Anthropic request
 /// {"parts": [...], "kind": "request"}         Pydantic AI message
 /// {"type": "ai", "data": {...}}               LangChain message
+/// {"role": "model", "parts": [...]}           Gemini content
+/// {"author": "agent", "content": {...}}       Google ADK event
 /// ```
 pub(super) fn kind(text: &str) -> Option<Kind> {
     let mut keys = Keys::default();
@@ -64,6 +76,16 @@ fn decide(k: &Keys) -> Option<Kind> {
         Kind::OtlpLogs
     } else if k.parts && matches!(k.message_kind.as_deref(), Some("request" | "response")) {
         Kind::PydanticAi
+    } else if k.parts && k.message_kind.is_none() && !typed {
+        Kind::GeminiContent
+    } else if k.candidates {
+        Kind::GeminiResponse
+    } else if k.contents {
+        Kind::GeminiRequest
+    } else if k.events && k.app_name {
+        Kind::AdkSession
+    } else if k.author && !typed && !k.role {
+        Kind::AdkEvent
     } else if k.object.as_deref() == Some("chat.completion") || k.choices {
         Kind::Completion
     } else if k.object.as_deref() == Some("response") || (k.output && !k.role && !typed) {
@@ -165,6 +187,13 @@ impl<'de> Visitor<'de> for Look<'_> {
                         "resourceSpans" | "resource_spans" => k.resource_spans = true,
                         "resourceLogs" | "resource_logs" => k.resource_logs = true,
                         "parts" => k.parts = true,
+                        "contents" => k.contents = true,
+                        "candidates" | "promptFeedback" | "prompt_feedback" => {
+                            k.candidates = true;
+                        }
+                        "author" => k.author = true,
+                        "events" => k.events = true,
+                        "appName" | "app_name" => k.app_name = true,
                         "lc" => k.lc = true,
                         "source" => k.source = true,
                         "model" => k.model = true,

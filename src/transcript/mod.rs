@@ -1,7 +1,7 @@
 //! Transcript readers (feature `json`): doneseq's JSONL, and the logs of OpenAI
-//! (Chat Completions and the Responses API), Anthropic, AutoGen, Langroid and
-//! OpenTelemetry traces (GenAI and OpenInference spans), each format detected from
-//! the content by [`Format::Auto`].
+//! (Chat Completions and the Responses API), Anthropic, AutoGen, Langroid, Pydantic
+//! AI, LangChain, Gemini and Google ADK, and OpenTelemetry traces (GenAI and
+//! OpenInference spans), each format detected from the content by [`Format::Auto`].
 //!
 //! [`Reader::next_borrowed`] gives each message borrowing its texts from the line (a
 //! replay of one message a line copies no text but the strings it decodes from
@@ -22,6 +22,7 @@ mod completion;
 mod detect;
 mod fast;
 mod first_key;
+mod gemini;
 mod langchain;
 mod langroid;
 mod otel;
@@ -33,6 +34,7 @@ mod wire;
 
 pub use langroid::MAX_TOOL_SEARCH_WORK;
 
+use std::borrow::Cow;
 use std::io::{self, BufRead, Read};
 
 use serde::Deserialize;
@@ -95,11 +97,15 @@ pub enum Format {
     /// LangChain's messages (a LangGraph agent's): `messages_to_dict()`, a message's
     /// `model_dump()` or `dumpd()`, or a LangGraph state's `{"messages": [...]}`.
     LangChain,
+    /// Gemini's contents (the Gemini API's and the google-genai SDK's: a chat's
+    /// history, a `generateContent` request or response) and Google ADK's events (a
+    /// run's, or a saved session's).
+    Gemini,
 }
 
 impl Format {
     /// Every format, in the order `--help` lists them.
-    pub const ALL: [Format; 10] = [
+    pub const ALL: [Format; 11] = [
         Format::Auto,
         Format::Jsonl,
         Format::OpenAi,
@@ -110,6 +116,7 @@ impl Format {
         Format::Otel,
         Format::PydanticAi,
         Format::LangChain,
+        Format::Gemini,
     ];
 
     /// The format's name, as [`str::parse`] reads it.
@@ -126,6 +133,7 @@ impl Format {
             Format::Otel => "otel",
             Format::PydanticAi => "pydantic-ai",
             Format::LangChain => "langchain",
+            Format::Gemini => "gemini",
         }
     }
 
@@ -323,6 +331,26 @@ fn too_deep(text: &str) -> Option<usize> {
         }
     }
     None
+}
+
+/// The JSON text `json` without the whitespace between its tokens (a log saved
+/// indented holds it; the model was given none); borrowed where there is none.
+pub(super) fn compact(json: &str) -> Cow<'_, str> {
+    let mut out = String::new();
+    // `json` up to here is in `out`, or (while `copied` is 0) needs no copy.
+    let mut copied = 0;
+    for (i, c) in outside_strings(json) {
+        if matches!(c, b' ' | b'\n' | b'\r' | b'\t') {
+            // ASCII: `i` is a character boundary.
+            out.push_str(&json[copied..i]);
+            copied = i + 1;
+        }
+    }
+    if copied == 0 {
+        return Cow::Borrowed(json);
+    }
+    out.push_str(&json[copied..]);
+    Cow::Owned(out)
 }
 
 /// The bytes of the JSON text `text` that are not in a string (its quotes neither),
@@ -938,10 +966,21 @@ impl<R: BufRead> State<R> {
         if let Some(other) = detect::kind(text).filter(|k| *k != kind && allowed.contains(k)) {
             // What the first reading added, before it failed, is not this record's.
             out.truncate(start);
-            if record::read(other, text, &mut self.cx, out).is_ok() {
-                self.kind = Some(other);
-                self.learn(key.or_else(|| first_key::first_key(text)), other);
-                return Ok(());
+            match record::read(other, text, &mut self.cx, out) {
+                Ok(()) => {
+                    self.kind = Some(other);
+                    self.learn(key.or_else(|| first_key::first_key(text)), other);
+                    return Ok(());
+                }
+                // The record has the other kind's shape and a wrong value: that is
+                // what is wrong with it, said of the kind it is.
+                Err(second) if matches!(second.problem, record::Problem::Message(..)) => {
+                    let expected = self.kind.replace(other);
+                    let error = self.error(second.within, whole, base, second.problem);
+                    self.kind = expected;
+                    return Err(error);
+                }
+                Err(_) => {}
             }
         }
         let (within, problem) = (failure.within, failure.problem);

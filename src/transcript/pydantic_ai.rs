@@ -267,28 +267,8 @@ fn any_text<'a>(
         None => Ok(Cow::Borrowed("")),
         Some(raw) if raw.get().starts_with('"') => string(content, at),
         Some(raw) if raw.get() == "null" => Ok(Cow::Borrowed("")),
-        Some(raw) => Ok(compact(raw.get())),
+        Some(raw) => Ok(super::compact(raw.get())),
     }
-}
-
-/// The JSON text `json` without the whitespace between its tokens (a history saved
-/// indented holds it; the model was given none); borrowed where there is none.
-fn compact(json: &str) -> Cow<'_, str> {
-    let mut out = String::new();
-    // `json` up to here is in `out`, or (while `copied` is 0) needs no copy.
-    let mut copied = 0;
-    for (i, c) in super::outside_strings(json) {
-        if matches!(c, b' ' | b'\n' | b'\r' | b'\t') {
-            // ASCII: `i` is a character boundary.
-            out.push_str(&json[copied..i]);
-            copied = i + 1;
-        }
-    }
-    if copied == 0 {
-        return Cow::Borrowed(json);
-    }
-    out.push_str(&json[copied..]);
-    Cow::Owned(out)
 }
 
 /// A user prompt's text: a string, or a list of items whose texts (a string, or a

@@ -7,8 +7,8 @@ use serde::Deserialize;
 
 use super::wire::{Converted, JsonLine, Listed, MessageSeed, RawArguments, StringOrList};
 use super::{
-    Format, TranscriptErrorKind, anthropic, autogen, completion, fast, langchain, langroid, otel,
-    pydantic_ai, responses,
+    Format, TranscriptErrorKind, anthropic, autogen, completion, fast, gemini, langchain, langroid,
+    otel, pydantic_ai, responses,
 };
 use crate::Message;
 
@@ -49,6 +49,16 @@ pub(super) enum Kind {
     LangChain,
     /// A LangGraph state: `{"messages": [...]}` of LangChain messages.
     LangGraphState,
+    /// A Gemini `Content` (`{"role", "parts": [...]}`).
+    GeminiContent,
+    /// A Gemini `generateContent` request (`{"contents": [...]}`).
+    GeminiRequest,
+    /// A Gemini `generateContent` response (`{"candidates": [...]}`).
+    GeminiResponse,
+    /// A Google ADK event (`{"author", "content", "actions", ...}`).
+    AdkEvent,
+    /// A saved Google ADK session (`{"appName", "events": [...]}`).
+    AdkSession,
 }
 
 impl Kind {
@@ -70,6 +80,11 @@ impl Kind {
             Kind::PydanticAi => "a Pydantic AI message ({\"kind\", \"parts\"})",
             Kind::LangChain => "a LangChain message ({\"type\", ...})",
             Kind::LangGraphState => "a LangGraph state ({\"messages\": [...]})",
+            Kind::GeminiContent => "a Gemini content ({\"role\", \"parts\"})",
+            Kind::GeminiRequest => "a Gemini request ({\"contents\": [...]})",
+            Kind::GeminiResponse => "a Gemini response ({\"candidates\": [...]})",
+            Kind::AdkEvent => "a Google ADK event ({\"author\", \"content\", ...})",
+            Kind::AdkSession => "a Google ADK session ({\"events\": [...]})",
         }
     }
 
@@ -84,6 +99,11 @@ impl Kind {
             Kind::Otlp | Kind::OtlpLogs => Format::Otel,
             Kind::PydanticAi => Format::PydanticAi,
             Kind::LangChain | Kind::LangGraphState => Format::LangChain,
+            Kind::GeminiContent
+            | Kind::GeminiRequest
+            | Kind::GeminiResponse
+            | Kind::AdkEvent
+            | Kind::AdkSession => Format::Gemini,
         }
     }
 
@@ -106,6 +126,11 @@ impl Kind {
                 Kind::PydanticAi,
                 Kind::LangChain,
                 Kind::LangGraphState,
+                Kind::GeminiContent,
+                Kind::GeminiRequest,
+                Kind::GeminiResponse,
+                Kind::AdkEvent,
+                Kind::AdkSession,
             ],
             Format::Jsonl | Format::Langroid => &[Kind::Message],
             Format::OpenAi => &[Kind::Message, Kind::Completion, Kind::ChatRequest],
@@ -120,6 +145,13 @@ impl Kind {
             Format::Otel => &[Kind::Otlp, Kind::OtlpLogs],
             Format::PydanticAi => &[Kind::PydanticAi],
             Format::LangChain => &[Kind::LangChain, Kind::LangGraphState],
+            Format::Gemini => &[
+                Kind::GeminiContent,
+                Kind::AdkEvent,
+                Kind::GeminiRequest,
+                Kind::GeminiResponse,
+                Kind::AdkSession,
+            ],
         }
     }
 }
@@ -302,6 +334,11 @@ fn read_kind<'a>(
         Kind::PydanticAi => pydantic_ai::read(parse(text)?, text, cx, out),
         Kind::LangChain => langchain::read(parse(text)?, text, out),
         Kind::LangGraphState => langchain::read_state(parse(text)?, out),
+        Kind::GeminiContent => gemini::read(parse(text)?, text, out),
+        Kind::GeminiRequest => gemini::read_request(parse(text)?, text, out),
+        Kind::GeminiResponse => gemini::read_response(parse(text)?, text, out),
+        Kind::AdkEvent => gemini::read_event(parse(text)?, text, out),
+        Kind::AdkSession => gemini::read_session(parse(text)?, out),
     }
 }
 

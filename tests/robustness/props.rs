@@ -17,9 +17,11 @@ use super::checks::{self, CONTENTS, ELEMENTS, RESPONDERS, TOOLS};
 /// JSON parser often enough to reach the message rules.
 /// The samples of `examples/formats/`.
 const FORMAT_SAMPLES: &[&str] = &[
+    "adk-session.json",
     "anthropic-request.json",
     "anthropic-responses.jsonl",
     "autogen-task-result.json",
+    "gemini-contents.json",
     "langchain-messages.json",
     "langroid.jsonl",
     "openai-chat-completions.jsonl",

@@ -42,9 +42,10 @@ pub(crate) struct Args {
     /// tool calls); otel (OTLP JSON exports of GenAI, OpenInference or Langfuse spans,
     /// and of GenAI log records); pydantic-ai (Pydantic AI's message history, e.g. a
     /// run's all_messages_json()); langchain (LangChain's messages, e.g. a LangGraph
-    /// agent's: messages_to_dict(), model_dump(), dumpd(), a state's messages). All
-    /// but jsonl and langroid also read a JSON document (an array, or one record on
-    /// many lines).
+    /// agent's: messages_to_dict(), model_dump(), dumpd(), a state's messages);
+    /// gemini (Gemini's contents: a chat's history, generateContent requests and
+    /// responses; Google ADK's events and saved sessions). All but jsonl and langroid
+    /// also read a JSON document (an array, or one record on many lines).
     #[arg(long, default_value = "auto", value_parser = parse_format)]
     format: Format,
     /// Which messages are the task's input, not steps (replaces the config's
