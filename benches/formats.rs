@@ -39,6 +39,7 @@ fn cycle(format: Format) -> Vec<String> {
         Format::AutoGen => include_str!("cycles/autogen.jsonl"),
         Format::PydanticAi => include_str!("cycles/pydantic-ai.jsonl"),
         Format::LangChain => include_str!("cycles/langchain.jsonl"),
+        Format::Gemini => include_str!("cycles/gemini.jsonl"),
         _ => unreachable!("not benchmarked"),
     };
     text.lines().map(str::to_owned).collect()
@@ -148,8 +149,8 @@ fn read_once() -> bool {
     true
 }
 
-/// The five formats the bench reads, `jsonl` first.
-const FORMATS: [Format; 7] = [
+/// The formats the bench reads, `jsonl` first.
+const FORMATS: [Format; 8] = [
     Format::Jsonl,
     Format::OpenAi,
     Format::Responses,
@@ -157,6 +158,7 @@ const FORMATS: [Format; 7] = [
     Format::AutoGen,
     Format::PydanticAi,
     Format::LangChain,
+    Format::Gemini,
 ];
 
 /// `DONESEQ_BEST_OF=<rounds>`: each format's transcript read once in turn, and its

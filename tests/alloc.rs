@@ -290,6 +290,29 @@ fn string_arguments_are_kept_as_written() {
     );
 }
 
+/// Reading Google ADK's events with `Reader::next_borrowed`: every text, call and
+/// result borrows its line (the responder is the event's author, borrowed; a
+/// response compact as written is not copied). What is left to allocate, each cycle
+/// of the conversation (the bench's): each event's list of parts (six), the two
+/// calls' lists, and the two tool results' rarer fields (the tool's name, boxed).
+fn adk_events_borrow_their_lines() {
+    const CYCLE: &str = include_str!("../benches/cycles/gemini.jsonl");
+    assert_eq!(CYCLE.lines().count(), 6, "the cycle's events");
+    let rounds = 200;
+    let (change, [messages, calls, texts]) = reading_after_a_cycle(CYCLE, rounds);
+    let cycles = rounds - 1;
+    assert_eq!(
+        (messages, calls, texts),
+        (6 * cycles, 2 * cycles, 5 * cycles)
+    );
+    let (parts, lists, rare) = (6, 2, 2);
+    assert_eq!(
+        (change.allocations, change.reallocations),
+        (cycles * (parts + lists + rare), 0),
+        "{change:?}"
+    );
+}
+
 /// How long the size test runs each monitor (CI builds this test without
 /// optimizations: 5,000 steps, about 350 rounds of the stream, take seconds).
 const STEPS: usize = 5_000;
@@ -342,7 +365,7 @@ fn run_state_does_not_grow_with_the_run() {
 }
 
 fn main() {
-    let tests: [(&str, fn()); 5] = [
+    let tests: [(&str, fn()); 6] = [
         (
             "borrowed_reading_copies_no_text",
             borrowed_reading_copies_no_text,
@@ -354,6 +377,10 @@ fn main() {
         (
             "string_arguments_are_kept_as_written",
             string_arguments_are_kept_as_written,
+        ),
+        (
+            "adk_events_borrow_their_lines",
+            adk_events_borrow_their_lines,
         ),
         (
             "steady_state_observe_allocates_nothing",

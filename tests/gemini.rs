@@ -286,10 +286,31 @@ fn errors_name_the_content_and_the_part() {
         Format::Gemini,
     )
     .unwrap_err();
-    assert_eq!(err.kind, TranscriptErrorKind::Message, "{err}");
+    assert_eq!(
+        (err.kind, err.column),
+        (TranscriptErrorKind::Json, Some(38)),
+        "{err}"
+    );
     assert!(
         err.message
-            .contains("part 1 of 1: invalid type: integer `7`"),
+            .contains("invalid type: integer `7`, expected a string"),
+        "{err}"
+    );
+    // Two kinds in a part, or one twice (in the API's name and the SDK's).
+    let err = read(
+        r#"{"role": "model", "parts": [{"functionCall": {"name": "f"}, "function_call": {"name": "g"}}]}"#,
+        Format::Gemini,
+    )
+    .unwrap_err();
+    let twice = "a part holds both function_call and function_call (a part holds one kind, once)";
+    assert!(err.message.contains(twice), "{err}");
+    let err = read(
+        r#"{"role": "model", "parts": [{"text": "a", "inline_data": {}}]}"#,
+        Format::Gemini,
+    )
+    .unwrap_err();
+    assert!(
+        err.message.contains("a part holds both text and media"),
         "{err}"
     );
     // Detected, a record of another kind than the first's is read as its own keys

@@ -30,16 +30,14 @@ use crate::{Message, Role, ToolCall};
 pub(super) struct Content<'a> {
     #[serde(default, borrow)]
     role: Option<Str<'a>>,
-    /// Each part's JSON, read once the role is known (and read again, only when it
-    /// holds none of the parts read, for the error's names). Required (it may be
-    /// `null`): an object without it is a record of another kind.
+    /// Required (it may be `null`): an object without it is a record of another kind.
     #[serde(borrow)]
     parts: Parts<'a>,
 }
 
 /// A content's parts.
 #[derive(Deserialize)]
-struct Parts<'a>(#[serde(borrow)] Option<Vec<&'a RawValue>>);
+struct Parts<'a>(#[serde(borrow)] Option<Vec<Part<'a>>>);
 
 /// A candidate's content, whose parts a response may leave out (an answer cut short).
 #[derive(Deserialize)]
@@ -47,39 +45,137 @@ struct CandidateContent<'a> {
     #[serde(default, borrow)]
     role: Option<Str<'a>>,
     #[serde(default, borrow)]
-    parts: Option<Vec<&'a RawValue>>,
+    parts: Option<Vec<Part<'a>>>,
 }
 
-/// One part: the union of the kinds read (a part holds one). Its metadata
-/// (`thought_signature`, `video_metadata`, `media_resolution`, `part_metadata`, ...)
-/// is not read.
-#[derive(Deserialize)]
+/// One part: the kind of data it holds (one, or none), whether its text is a
+/// thought, and the keys it holds that are neither a kind read nor the metadata not
+/// read ([`METADATA`]). (Small: a content's parts are read into a list.)
+#[derive(Default)]
 struct Part<'a> {
-    #[serde(default, borrow)]
-    text: Option<Str<'a>>,
+    data: Data<'a>,
     /// The text is the model's thought, not its answer.
-    #[serde(default)]
-    thought: Option<bool>,
-    #[serde(default, borrow, alias = "functionCall")]
-    function_call: Option<FunctionCall<'a>>,
-    #[serde(default, borrow, alias = "functionResponse")]
-    function_response: Option<FunctionResponse<'a>>,
+    thought: bool,
+    /// Keys not known, for the error on a part that holds none of the kinds read.
+    unknown: Vec<Cow<'a, str>>,
+}
+
+/// A part's data.
+#[derive(Default)]
+enum Data<'a> {
+    #[default]
+    None,
+    Text(Str<'a>),
+    FunctionCall(FunctionCall<'a>),
+    FunctionResponse(FunctionResponse<'a>),
     /// Code the model ran with the code execution tool.
-    #[serde(default, borrow, alias = "executableCode")]
-    executable_code: Option<&'a RawValue>,
-    #[serde(default, borrow, alias = "codeExecutionResult")]
-    code_execution_result: Option<CodeResult<'a>>,
+    ExecutableCode(&'a RawValue),
+    CodeExecutionResult(CodeResult<'a>),
     /// A server-side tool's call and response (`tool_type` names the tool).
-    #[serde(default, borrow, alias = "toolCall")]
-    tool_call: Option<ServerTool<'a>>,
-    #[serde(default, borrow, alias = "toolResponse")]
-    tool_response: Option<ServerTool<'a>>,
-    #[serde(default, borrow, alias = "audioTranscription")]
-    audio_transcription: Option<Transcription<'a>>,
-    #[serde(default, alias = "inlineData")]
-    inline_data: Option<IgnoredAny>,
-    #[serde(default, alias = "fileData")]
-    file_data: Option<IgnoredAny>,
+    ToolCall(ServerTool<'a>),
+    ToolResponse(ServerTool<'a>),
+    AudioTranscription(Transcription<'a>),
+    /// `inline_data` or `file_data`.
+    Media,
+}
+
+impl Data<'_> {
+    /// The kind's name (the SDK's), if the part holds one.
+    fn name(&self) -> Option<&'static str> {
+        Some(match self {
+            Data::None => return None,
+            Data::Text(_) => "text",
+            Data::FunctionCall(_) => "function_call",
+            Data::FunctionResponse(_) => "function_response",
+            Data::ExecutableCode(_) => "executable_code",
+            Data::CodeExecutionResult(_) => "code_execution_result",
+            Data::ToolCall(_) => "tool_call",
+            Data::ToolResponse(_) => "tool_response",
+            Data::AudioTranscription(_) => "audio_transcription",
+            Data::Media => "media",
+        })
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Part<'a> {
+    /// Read in one pass by its keys, in the API's names or the SDK's (serde's derive
+    /// would drop the keys not known, which name a part of a kind not read).
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Part<'a>, D::Error> {
+        struct PartVisitor;
+        impl<'de> serde::de::Visitor<'de> for PartVisitor {
+            type Value = Part<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a part (an object)")
+            }
+            fn visit_map<M: serde::de::MapAccess<'de>>(
+                self,
+                mut map: M,
+            ) -> Result<Part<'de>, M::Error> {
+                /// The data of kind `name` (`null`: none), made by `make`; a part
+                /// that holds two kinds is an error.
+                fn data<'de, T: Deserialize<'de>, M: serde::de::MapAccess<'de>>(
+                    map: &mut M,
+                    part: &mut Part<'de>,
+                    name: &'static str,
+                    make: fn(T) -> Data<'de>,
+                ) -> Result<(), M::Error> {
+                    let Some(value) = map.next_value::<Option<T>>()? else {
+                        return Ok(());
+                    };
+                    if let Some(held) = part.data.name() {
+                        return Err(serde::de::Error::custom(format!(
+                            "a part holds both {held} and {name} (a part holds one kind, once)"
+                        )));
+                    }
+                    part.data = make(value);
+                    Ok(())
+                }
+                let mut part = Part::default();
+                while let Some(key) = map.next_key::<Str<'de>>()? {
+                    let p = &mut part;
+                    match &*key.0 {
+                        "text" => data(&mut map, p, "text", Data::Text)?,
+                        "thought" => {
+                            part.thought = map.next_value::<Option<bool>>()? == Some(true);
+                        }
+                        "functionCall" | "function_call" => {
+                            data(&mut map, p, "function_call", Data::FunctionCall)?;
+                        }
+                        "functionResponse" | "function_response" => {
+                            data(&mut map, p, "function_response", Data::FunctionResponse)?;
+                        }
+                        "executableCode" | "executable_code" => {
+                            data(&mut map, p, "executable_code", Data::ExecutableCode)?;
+                        }
+                        "codeExecutionResult" | "code_execution_result" => {
+                            let name = "code_execution_result";
+                            data(&mut map, p, name, Data::CodeExecutionResult)?;
+                        }
+                        "toolCall" | "tool_call" => data(&mut map, p, "tool_call", Data::ToolCall)?,
+                        "toolResponse" | "tool_response" => {
+                            data(&mut map, p, "tool_response", Data::ToolResponse)?;
+                        }
+                        "audioTranscription" | "audio_transcription" => {
+                            let name = "audio_transcription";
+                            data(&mut map, p, name, Data::AudioTranscription)?;
+                        }
+                        "inlineData" | "inline_data" | "fileData" | "file_data" => {
+                            data(&mut map, p, "media", |_: IgnoredAny| Data::Media)?;
+                        }
+                        known if METADATA.contains(&known) => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                        _ => {
+                            part.unknown.push(key.0);
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(part)
+            }
+        }
+        deserializer.deserialize_map(PartVisitor)
+    }
 }
 
 #[derive(Deserialize)]
@@ -165,30 +261,9 @@ impl Usage {
     }
 }
 
-/// The keys a part may hold: the kinds [`Part`] reads and the metadata it does not.
-/// A part with none of the kinds and only these keys is empty (Gemini writes parts
-/// that carry only a thought signature).
-const PART_KEYS: &[&str] = &[
-    "text",
-    "thought",
-    "functionCall",
-    "function_call",
-    "functionResponse",
-    "function_response",
-    "executableCode",
-    "executable_code",
-    "codeExecutionResult",
-    "code_execution_result",
-    "toolCall",
-    "tool_call",
-    "toolResponse",
-    "tool_response",
-    "audioTranscription",
-    "audio_transcription",
-    "inlineData",
-    "inline_data",
-    "fileData",
-    "file_data",
+/// The metadata a part may hold beside its kind (or alone: Gemini writes parts that
+/// carry only a thought signature), not read.
+const METADATA: &[&str] = &[
     "thoughtSignature",
     "thought_signature",
     "videoMetadata",
@@ -249,63 +324,72 @@ fn read_content<'a>(
     // user's texts.
     let mut results: Out<'a> = Out::new();
     let start = out.len();
-    for (i, raw) in parts.into_iter().enumerate() {
+    for (i, part) in parts.into_iter().enumerate() {
         let at = || format!("part {} of {count}", i + 1);
-        let part =
-            serde_json::from_str::<Part<'a>>(raw.get()).map_err(|e| format!("{}: {e}", at()))?;
-        if let Some(piece) = part.text {
-            if part.thought != Some(true) {
-                text = Some(join(text, piece.into_cow()));
+        match part.data {
+            Data::Text(_) if part.thought => {}
+            Data::Text(piece) => text = Some(join(text, piece.into_cow())),
+            Data::FunctionCall(call) => {
+                if side == Side::User {
+                    return Err(format!("{}: a function_call in the user's content", at()));
+                }
+                let name = (call.name)
+                    .filter(|n| !n.is_empty())
+                    .ok_or_else(|| format!("{}: a function_call with no \"name\"", at()))?;
+                calls.push(tool_call(name.into_cow(), call.args, call.id));
             }
-        } else if let Some(call) = part.function_call {
-            if side == Side::User {
-                return Err(format!("{}: a function_call in the user's content", at()));
+            Data::FunctionResponse(response) => {
+                if side == Side::Model {
+                    return Err(format!(
+                        "{}: a function_response in the model's content",
+                        at()
+                    ));
+                }
+                if let Some(said) = text.take() {
+                    out.push(Message::new(Role::User, said));
+                }
+                let name = (response.name)
+                    .filter(|n| !n.is_empty())
+                    .ok_or_else(|| format!("{}: a function_response with no \"name\"", at()))?;
+                out.push(function_result(name, response.id, response.response)?);
             }
-            let name = (call.name)
-                .filter(|n| !n.is_empty())
-                .ok_or_else(|| format!("{}: a function_call with no \"name\"", at()))?;
-            calls.push(tool_call(name.into_cow(), call.args, call.id));
-        } else if let Some(response) = part.function_response {
-            if side == Side::Model {
-                return Err(format!(
-                    "{}: a function_response in the model's content",
-                    at()
+            Data::ExecutableCode(code) => {
+                if side == Side::User {
+                    return Err(format!("{}: executable_code in the user's content", at()));
+                }
+                let arguments = RawArguments(CallArguments::Borrowed(code.get()));
+                calls.push(tool_call(
+                    Cow::Borrowed(CODE_EXECUTION),
+                    Some(arguments),
+                    None,
                 ));
             }
-            if let Some(said) = text.take() {
-                out.push(Message::new(Role::User, said));
+            Data::CodeExecutionResult(result) => results.push(code_result(result)),
+            Data::ToolCall(call) => {
+                if side == Side::User {
+                    return Err(format!("{}: a tool_call in the user's content", at()));
+                }
+                let name = server_tool_name(call.tool_type, &at)?;
+                calls.push(tool_call(name, call.args, call.id));
             }
-            let name = (response.name)
-                .filter(|n| !n.is_empty())
-                .ok_or_else(|| format!("{}: a function_response with no \"name\"", at()))?;
-            out.push(function_result(name, response.id, response.response)?);
-        } else if let Some(code) = part.executable_code {
-            if side == Side::User {
-                return Err(format!("{}: executable_code in the user's content", at()));
+            Data::ToolResponse(response) => {
+                let name = server_tool_name(response.tool_type, &at)?;
+                results.push(function_result(Str(name), response.id, response.response)?);
             }
-            let arguments = RawArguments(CallArguments::Borrowed(code.get()));
-            calls.push(tool_call(
-                Cow::Borrowed(CODE_EXECUTION),
-                Some(arguments),
-                None,
-            ));
-        } else if let Some(result) = part.code_execution_result {
-            results.push(code_result(result));
-        } else if let Some(call) = part.tool_call {
-            if side == Side::User {
-                return Err(format!("{}: a tool_call in the user's content", at()));
+            Data::AudioTranscription(transcription) => {
+                if let Some(piece) = transcription.text {
+                    text = Some(join(text, piece.into_cow()));
+                }
             }
-            let name = server_tool_name(call.tool_type, &at)?;
-            calls.push(tool_call(name, call.args, call.id));
-        } else if let Some(response) = part.tool_response {
-            let name = server_tool_name(response.tool_type, &at)?;
-            results.push(function_result(Str(name), response.id, response.response)?);
-        } else if let Some(transcription) = part.audio_transcription {
-            if let Some(piece) = transcription.text {
-                text = Some(join(text, piece.into_cow()));
+            Data::Media => {}
+            Data::None if part.unknown.is_empty() => {}
+            Data::None => {
+                return Err(format!(
+                    "{}: a part of a kind not known ({}; expected one of {KINDS})",
+                    at(),
+                    part.unknown.join(", ")
+                ));
             }
-        } else if part.inline_data.is_none() && part.file_data.is_none() {
-            no_kind(raw, &at)?;
         }
     }
     match side {
@@ -361,10 +445,13 @@ fn function_result<'a>(
         result = result.with_tool_call_id(id.into_cow());
     }
     let error = match json {
-        Some(json) if json.starts_with('{') => serde_json::from_str::<ErrorKey<'a>>(json)
-            .map_err(|e| format!("a function response's \"response\": {e}"))?
-            .error
-            .filter(|e| e.get() != "null"),
+        // Parsed again only where the key may be (most responses hold no error).
+        Some(json) if json.starts_with('{') && json.contains("\"error\"") => {
+            serde_json::from_str::<ErrorKey<'a>>(json)
+                .map_err(|e| format!("a function response's \"response\": {e}"))?
+                .error
+                .filter(|e| e.get() != "null")
+        }
         _ => None,
     };
     Ok(match error {
@@ -390,27 +477,6 @@ fn code_result(result: CodeResult<'_>) -> Message<'_> {
             failed(message, error)
         }
     }
-}
-
-/// A part that holds none of the kinds read: empty if it holds only metadata, an
-/// error naming its other keys if not.
-fn no_kind(raw: &RawValue, at: &dyn Fn() -> String) -> Result<(), String> {
-    let keys =
-        serde_json::from_str::<std::collections::BTreeMap<Cow<'_, str>, IgnoredAny>>(raw.get())
-            .map_err(|e| format!("{}: {e}", at()))?;
-    let unknown: Vec<&str> = keys
-        .keys()
-        .map(|k| &**k)
-        .filter(|k| !PART_KEYS.contains(k))
-        .collect();
-    if unknown.is_empty() {
-        return Ok(());
-    }
-    Err(format!(
-        "{}: a part of a kind not known ({}; expected one of {KINDS})",
-        at(),
-        unknown.join(", ")
-    ))
 }
 
 /// A content as a record of its own (a line, or an element of a history).
@@ -470,10 +536,9 @@ fn system_text(raw: &RawValue) -> Result<Cow<'_, str>, String> {
     let content = serde_json::from_str::<Content<'_>>(raw.get()).map_err(|e| e.to_string())?;
     let mut text = None;
     for (i, part) in content.parts.0.unwrap_or_default().into_iter().enumerate() {
-        let part = serde_json::from_str::<Part<'_>>(part.get()).map_err(|e| e.to_string())?;
-        match part.text {
-            Some(piece) => text = Some(join(text, piece.into_cow())),
-            None => return Err(format!("part {} is not text", i + 1)),
+        match part.data {
+            Data::Text(piece) => text = Some(join(text, piece.into_cow())),
+            _ => return Err(format!("part {} is not text", i + 1)),
         }
     }
     Ok(text.unwrap_or_default())
