@@ -346,3 +346,17 @@ fn a_content_is_not_taken_for_another_formats_record() {
     assert_eq!(reader.by_ref().count(), 1);
     assert_eq!(reader.format(), Format::PydanticAi);
 }
+
+#[test]
+fn a_users_content_of_results_alone_is_no_turn_of_the_users() {
+    // The client gives a server tool's response back (as the API asks) in a user's
+    // content that holds nothing else: the result, no empty message of the user's.
+    assert_eq!(
+        messages(&[
+            r#"{"role": "user", "parts": [{"tool_response": {"id": "s1", "tool_type": "URL_CONTEXT", "response": {"ok": true}}}]}"#,
+            r#"{"role": "user", "parts": [{"code_execution_result": {"outcome": "OUTCOME_DEADLINE_EXCEEDED"}}]}"#,
+        ]),
+        "0 agent \"{\\\"ok\\\":true}\" answers=s1 tool=URL_CONTEXT\n\
+         1 agent tool=code_execution error=\"the code's outcome was OUTCOME_DEADLINE_EXCEEDED\"\n"
+    );
+}

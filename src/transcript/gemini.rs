@@ -238,7 +238,7 @@ struct ErrorKey<'a> {
 /// and the tool-use prompt's; the output the candidates' and the thoughts' (which
 /// the candidates' count leaves out): together, the call's total.
 #[derive(Deserialize)]
-pub(super) struct Usage {
+struct Usage {
     #[serde(default, alias = "promptTokenCount")]
     prompt_token_count: Option<u64>,
     #[serde(default, alias = "toolUsePromptTokenCount")]
@@ -401,7 +401,7 @@ fn read_content<'a>(
         }
         // A user's content is a turn even when it holds no text (an image alone);
         // not when it holds only the tools' results.
-        Side::User if text.is_some() || out.len() == start => {
+        Side::User if text.is_some() || (out.len() == start && results.is_empty()) => {
             out.push(Message::new(Role::User, text.unwrap_or_default()));
         }
         Side::User => {}
