@@ -536,7 +536,7 @@ fn help_lists_every_format_and_a_corpus_of_every_format_is_read() {
     let out = check(&["--stop", "final | done_signal", "examples/formats"]);
     let text = stdout(&out);
     assert!(
-        text.contains("18 runs: 7 done") && text.contains(" 0 errors"),
+        text.contains("20 runs: 7 done") && text.contains(" 0 errors"),
         "{text}"
     );
     for name in [
@@ -552,6 +552,8 @@ fn help_lists_every_format_and_a_corpus_of_every_format_is_read() {
         "otel-openinference.json",
         "openai-responses.json",
         "pydantic-ai-messages.json",
+        "smolagents-code-steps.jsonl",
+        "smolagents-steps.json",
     ] {
         assert!(text.contains(name), "{name} missing from:\n{text}");
     }

@@ -37,6 +37,7 @@ mod roundtrip;
 #[cfg(feature = "schema")]
 mod schema;
 mod serde;
+mod smolagents;
 mod standalone_docs;
 #[cfg(feature = "serde")]
 mod stop;

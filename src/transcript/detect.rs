@@ -36,6 +36,9 @@ struct Keys {
     events: bool,
     /// `appName` (a Google ADK session's).
     app_name: bool,
+    /// A key of smolagents' steps: `step_number`, `model_output_message`, `task`,
+    /// `plan`, `system_prompt`.
+    smolagents: bool,
     source: bool,
     model: bool,
     system: bool,
@@ -58,6 +61,7 @@ struct Keys {
 /// {"type": "ai", "data": {...}}               LangChain message
 /// {"role": "model", "parts": [...]}           Gemini content
 /// {"author": "agent", "content": {...}}       Google ADK event
+/// {"step_number": 1, "model_output": ...}     smolagents step
 /// ```
 pub(super) fn kind(text: &str) -> Option<Kind> {
     let mut keys = Keys::default();
@@ -86,6 +90,8 @@ fn decide(k: &Keys) -> Option<Kind> {
         Kind::AdkSession
     } else if k.author && !typed && !k.role {
         Kind::AdkEvent
+    } else if k.smolagents && !typed && !k.role && !k.messages {
+        Kind::SmolagentsStep
     } else if k.object.as_deref() == Some("chat.completion") || k.choices {
         Kind::Completion
     } else if k.object.as_deref() == Some("response") || (k.output && !k.role && !typed) {
@@ -194,6 +200,11 @@ impl<'de> Visitor<'de> for Look<'_> {
                         "author" => k.author = true,
                         "events" => k.events = true,
                         "appName" | "app_name" => k.app_name = true,
+                        "step_number"
+                        | "model_output_message"
+                        | "task"
+                        | "plan"
+                        | "system_prompt" => k.smolagents = true,
                         "lc" => k.lc = true,
                         "source" => k.source = true,
                         "model" => k.model = true,

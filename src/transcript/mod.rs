@@ -1,6 +1,6 @@
 //! Transcript readers (feature `json`): doneseq's JSONL, and the logs of OpenAI
 //! (Chat Completions and the Responses API), Anthropic, AutoGen, Langroid, Pydantic
-//! AI, LangChain, Gemini and Google ADK, and OpenTelemetry traces (GenAI and
+//! AI, LangChain, Gemini and Google ADK, smolagents, and OpenTelemetry traces (GenAI and
 //! OpenInference spans), each format detected from the content by [`Format::Auto`].
 //!
 //! [`Reader::next_borrowed`] gives each message borrowing its texts from the line (a
@@ -30,6 +30,7 @@ mod parts;
 mod pydantic_ai;
 mod record;
 mod responses;
+mod smolagents;
 mod wire;
 
 pub use langroid::MAX_TOOL_SEARCH_WORK;
@@ -101,11 +102,14 @@ pub enum Format {
     /// history, a `generateContent` request or response) and Google ADK's events (a
     /// run's, or a saved session's).
     Gemini,
+    /// smolagents' memory: a run's steps as `agent.memory.get_full_steps()` (or
+    /// `get_succinct_steps()`) gives them.
+    Smolagents,
 }
 
 impl Format {
     /// Every format, in the order `--help` lists them.
-    pub const ALL: [Format; 11] = [
+    pub const ALL: [Format; 12] = [
         Format::Auto,
         Format::Jsonl,
         Format::OpenAi,
@@ -117,6 +121,7 @@ impl Format {
         Format::PydanticAi,
         Format::LangChain,
         Format::Gemini,
+        Format::Smolagents,
     ];
 
     /// The format's name, as [`str::parse`] reads it.
@@ -134,6 +139,7 @@ impl Format {
             Format::PydanticAi => "pydantic-ai",
             Format::LangChain => "langchain",
             Format::Gemini => "gemini",
+            Format::Smolagents => "smolagents",
         }
     }
 

@@ -8,7 +8,7 @@ use serde::Deserialize;
 use super::wire::{Converted, JsonLine, Listed, MessageSeed, RawArguments, StringOrList};
 use super::{
     Format, TranscriptErrorKind, anthropic, autogen, completion, fast, gemini, langchain, langroid,
-    otel, pydantic_ai, responses,
+    otel, pydantic_ai, responses, smolagents,
 };
 use crate::Message;
 
@@ -59,6 +59,8 @@ pub(super) enum Kind {
     AdkEvent,
     /// A saved Google ADK session (`{"appName", "events": [...]}`).
     AdkSession,
+    /// A smolagents memory step (`{"task"}`, `{"step_number", ...}`, ...).
+    SmolagentsStep,
 }
 
 impl Kind {
@@ -85,6 +87,7 @@ impl Kind {
             Kind::GeminiResponse => "a Gemini response ({\"candidates\": [...]})",
             Kind::AdkEvent => "a Google ADK event ({\"author\", \"content\", ...})",
             Kind::AdkSession => "a Google ADK session ({\"events\": [...]})",
+            Kind::SmolagentsStep => "a smolagents step ({\"task\"}, {\"step_number\", ...})",
         }
     }
 
@@ -104,6 +107,7 @@ impl Kind {
             | Kind::GeminiResponse
             | Kind::AdkEvent
             | Kind::AdkSession => Format::Gemini,
+            Kind::SmolagentsStep => Format::Smolagents,
         }
     }
 
@@ -131,6 +135,7 @@ impl Kind {
                 Kind::GeminiResponse,
                 Kind::AdkEvent,
                 Kind::AdkSession,
+                Kind::SmolagentsStep,
             ],
             Format::Jsonl | Format::Langroid => &[Kind::Message],
             Format::OpenAi => &[Kind::Message, Kind::Completion, Kind::ChatRequest],
@@ -152,6 +157,7 @@ impl Kind {
                 Kind::GeminiResponse,
                 Kind::AdkSession,
             ],
+            Format::Smolagents => &[Kind::SmolagentsStep],
         }
     }
 }
@@ -339,6 +345,7 @@ fn read_kind<'a>(
         Kind::GeminiResponse => gemini::read_response(parse(text)?, text, out),
         Kind::AdkEvent => gemini::read_event(parse(text)?, text, out),
         Kind::AdkSession => gemini::read_session(parse(text)?, out),
+        Kind::SmolagentsStep => smolagents::read(parse(text)?, text, out),
     }
 }
 

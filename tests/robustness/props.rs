@@ -35,6 +35,8 @@ const FORMAT_SAMPLES: &[&str] = &[
     "otel-openinference-langgraph.json",
     "otel-openinference.json",
     "pydantic-ai-messages.json",
+    "smolagents-code-steps.jsonl",
+    "smolagents-steps.json",
 ];
 
 const JSON_PIECES: &[&str] = &[

@@ -44,8 +44,9 @@ pub(crate) struct Args {
     /// run's all_messages_json()); langchain (LangChain's messages, e.g. a LangGraph
     /// agent's: messages_to_dict(), model_dump(), dumpd(), a state's messages);
     /// gemini (Gemini's contents: a chat's history, generateContent requests and
-    /// responses; Google ADK's events and saved sessions). All but jsonl and langroid
-    /// also read a JSON document (an array, or one record on many lines).
+    /// responses; Google ADK's events and saved sessions); smolagents (a run's memory
+    /// steps, e.g. agent.memory.get_full_steps()). All but jsonl and langroid also
+    /// read a JSON document (an array, or one record on many lines).
     #[arg(long, default_value = "auto", value_parser = parse_format)]
     format: Format,
     /// Which messages are the task's input, not steps (replaces the config's
