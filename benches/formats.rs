@@ -40,6 +40,7 @@ fn cycle(format: Format) -> Vec<String> {
         Format::PydanticAi => include_str!("cycles/pydantic-ai.jsonl"),
         Format::LangChain => include_str!("cycles/langchain.jsonl"),
         Format::Gemini => include_str!("cycles/gemini.jsonl"),
+        Format::Smolagents => include_str!("cycles/smolagents.jsonl"),
         _ => unreachable!("not benchmarked"),
     };
     text.lines().map(str::to_owned).collect()
@@ -150,7 +151,7 @@ fn read_once() -> bool {
 }
 
 /// The formats the bench reads, `jsonl` first.
-const FORMATS: [Format; 8] = [
+const FORMATS: [Format; 9] = [
     Format::Jsonl,
     Format::OpenAi,
     Format::Responses,
@@ -159,6 +160,7 @@ const FORMATS: [Format; 8] = [
     Format::PydanticAi,
     Format::LangChain,
     Format::Gemini,
+    Format::Smolagents,
 ];
 
 /// `DONESEQ_BEST_OF=<rounds>`: each format's transcript read once in turn, and its
