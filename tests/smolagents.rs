@@ -73,6 +73,7 @@ fn each_kind_of_step() {
             r#"{"step_number": 4, "model_output": null, "model_output_message": {"content": null, "tool_calls": [{"id": "c2", "type": "function", "function": {"name": "f", "arguments": {}, "description": null}}]}, "observations": "partial", "error": {"type": "AgentExecutionError", "message": "half failed"}}"#,
             r#"{"step_number": 5, "model_output": "Done.", "observations": "Last output: 7", "action_output": "7", "is_final_answer": true}"#,
             r#"{"output": "7"}"#,
+            r#"{"output": null}"#,
         ]),
         "0 system \"You are an expert assistant.\"\n\
          1 user \"Go.\"\n\

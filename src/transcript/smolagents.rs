@@ -56,9 +56,15 @@ pub(super) struct Step<'a> {
     /// What the step's action returned: the answer, in the final answer's step.
     #[serde(default, borrow)]
     action_output: Option<&'a RawValue>,
-    /// A final answer step's output (it repeats the last action step's).
-    #[serde(default, borrow)]
-    output: Option<&'a RawValue>,
+    /// A final answer step's output, present (it repeats the last action step's; it
+    /// may be `null`).
+    #[serde(default, deserialize_with = "present")]
+    output: bool,
+}
+
+/// `true` for a key that is present, whatever its value.
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+    serde::de::IgnoredAny::deserialize(d).map(|_| true)
 }
 
 /// A call: `{"id", "type": "function", "function": {"name", "arguments"}}`.
@@ -126,7 +132,7 @@ pub(super) fn read<'a>(
         Ok(())
     } else if step.step_number.is_some() {
         action(step, out)
-    } else if step.output.is_some() {
+    } else if step.output {
         // The final answer step repeats the last action step's answer.
         Ok(())
     } else {
