@@ -135,3 +135,17 @@ fn errors_name_the_step() {
         "{err}"
     );
 }
+
+#[test]
+fn a_final_answer_step_of_nothing_marks_no_earlier_message() {
+    // A final answer's step that recorded nothing (no output, calls, usage or
+    // observations) gives no message, and leaves the messages before it as they are.
+    let steps = [
+        r#"{"task": "Go."}"#,
+        r#"{"step_number": 1, "is_final_answer": true}"#,
+    ];
+    for log in [steps.join("\n"), format!("[{}]", steps.join(",\n"))] {
+        let messages = read(&log, Format::Smolagents).unwrap();
+        assert_eq!(summary(&messages), "0 user \"Go.\"\n", "{log}");
+    }
+}

@@ -156,6 +156,7 @@ impl TokenUsage {
 
 /// An action step: the model's turn, then its observations or error.
 fn action<'a>(step: Step<'a>, out: &mut Out<'a>) -> Result<(), String> {
+    let start = out.len();
     let (content, message_calls) = match step.model_output_message {
         Some(m) => (m.content, m.tool_calls),
         None => (None, None),
@@ -231,7 +232,7 @@ fn action<'a>(step: Step<'a>, out: &mut Out<'a>) -> Result<(), String> {
         out.push(result);
     }
     if final_step {
-        if let Some(last) = out.last_mut() {
+        if let Some(last) = out[start..].last_mut() {
             let taken = std::mem::replace(last, Message::new(Role::Agent, ""));
             *last = taken.as_stop();
         }
