@@ -572,8 +572,9 @@ impl<'a> Message<'a> {
         }
     }
 
-    /// The rare fields, added if the message has none yet.
-    fn rare(&mut self) -> &mut Rare<'a> {
+    /// The rare fields, added if the message has none yet (the transcript readers set
+    /// them in place on a message already in their output).
+    pub(crate) fn rare(&mut self) -> &mut Rare<'a> {
         self.rare.get_or_insert_with(Box::default)
     }
 

@@ -648,9 +648,10 @@ pub(super) fn read_response<'a>(
             .finish_message
             .map(|m| format!(": {}", m.0))
             .unwrap_or_default();
-        amend(turn, |t| {
-            t.with_error(format!("the answer stopped ({}){detail}", reason.0))
-        });
+        turn.rare().error = Some(Cow::Owned(format!(
+            "the answer stopped ({}){detail}",
+            reason.0
+        )));
     }
     Ok(())
 }
@@ -719,34 +720,26 @@ pub(super) fn read_event<'a>(
     });
     let transfer = actions.transfer_to_agent.filter(|t| !t.is_empty());
     let escalate = actions.escalate == Some(true);
-    if out.len() == start && (error.is_some() || transfer.is_some() || escalate) {
+    let marked = error.is_some() || transfer.is_some() || escalate;
+    if out.len() == start && marked {
         let mut own = Message::new(Role::Agent, "");
         if let Some(author) = responder {
             own = own.with_responder(author.0.clone());
         }
         out.push(own);
     }
-    if let Some(last) = out[start..].last_mut() {
-        amend(last, |mut last| {
-            if let Some(error) = error {
-                last = last.with_error(error);
-            }
-            if let Some(target) = transfer {
-                last = last.with_handoff(target.into_cow());
-            }
-            if escalate {
-                last = last.as_stop();
-            }
-            last
-        });
+    if let Some(last) = out[start..].last_mut().filter(|_| marked) {
+        // (Boxed only for a message that has one of these: `Rare`'s rule.)
+        let rare = last.rare();
+        if let Some(error) = error {
+            rare.error = Some(error);
+        }
+        if let Some(target) = transfer {
+            rare.handoff = Some(target.into_cow());
+        }
+        rare.stop |= escalate;
     }
     Ok(())
-}
-
-/// `message` changed by `change` (in place: it is in the record's output).
-fn amend<'a>(message: &mut Message<'a>, change: impl FnOnce(Message<'a>) -> Message<'a>) {
-    let taken = std::mem::replace(message, Message::new(Role::Llm, ""));
-    *message = change(taken);
 }
 
 /// A saved ADK session: `{"id", "appName", "userId", "state", "events": [...]}`.

@@ -272,8 +272,7 @@ pub(super) fn item_into<'a, 't, K: Keep<'a, 't>>(
             let message = turn.message();
             message.tool_calls.push(call);
             if let Some(error) = item.error.take().filter(|e| !e.is_empty()) {
-                let rare = message.rare.get_or_insert_with(Default::default);
-                rare.error = Some(K::keep(error.0));
+                message.rare().error = Some(K::keep(error.0));
             }
         }
         other => {

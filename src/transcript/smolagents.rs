@@ -233,8 +233,7 @@ fn action<'a>(step: Step<'a>, out: &mut Out<'a>) -> Result<(), String> {
     }
     if final_step {
         if let Some(last) = out[start..].last_mut() {
-            let taken = std::mem::replace(last, Message::new(Role::Agent, ""));
-            *last = taken.as_stop();
+            last.rare().stop = true;
         }
     }
     Ok(())
