@@ -456,12 +456,10 @@ fn function_result<'a>(
     };
     Ok(match error {
         None => result,
-        Some(error) if error.get().starts_with('"') => {
-            let text = serde_json::from_str::<Str<'a>>(error.get())
-                .map_err(|e| format!("a function response's \"error\": {e}"))?;
-            result.with_error(text.into_cow())
-        }
-        Some(error) => result.with_error(super::compact(error.get())),
+        Some(error) => result.with_error(
+            super::value_text(error.get())
+                .map_err(|e| format!("a function response's \"error\": {e}"))?,
+        ),
     })
 }
 

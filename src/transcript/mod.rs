@@ -339,6 +339,15 @@ fn too_deep(text: &str) -> Option<usize> {
     None
 }
 
+/// A JSON value as text: a string as it is (decoded), any other value its JSON text,
+/// compact (what a framework gives the model for a tool's return).
+pub(super) fn value_text(json: &str) -> serde_json::Result<Cow<'_, str>> {
+    if json.starts_with('"') {
+        return serde_json::from_str::<wire::Str<'_>>(json).map(wire::Str::into_cow);
+    }
+    Ok(compact(json))
+}
+
 /// The JSON text `json` without the whitespace between its tokens (a log saved
 /// indented holds it; the model was given none); borrowed where there is none.
 pub(super) fn compact(json: &str) -> Cow<'_, str> {

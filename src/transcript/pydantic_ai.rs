@@ -265,9 +265,9 @@ fn any_text<'a>(
 ) -> Result<Cow<'a, str>, String> {
     match content {
         None => Ok(Cow::Borrowed("")),
-        Some(raw) if raw.get().starts_with('"') => string(content, at),
         Some(raw) if raw.get() == "null" => Ok(Cow::Borrowed("")),
-        Some(raw) => Ok(super::compact(raw.get())),
+        Some(raw) => super::value_text(raw.get())
+            .map_err(|_| format!("{}: \"content\" is not a string", at())),
     }
 }
 

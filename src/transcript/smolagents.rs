@@ -209,7 +209,9 @@ fn action<'a>(step: Step<'a>, out: &mut Out<'a>) -> Result<(), String> {
     // What came of the turn: the observations (in the final answer's step, the
     // answer, where the step records it), failed with the error; or the error.
     let answer = match step.action_output.map(RawValue::get) {
-        Some(json) if final_step && json != "null" => Some(answer_text(json)?),
+        Some(json) if final_step && json != "null" => Some(
+            super::value_text(json).map_err(|e| format!("the step's \"action_output\": {e}"))?,
+        ),
         _ => None,
     };
     if step.observations.is_some() || error.is_some() || answer.is_some() {
@@ -237,16 +239,6 @@ fn action<'a>(step: Step<'a>, out: &mut Out<'a>) -> Result<(), String> {
         }
     }
     Ok(())
-}
-
-/// An answer: a string as it is, any other value its JSON (compact).
-fn answer_text(json: &str) -> Result<Cow<'_, str>, String> {
-    if json.starts_with('"') {
-        return serde_json::from_str::<Str<'_>>(json)
-            .map(Str::into_cow)
-            .map_err(|e| format!("the step's \"action_output\": {e}"));
-    }
-    Ok(super::compact(json))
 }
 
 /// A model's output: a text, or a list of content blocks whose texts are joined.
