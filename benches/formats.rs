@@ -1,14 +1,16 @@
 //! Reading each transcript format, in nanoseconds per message: the same conversation
 //! (a user question, a model turn with text and a calculator call, the result, a model
 //! turn with a search call, the result, the model's answer; with usage) written in
-//! each format as JSON Lines (`benches/cycles/`), 50,000 cycles (about 300,000
-//! messages), read with `Reader::next_borrowed` and nothing else. Run with
+//! each format as JSON Lines (`benches/cycles/`; Langroid's task log as Langroid writes
+//! it, tab-separated, with the attempts it logs between steps and no usage), 50,000
+//! cycles (about 300,000 messages), read with `Reader::next_borrowed` and nothing else. Run with
 //! `cargo bench --bench formats`; the target is every format within 1.5x of
 //! doneseq's JSONL per message.
 //!
 //! Beside each reading, the floor of reading that format's JSON at all: each line split
 //! at memchr's `\n`, checked as UTF-8 and parsed by serde_json into `IgnoredAny` (the
-//! JSON checked, nothing built). A format whose records are longer has a higher floor;
+//! JSON checked, nothing built; a Langroid task log's lines are split at their tabs).
+//! A format whose records are longer has a higher floor;
 //! the floors' ratios say how much of a format's ratio to JSONL is its JSON's.
 //!
 //! Timings on a shared machine vary by a third from run to run; instructions do not.
@@ -41,15 +43,22 @@ fn cycle(format: Format) -> Vec<String> {
         Format::LangChain => include_str!("cycles/langchain.jsonl"),
         Format::Gemini => include_str!("cycles/gemini.jsonl"),
         Format::Smolagents => include_str!("cycles/smolagents.jsonl"),
+        // Its header first: written once, before the cycles.
+        Format::LangroidTsv => include_str!("cycles/langroid-tsv.tsv"),
         _ => unreachable!("not benchmarked"),
     };
     text.lines().map(str::to_owned).collect()
 }
 
-/// The transcript: `CYCLES` cycles of `format`.
+/// The transcript: `CYCLES` cycles of `format` (a Langroid task log's header once,
+/// first).
 fn transcript(format: Format) -> String {
-    let lines = cycle(format);
+    let mut lines = cycle(format);
     let mut text = String::new();
+    if format == Format::LangroidTsv {
+        text.push_str(&lines.remove(0));
+        text.push('\n');
+    }
     for _ in 0..CYCLES {
         for line in &lines {
             text.push_str(line);
@@ -73,14 +82,19 @@ fn read(text: &str, format: Format) -> (usize, u64) {
 
 /// The floor: each line of `text` split at memchr's `\n`, checked as UTF-8 and parsed
 /// by serde_json into `IgnoredAny`, as the reader splits and checks a line and then
-/// at the least reads its JSON. How many lines.
-fn parse_lines(text: &str) -> usize {
+/// at the least reads its JSON (a Langroid task log's, not JSON: split at its tabs).
+/// How many lines.
+fn parse_lines(text: &str, format: Format) -> usize {
     let bytes = text.as_bytes();
     let (mut start, mut lines) = (0, 0);
     while start < bytes.len() {
         let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |i| start + i);
         let line = std::str::from_utf8(&bytes[start..end]).expect("UTF-8");
-        let _: serde::de::IgnoredAny = serde_json::from_str(line).expect("a JSON line");
+        if format == Format::LangroidTsv {
+            std::hint::black_box(memchr::memchr_iter(b'\t', line.as_bytes()).count());
+        } else {
+            let _: serde::de::IgnoredAny = serde_json::from_str(line).expect("a JSON line");
+        }
         lines += 1;
         start = end + 1;
     }
@@ -96,11 +110,11 @@ fn formats_bench(c: &mut Criterion) {
     let expected = read(&transcript(Format::Jsonl), Format::Jsonl);
     for format in FORMATS {
         let text = transcript(format);
-        // The same messages and tokens in every format (the Responses items carry
-        // no usage).
+        // The same messages and tokens in every format (the Responses items and
+        // Langroid's task log carry no usage).
         let (count, tokens) = read(&text, Format::Auto);
         assert_eq!(count, expected.0, "{format}");
-        if format != Format::Responses {
+        if !matches!(format, Format::Responses | Format::LangroidTsv) {
             assert_eq!(tokens, expected.1, "{format}");
         }
         group.throughput(Throughput::Elements(count as u64));
@@ -109,7 +123,7 @@ fn formats_bench(c: &mut Criterion) {
         // (Responses) pays its extra lines' parsing in each message's time.
         group.bench_function(
             format!("{} (floor: serde_json, nothing built)", format.name()),
-            |b| b.iter(|| parse_lines(&text)),
+            |b| b.iter(|| parse_lines(&text, format)),
         );
     }
     group.finish();
@@ -141,7 +155,7 @@ fn read_once() -> bool {
     for _ in 0..times {
         let text = std::hint::black_box(text.as_str());
         if floor {
-            std::hint::black_box(parse_lines(text));
+            std::hint::black_box(parse_lines(text, format));
         } else {
             std::hint::black_box(read(text, Format::Auto));
         }
@@ -151,7 +165,7 @@ fn read_once() -> bool {
 }
 
 /// The formats the bench reads, `jsonl` first.
-const FORMATS: [Format; 9] = [
+const FORMATS: [Format; 10] = [
     Format::Jsonl,
     Format::OpenAi,
     Format::Responses,
@@ -161,6 +175,7 @@ const FORMATS: [Format; 9] = [
     Format::LangChain,
     Format::Gemini,
     Format::Smolagents,
+    Format::LangroidTsv,
 ];
 
 /// `DONESEQ_BEST_OF=<rounds>`: each format's transcript read once in turn, and its
@@ -185,7 +200,7 @@ fn best_of() -> bool {
             std::hint::black_box(read(text, Format::Auto));
             best[i][0] = best[i][0].min(start.elapsed());
             let start = Instant::now();
-            std::hint::black_box(parse_lines(text));
+            std::hint::black_box(parse_lines(text, FORMATS[i]));
             best[i][1] = best[i][1].min(start.elapsed());
         }
     }

@@ -193,9 +193,14 @@ fn borrowed_reading_copies_no_text() {
 /// buffers grow to the longest line, the queue to its longest, the log learns its
 /// kinds of record), and what it read then: messages, tool calls, messages with text.
 fn reading_after_a_cycle(cycle: &str, rounds: usize) -> (Stats, [usize; 3]) {
+    reading_after_the_first("", cycle, rounds)
+}
+
+/// [`reading_after_a_cycle`] of a log that starts with `header`.
+fn reading_after_the_first(header: &str, cycle: &str, rounds: usize) -> (Stats, [usize; 3]) {
     use doneseq::transcript::{Format, Reader};
 
-    let text = cycle.repeat(rounds);
+    let text = format!("{header}{}", cycle.repeat(rounds));
     let mut reader = Reader::new(text.as_bytes(), Format::Auto);
     for _ in 0..6 {
         reader
@@ -313,6 +318,28 @@ fn adk_events_borrow_their_lines() {
     );
 }
 
+/// Reading Langroid's task log with `Reader::next_borrowed`: every text and call
+/// borrows its line, the tool calls found in the content too; the lines that are not
+/// messages (the attempts Langroid logs between steps) cost nothing. What is left to
+/// allocate, each cycle of the conversation (the bench's): the two calls' lists.
+fn langroid_task_logs_borrow_their_lines() {
+    const LOG: &str = include_str!("../benches/cycles/langroid-tsv.tsv");
+    let (header, cycle) = LOG.split_at(LOG.find('\n').expect("a header line") + 1);
+    assert_eq!(cycle.lines().count(), 13, "the cycle's lines");
+    let rounds = 200;
+    let (change, [messages, calls, texts]) = reading_after_the_first(header, cycle, rounds);
+    let cycles = rounds - 1;
+    assert_eq!(
+        (messages, calls, texts),
+        (6 * cycles, 2 * cycles, 6 * cycles)
+    );
+    assert_eq!(
+        (change.allocations, change.reallocations),
+        (cycles * 2, 0),
+        "{change:?}"
+    );
+}
+
 /// How long the size test runs each monitor (CI builds this test without
 /// optimizations: 5,000 steps, about 350 rounds of the stream, take seconds).
 const STEPS: usize = 5_000;
@@ -365,7 +392,7 @@ fn run_state_does_not_grow_with_the_run() {
 }
 
 fn main() {
-    let tests: [(&str, fn()); 6] = [
+    let tests: [(&str, fn()); 7] = [
         (
             "borrowed_reading_copies_no_text",
             borrowed_reading_copies_no_text,
@@ -381,6 +408,10 @@ fn main() {
         (
             "adk_events_borrow_their_lines",
             adk_events_borrow_their_lines,
+        ),
+        (
+            "langroid_task_logs_borrow_their_lines",
+            langroid_task_logs_borrow_their_lines,
         ),
         (
             "steady_state_observe_allocates_nothing",

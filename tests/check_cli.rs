@@ -536,7 +536,7 @@ fn help_lists_every_format_and_a_corpus_of_every_format_is_read() {
     let out = check(&["--stop", "final | done_signal", "examples/formats"]);
     let text = stdout(&out);
     assert!(
-        text.contains("20 runs: 7 done") && text.contains(" 0 errors"),
+        text.contains("21 runs: 7 done") && text.contains(" 0 errors"),
         "{text}"
     );
     for name in [
@@ -545,6 +545,7 @@ fn help_lists_every_format_and_a_corpus_of_every_format_is_read() {
         "autogen-task-result.json",
         "gemini-contents.json",
         "langchain-messages.json",
+        "langroid-task.tsv",
         "otel-genai.json",
         "otel-genai-log-details.json",
         "otel-genai-logs.jsonl",

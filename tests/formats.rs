@@ -197,7 +197,7 @@ fn every_format_has_a_name_that_parses_back() {
     let err = "csv".parse::<Format>().unwrap_err();
     assert!(
         err.contains(
-            "auto, jsonl, openai, openai-responses, anthropic, autogen, langroid, otel, pydantic-ai, langchain"
+            "auto, jsonl, openai, openai-responses, anthropic, autogen, langroid, langroid-tsv, otel, pydantic-ai, langchain"
         ),
         "{err}"
     );

@@ -19,6 +19,7 @@ mod html_report;
 #[cfg(feature = "json")]
 mod langchain;
 mod langroid;
+mod langroid_tsv;
 mod layers;
 #[cfg(feature = "json")]
 mod lowering;

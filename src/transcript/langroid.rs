@@ -1,8 +1,11 @@
 //! Langroid-style tools: JSON objects with a `"request"` key inside the content.
 
-use serde::de::IgnoredAny;
-use serde_json::Value;
+use std::borrow::Cow;
+use std::fmt;
 
+use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+
+use super::wire::Str;
 use crate::ToolCall;
 
 /// How much JSON the search for Langroid tools in one message's content may parse:
@@ -23,13 +26,13 @@ pub const MAX_TOOL_SEARCH_WORK: usize = 16;
 const TOOL_SEARCH_SLACK: usize = 1 << 20;
 
 /// Every top-level JSON object in `content` whose `"request"` is a non-empty string,
-/// as a tool call named by it (the whole object is its arguments), in order. As
-/// Langroid, the objects may be embedded in prose.
+/// as a tool call named by it (the whole object is its arguments), in order, borrowed
+/// from `content`. As Langroid, the objects may be embedded in prose.
 ///
 /// # Errors
 ///
 /// The search would parse more than [`MAX_TOOL_SEARCH_WORK`] allows.
-pub(super) fn tool_calls(content: &str) -> Result<Vec<ToolCall<'static>>, String> {
+pub(super) fn tool_calls(content: &str) -> Result<Vec<ToolCall<'_>>, String> {
     let budget = content
         .len()
         .saturating_mul(MAX_TOOL_SEARCH_WORK)
@@ -40,29 +43,17 @@ pub(super) fn tool_calls(content: &str) -> Result<Vec<ToolCall<'static>>, String
     while let Some(offset) = content[from..].find('{') {
         let start = from + offset;
         let text = &content[start..];
-        // First only where the JSON ends (no allocation: most attempts fail), then the
-        // object itself.
-        let mut stream = serde_json::Deserializer::from_str(text).into_iter::<IgnoredAny>();
+        // One pass: where the object ends, and its `request` (nothing else kept; no
+        // allocation unless the name has escapes).
+        let mut stream = serde_json::Deserializer::from_str(text).into_iter::<Request<'_>>();
         match stream.next() {
-            Some(Ok(_)) => {
+            Some(Ok(Request(request))) => {
                 let end = start + stream.byte_offset();
                 spent += end - start;
-                match serde_json::from_str::<Value>(&content[start..end]) {
-                    Ok(Value::Object(object)) => {
-                        if let Some(Value::String(name)) = object.get("request") {
-                            if !name.is_empty() {
-                                calls.push(ToolCall::new(
-                                    name.clone(),
-                                    content[start..end].to_owned(),
-                                ));
-                            }
-                        }
-                        from = end;
-                    }
-                    // Deeper than serde_json builds values: not a tool, but one nested
-                    // in it may be.
-                    _ => from = start + 1,
+                if let Some(name) = request.filter(|name| !name.is_empty()) {
+                    calls.push(ToolCall::new(name, &content[start..end]));
                 }
+                from = end;
             }
             Some(Err(e)) => {
                 spent += error_offset(text, &e).max(1);
@@ -80,6 +71,82 @@ pub(super) fn tool_calls(content: &str) -> Result<Vec<ToolCall<'static>>, String
         }
     }
     Ok(calls)
+}
+
+/// What a JSON object says of a Langroid tool: its `"request"` where that is a string
+/// (the last, where it is given twice, as a parsed object keeps it).
+struct Request<'c>(Option<Cow<'c, str>>);
+
+impl<'de> Deserialize<'de> for Request<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Request<'de>, D::Error> {
+        struct ObjectVisitor;
+        impl<'de> Visitor<'de> for ObjectVisitor {
+            type Value = Request<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Request<'de>, A::Error> {
+                let mut request = None;
+                while let Some(Str(key)) = map.next_key::<Str<'de>>()? {
+                    if key == "request" {
+                        request = map.next_value::<MaybeText<'de>>()?.0;
+                    } else {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+                Ok(Request(request))
+            }
+        }
+        deserializer.deserialize_map(ObjectVisitor)
+    }
+}
+
+/// Any JSON value: the text, where it is a string.
+struct MaybeText<'c>(Option<Cow<'c, str>>);
+
+impl<'de> Deserialize<'de> for MaybeText<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<MaybeText<'de>, D::Error> {
+        struct AnyVisitor;
+        impl<'de> Visitor<'de> for AnyVisitor {
+            type Value = MaybeText<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON value")
+            }
+            fn visit_borrowed_str<E>(self, text: &'de str) -> Result<MaybeText<'de>, E> {
+                Ok(MaybeText(Some(Cow::Borrowed(text))))
+            }
+            fn visit_str<E>(self, text: &str) -> Result<MaybeText<'de>, E> {
+                Ok(MaybeText(Some(Cow::Owned(text.to_owned()))))
+            }
+            fn visit_string<E>(self, text: String) -> Result<MaybeText<'de>, E> {
+                Ok(MaybeText(Some(Cow::Owned(text))))
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<MaybeText<'de>, E> {
+                Ok(MaybeText(None))
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<MaybeText<'de>, E> {
+                Ok(MaybeText(None))
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<MaybeText<'de>, E> {
+                Ok(MaybeText(None))
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<MaybeText<'de>, E> {
+                Ok(MaybeText(None))
+            }
+            fn visit_unit<E>(self) -> Result<MaybeText<'de>, E> {
+                Ok(MaybeText(None))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<MaybeText<'de>, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(MaybeText(None))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<MaybeText<'de>, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(MaybeText(None))
+            }
+        }
+        deserializer.deserialize_any(AnyVisitor)
+    }
 }
 
 /// How far into `text` serde_json read before `error` (from its line and column).
@@ -114,6 +181,34 @@ mod tests {
         assert!(tool_calls(&"{".repeat(100_000)).unwrap().is_empty());
     }
 
+    #[test]
+    fn a_request_is_a_string_at_the_top_of_an_object() {
+        let names = |content: &str| -> Vec<String> {
+            let calls = tool_calls(content).unwrap();
+            calls.iter().map(|c| c.name().to_owned()).collect()
+        };
+        // Not a string, or empty: no tool, and nothing inside the object is one.
+        assert!(names(r#"{"request": 1, "x": {"request": "inner"}}"#).is_empty());
+        assert!(names(r#"{"request": ["a"], "b": {"c": [1, {"d": null}]}}"#).is_empty());
+        assert!(names(r#"{"request": ""}"#).is_empty());
+        // Nested only: not a tool (a top-level object is read whole).
+        assert!(names(r#"{"tool": {"request": "inner"}}"#).is_empty());
+        // Given twice, the last (as a parsed object keeps it).
+        assert_eq!(names(r#"{"request": "a", "request": "b"}"#), ["b"]);
+        assert!(names(r#"{"request": "a", "request": false}"#).is_empty());
+        // Escaped: decoded.
+        assert_eq!(names(r#"{"request": "calc\u0075lator"}"#), ["calculator"]);
+        // Unescaped, the name and the arguments borrow the content.
+        let content = r#"x {"request": "add", "a": 1} y"#;
+        let calls = tool_calls(content).unwrap();
+        assert!(matches!(
+            calls[0].arguments(),
+            Cow::Borrowed(r#"{"request": "add", "a": 1}"#)
+        ));
+        // A cut-off object is not a tool, but one after it is.
+        assert_eq!(names(r#"{"request": "a", "b": {"request": "c"}"#), ["c"]);
+    }
+
     /// The search used to stop after 64 `{`, so a tool after 64 braces of code was
     /// silently lost.
     #[test]
@@ -128,7 +223,7 @@ mod tests {
     #[test]
     fn error_offsets_follow_lines() {
         let text = "{\n\"a\":\n  x";
-        let e = serde_json::from_str::<Value>(text).unwrap_err();
+        let e = serde_json::from_str::<serde_json::Value>(text).unwrap_err();
         assert_eq!(&text[..error_offset(text, &e)], "{\n\"a\":\n  x");
     }
 }

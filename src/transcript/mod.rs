@@ -25,6 +25,7 @@ mod first_key;
 mod gemini;
 mod langchain;
 mod langroid;
+mod langroid_tsv;
 mod otel;
 mod parts;
 mod pydantic_ai;
@@ -88,6 +89,9 @@ pub enum Format {
     /// doneseq JSONL with Langroid-style tool JSON found in the content (`auto` does
     /// this for a log whose roles are Langroid's `LLM`, `Agent`, `User`, `System`).
     Langroid,
+    /// Langroid's own task log: the tab-separated `logs/<task>.tsv` a `Task` writes,
+    /// read as the task's `response_sequence` (the message each step ended with).
+    LangroidTsv,
     /// OpenTelemetry: OTLP JSON exports of spans, read by the GenAI semantic
     /// conventions, OpenInference's or Langfuse's attributes; and exports of logs
     /// whose records are GenAI events.
@@ -109,7 +113,7 @@ pub enum Format {
 
 impl Format {
     /// Every format, in the order `--help` lists them.
-    pub const ALL: [Format; 12] = [
+    pub const ALL: [Format; 13] = [
         Format::Auto,
         Format::Jsonl,
         Format::OpenAi,
@@ -117,6 +121,7 @@ impl Format {
         Format::Anthropic,
         Format::AutoGen,
         Format::Langroid,
+        Format::LangroidTsv,
         Format::Otel,
         Format::PydanticAi,
         Format::LangChain,
@@ -135,6 +140,7 @@ impl Format {
             Format::Anthropic => "anthropic",
             Format::AutoGen => "autogen",
             Format::Langroid => "langroid",
+            Format::LangroidTsv => "langroid-tsv",
             Format::Otel => "otel",
             Format::PydanticAi => "pydantic-ai",
             Format::LangChain => "langchain",
@@ -145,7 +151,7 @@ impl Format {
 
     /// Whether the format reads JSON documents (not only lines).
     const fn reads_documents(self) -> bool {
-        !matches!(self, Format::Jsonl | Format::Langroid)
+        !matches!(self, Format::Jsonl | Format::Langroid | Format::LangroidTsv)
     }
 }
 
@@ -306,6 +312,11 @@ fn read_until_newline<R: BufRead + ?Sized>(
 }
 
 /// The length of the line end (`\n` or `\r\n`) that `bytes` ends with, if any.
+/// `text`, a line as read, without its line end.
+fn without_line_end(text: &str) -> &str {
+    &text[..text.len() - line_end(text.as_bytes())]
+}
+
 fn line_end(bytes: &[u8]) -> usize {
     if bytes.ends_with(b"\r\n") {
         2
@@ -468,6 +479,8 @@ struct State<R> {
     /// whole document.
     pending: std::collections::VecDeque<Message<'static>>,
     cx: record::Context,
+    /// The Langroid task log being read, once its header is (its lines are not JSON).
+    tsv: Option<langroid_tsv::Log>,
     seen_record: bool,
     /// The input is read to its end.
     ended: bool,
@@ -493,6 +506,7 @@ impl<R: BufRead> Reader<R> {
                     detect_langroid: format == Format::Auto,
                     ..record::Context::default()
                 },
+                tsv: None,
                 seen_record: false,
                 ended: false,
                 failed: false,
@@ -510,6 +524,9 @@ impl<R: BufRead> Reader<R> {
     /// [`Format::Auto`] the one detected (`Auto` before the first record).
     #[must_use]
     pub fn format(&self) -> Format {
+        if self.state.tsv.is_some() {
+            return Format::LangroidTsv;
+        }
         match (self.state.format, self.state.kind) {
             (Format::Auto, Some(kind)) => kind.format(),
             (format, _) => format,
@@ -604,6 +621,35 @@ impl<R: BufRead> State<R> {
             }
             let first = !self.seen_record;
             self.seen_record = true;
+            if first && matches!(self.format, Format::Auto | Format::LangroidTsv) {
+                let text = without_line_end(utf8(buffer, self.line)?);
+                if langroid_tsv::is_header(text.as_bytes()) {
+                    let detected = self.format == Format::Auto;
+                    self.tsv = Some(langroid_tsv::Log::new(text, self.line, detected)?);
+                    continue;
+                }
+                if self.format == Format::LangroidTsv {
+                    return Err(TranscriptError {
+                        column: Some(1),
+                        format: Some(Format::LangroidTsv),
+                        ..TranscriptError::at(
+                            self.line,
+                            Kind::Message,
+                            "not a Langroid task log's header (a log starts with \
+                             \"\\tTask\\tResponder\\t...\"); format langroid-tsv (given)",
+                        )
+                    });
+                }
+            }
+            if let Some(log) = &mut self.tsv {
+                // A line of a Langroid task log: read here, not as JSON.
+                let bytes = &buffer[..buffer.len() - line_end(buffer)];
+                if log.takes(bytes, self.line)? {
+                    break;
+                }
+                utf8(buffer, self.line)?;
+                continue;
+            }
             if first && self.format.reads_documents() && !opens_line(buffer) {
                 self.read_document(buffer)?;
                 continue;
@@ -611,6 +657,10 @@ impl<R: BufRead> State<R> {
             break;
         }
         let line = self.line;
+        if let Some(log) = &mut self.tsv {
+            let text: &'b str = without_line_end(utf8(buffer, line)?);
+            return log.message(text, line).map(Some);
+        }
         let text: &'b str = utf8(buffer, line)?;
         // A chat message, an OpenAI chat.completion object or an Anthropic response,
         // where the log is known to be of them (or the line's first key says it is
@@ -956,7 +1006,7 @@ impl<R: BufRead> State<R> {
             None => {
                 let kind = detect::kind(text)
                     .filter(|k| allowed.contains(k))
-                    .unwrap_or(allowed[0]);
+                    .unwrap_or(record::Kind::first_of(self.format));
                 self.kind = Some(kind);
                 kind
             }
@@ -1034,7 +1084,7 @@ impl<R: BufRead> State<R> {
     /// The format read (given, or detected from the records read so far), and its
     /// name for an error: `format otel (detected)`.
     fn format_named(&self) -> (Format, String) {
-        let kind = self.kind.unwrap_or(record::Kind::of(self.format)[0]);
+        let kind = self.kind.unwrap_or(record::Kind::first_of(self.format));
         let format = match self.format {
             Format::Auto => kind.format(),
             format => format,
@@ -1058,7 +1108,7 @@ impl<R: BufRead> State<R> {
     ) -> TranscriptError {
         let offset = offset_in(within, whole);
         let (line, column) = position(whole, offset);
-        let kind = self.kind.unwrap_or(record::Kind::of(self.format)[0]);
+        let kind = self.kind.unwrap_or(record::Kind::first_of(self.format));
         let (format, names) = self.format_named();
         match problem {
             record::Problem::Json(e) => {

@@ -111,6 +111,12 @@ impl Kind {
         }
     }
 
+    /// The kind of record a format expects first (a message for one whose records
+    /// are not JSON, which never reaches the JSON reader).
+    pub(super) fn first_of(format: Format) -> Kind {
+        Kind::of(format).first().copied().unwrap_or(Kind::Message)
+    }
+
     /// The kinds of record a format reads, the first the one it expects first.
     pub(super) const fn of(format: Format) -> &'static [Kind] {
         match format {
@@ -158,6 +164,8 @@ impl Kind {
                 Kind::AdkSession,
             ],
             Format::Smolagents => &[Kind::SmolagentsStep],
+            // Not JSON: its lines go to its own reader.
+            Format::LangroidTsv => &[],
         }
     }
 }
@@ -445,10 +453,14 @@ fn push_message<'a>(
         out.push(message);
         return Ok(());
     }
-    let calls = langroid::tool_calls(message.content()).map_err(|m| Failure {
-        within,
-        problem: Problem::Message(TranscriptErrorKind::ToolSearch, m),
-    })?;
+    let calls: Vec<_> = langroid::tool_calls(message.content())
+        .map_err(|m| Failure {
+            within,
+            problem: Problem::Message(TranscriptErrorKind::ToolSearch, m),
+        })?
+        .into_iter()
+        .map(crate::ToolCall::into_owned)
+        .collect();
     out.push(calls.into_iter().fold(message, Message::with_tool_call));
     Ok(())
 }

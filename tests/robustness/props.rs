@@ -23,6 +23,7 @@ const FORMAT_SAMPLES: &[&str] = &[
     "autogen-task-result.json",
     "gemini-contents.json",
     "langchain-messages.json",
+    "langroid-task.tsv",
     "langroid.jsonl",
     "openai-chat-completions.jsonl",
     "openai-responses-objects.jsonl",
@@ -37,6 +38,36 @@ const FORMAT_SAMPLES: &[&str] = &[
     "pydantic-ai-messages.json",
     "smolagents-code-steps.jsonl",
     "smolagents-steps.json",
+];
+
+/// The pieces of the fields of Langroid's task logs (tab-separated), after their
+/// header.
+const TSV_PIECES: &[&str] = &[
+    "\t",
+    "\n",
+    "\r",
+    "*",
+    " ",
+    "",
+    ",",
+    "main",
+    "sub",
+    "Entity.LLM",
+    "Entity.AGENT",
+    "Entity.USER",
+    "Entity.SYSTEM",
+    "LLM",
+    "None",
+    "TOOL",
+    "OAI_TOOL",
+    "FUNC",
+    "calculator",
+    "{ \"request\": \"calculator\", \"x\": 1 }",
+    "{ \"request\": \"",
+    "...",
+    "DONE",
+    "\u{e9}",
+    " \tTask\tResponder\tsender_entity\tsender_name\trecipient\tblock\ttool_type\ttool\tcontent",
 ];
 
 const JSON_PIECES: &[&str] = &[
@@ -497,6 +528,16 @@ proptest! {
     #[test]
     fn transcript_readers_never_panic_on_json_like_text(text in pieces(JSON_PIECES, 60)) {
         checks::transcript(text.as_bytes());
+    }
+
+    /// Lines of a Langroid task log, after its header: messages or an error on a line.
+    #[test]
+    fn transcript_readers_never_panic_on_langroid_task_logs(rows in prop::collection::vec(prop::collection::vec(pieces(TSV_PIECES, 3), 9..=11), 0..8)) {
+        // Rows of about as many fields as the header names (most of them that many),
+        // each field a few pieces: past the shape checks to the values often.
+        let text: String = rows.iter().map(|fields| fields.join("\t") + "\n").collect();
+        let header = " \tTask\tResponder\tsender_entity\tsender_name\trecipient\tblock\ttool_type\ttool\tcontent\n";
+        checks::transcript(format!("{header}{text}").as_bytes());
     }
 
     /// Every format's sample, cut short or with a byte changed anywhere: messages, or

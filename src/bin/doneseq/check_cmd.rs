@@ -39,14 +39,15 @@ pub(crate) struct Args {
     /// SDK's to_input_list(), response objects, requests); anthropic (messages with
     /// content blocks, requests with system, responses); autogen (AgentChat
     /// model_dump() messages, TaskResult); langroid (tool JSON in the content found as
-    /// tool calls); otel (OTLP JSON exports of GenAI, OpenInference or Langfuse spans,
+    /// tool calls); langroid-tsv (Langroid's own task log, logs/<task>.tsv: the
+    /// message each step ended with); otel (OTLP JSON exports of GenAI, OpenInference or Langfuse spans,
     /// and of GenAI log records); pydantic-ai (Pydantic AI's message history, e.g. a
     /// run's all_messages_json()); langchain (LangChain's messages, e.g. a LangGraph
     /// agent's: messages_to_dict(), model_dump(), dumpd(), a state's messages);
     /// gemini (Gemini's contents: a chat's history, generateContent requests and
     /// responses; Google ADK's events and saved sessions); smolagents (a run's memory
-    /// steps, e.g. agent.memory.get_full_steps()). All but jsonl and langroid also
-    /// read a JSON document (an array, or one record on many lines).
+    /// steps, e.g. agent.memory.get_full_steps()). All but jsonl, langroid and
+    /// langroid-tsv also read a JSON document (an array, or one record on many lines).
     #[arg(long, default_value = "auto", value_parser = parse_format)]
     format: Format,
     /// Which messages are the task's input, not steps (replaces the config's
@@ -77,7 +78,7 @@ pub(crate) struct Args {
     #[arg(long, value_name = "FILE", conflicts_with_all = ["follow", "all"])]
     html: Option<PathBuf>,
     /// The transcript file, or '-' for standard input. Several paths, directories
-    /// (searched recursively for .jsonl and .json files) or globs ('logs/**/*.jsonl')
+    /// (searched recursively for .jsonl, .json and .tsv files) or globs ('logs/**/*.jsonl')
     /// check a corpus: one line per run, in parallel, then the totals.
     #[arg(required = true)]
     transcripts: Vec<String>,

@@ -19,7 +19,7 @@ pub(crate) struct Args {
     #[arg(long, value_name = "FILE", num_args = 1, required = true)]
     config: Vec<PathBuf>,
     /// The transcripts' format, as for check: auto, jsonl, openai, openai-responses,
-    /// anthropic, autogen, langroid, otel, pydantic-ai, langchain, gemini or
+    /// anthropic, autogen, langroid, langroid-tsv, otel, pydantic-ai, langchain, gemini or
     /// smolagents.
     #[arg(long, default_value = "auto", value_parser = |s: &str| s.parse::<Format>())]
     format: Format,

@@ -95,7 +95,7 @@ impl Timeline {
 }
 
 /// The transcript files `args` name: files as given, directories searched
-/// recursively for `.jsonl` and `.json` files, globs (`*`, `?`, `**`) expanded; sorted
+/// recursively for `.jsonl`, `.json` and `.tsv` (Langroid's task logs) files, globs (`*`, `?`, `**`) expanded; sorted
 /// and without repeats.
 pub(crate) fn expand(args: &[String]) -> Result<Vec<PathBuf>, String> {
     let mut out = Vec::new();
@@ -122,7 +122,7 @@ pub(crate) fn expand(args: &[String]) -> Result<Vec<PathBuf>, String> {
 
 fn is_transcript(path: &Path) -> bool {
     path.extension()
-        .is_some_and(|e| e == "jsonl" || e == "json")
+        .is_some_and(|e| e == "jsonl" || e == "json" || e == "tsv")
 }
 
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
