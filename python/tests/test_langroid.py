@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable, Optional
 
 import tiktoken
@@ -33,6 +34,8 @@ from langroid.language_models.base import (  # noqa: E402
     OpenAIToolCall,
 )
 from langroid.language_models.mock_lm import MockLM, MockLMConfig  # noqa: E402
+from langroid.utils.output.printing import shorten_text  # noqa: E402
+from recorded_runs import replayed  # noqa: E402
 
 import doneseq  # noqa: E402
 from doneseq.langroid import DoneseqTask, DoneseqTaskConfig, to_message  # noqa: E402
@@ -326,6 +329,70 @@ def test_a_sub_tasks_result_is_the_sub_tasks_response():
     assert other.outcome is None
 
 
+def logged_run(sequences: list[str]) -> tuple[ChatDocument | None, Any, Any]:
+    """A Langroid task (`calc`) whose first tool call fails, then asks its sub-task
+    (`helper`: two OpenAI tool calls at once, then `DONE 42`), whose result comes back
+    as the user's, then answers at length (which Langroid's log shortens); with no
+    sequence that ends it, the steps after find no valid response (the helper runs
+    again each time, to no avail), until Langroid gives up. Its log is
+    `logs/calc.tsv`."""
+    helper = lr.Task(
+        agent([[{"expression": "6*7"}, {"expression": "1+1"}], "DONE 42"], tools_api=True),
+        name="helper",
+        interactive=False,
+        max_stalled_steps=1,
+    )
+    answer = "The answer is 42.\nHow:\n" + " ".join(f"step {i} multiplies;" for i in range(30))
+    script = [tool_json("1/0"), tool_json("6*7"), "Helper, please check 6*7.", answer]
+    task = lr.Task(
+        agent(script),
+        name="calc",
+        interactive=False,
+        max_stalled_steps=2,
+        config=TaskConfig(done_sequences=sequences),
+    )
+    task.add_sub_task(helper)
+    return task.run("What is 6*7?", turns=20), task, helper
+
+
+def test_langroids_own_log_reads_as_its_response_sequence():
+    # Stalled to the end: the pending message logged again at each stalled step is
+    # not a new step, nor are the attempts or the sub-task's own lines.
+    result, task, helper = logged_run([])
+    assert result is None
+    monitor = doneseq.Monitor(done_sequences=["T[calculator], A, L, U@helper, L"])
+    replay = replayed(monitor, {Path("logs/calc.tsv"): "langroid-tsv"})
+    assert replay["recorded_steps"] == len(task.response_sequence) == 7
+    # doneseq stops at the last step, where Langroid would have (the next test).
+    assert (replay["kind"], replay["steps"]) == ("done", 7)
+    assert replay["answer"] == shorten_text(task.response_sequence[-1].content, 80)
+    assert replay["answer"].startswith("The answer is 42. How: step 0")
+    assert "..." in replay["answer"]
+    # Another sub-task's name does not match.
+    other = doneseq.Monitor(done_sequences=["T[calculator], A, L, U@other, L"])
+    assert replayed(other, {Path("logs/calc.tsv"): "langroid-tsv"})["kind"] is None
+    # The sub-task's own lines (with the header) are its log: each run's input is not
+    # a step, so its steps are its response_sequence (which Langroid keeps across
+    # runs) whatever the runs.
+    lines = Path("logs/calc.tsv").read_text().splitlines(keepends=True)
+    own = [line for i, line in enumerate(lines) if i == 0 or line.split("\t")[1] == "helper"]
+    Path("helper.tsv").write_text("".join(own))
+    replay = replayed(doneseq.Monitor(), {Path("helper.tsv"): "langroid-tsv"})
+    assert replay["recorded_steps"] == len(helper.response_sequence) == 5
+
+
+def test_a_done_sequence_stops_langroids_own_log_where_langroid_stopped():
+    # (Langroid's parser has no `U@helper`: its sequences name no responder.)
+    sequence = "T[calculator], A, L, U, L"
+    result, task, _ = logged_run([sequence])
+    assert result is not None and status(result) == StatusCode.DONE
+    replay = replayed(
+        doneseq.Monitor(done_sequences=[sequence]), {Path("logs/calc.tsv"): "langroid-tsv"}
+    )
+    assert (replay["kind"], replay["steps"]) == ("done", len(task.response_sequence))
+    assert replay["answer"] == shorten_text(result.content, 80)
+
+
 ROLES = {"LLM": "assistant", "Agent": "agent", "User": "user"}
 
 
@@ -387,8 +454,10 @@ def test_a_recorded_chat_log_stops_where_langroid_stopped(options, turns):
 # doneseq Monitor with the same sequences and options (the engine). The adapter must end
 # where Langroid ends, with the same status, result and number of LLM calls; the replay
 # must stop at the log's last message, with Langroid's result as its answer when
-# Langroid's rule ended the run. A row that differs on purpose names its line under
-# "Differences from Langroid" in the README, and must differ.
+# Langroid's rule ended the run. And the log Langroid itself wrote of its run
+# (`logs/<task>.tsv`), read by doneseq's `langroid-tsv` reader, must hold every step of
+# the response_sequence and stop as that replay does. A row that differs on purpose
+# names its line under "Differences from Langroid" in the README, and must differ.
 
 
 @dataclass
@@ -484,6 +553,9 @@ def langroid_run(task_class: Any, config_class: Any, row: LangroidRow) -> tuple[
 def test_langroids_table(name):
     row = LANGROID_TABLE[name]
     theirs_result, theirs, theirs_agent = langroid_run(lr.Task, TaskConfig, row)
+    # (The adapter's run writes a log of the same name: Langroid's is kept first.)
+    theirs_log = Path("theirs.tsv")
+    theirs_log.write_text(Path("logs", f"{theirs.name}.tsv").read_text())
     ours_result, _, ours_agent = langroid_run(DoneseqTask, DoneseqTaskConfig, row)
     theirs_end = (status(theirs_result), theirs_result and theirs_result.content)
     ours_end = (status(ours_result), ours_result and ours_result.content)
@@ -519,3 +591,13 @@ def test_langroids_table(name):
     else:
         assert status(theirs_result) == StatusCode.FIXED_TURNS
         assert outcome.kind == "exhausted"
+    # Langroid's own log of the run: every step, and the same stop (the answer as
+    # the log writes a content: its white space collapsed, a long one shortened).
+    replay = replayed(monitor, {theirs_log: "langroid-tsv"})
+    assert replay["recorded_steps"] == len(theirs.response_sequence)
+    logged = outcome.answer and shorten_text(outcome.answer, 80)
+    assert (replay["kind"], replay["steps"], replay["answer"]) == (
+        outcome.kind,
+        outcome.at + 1,
+        logged,
+    )
