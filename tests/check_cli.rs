@@ -327,19 +327,53 @@ fn lint_exits_1_on_an_error_and_0_on_warnings() {
 /// and exits at the stop with the verdict.
 #[test]
 fn follow_prints_rows_as_the_log_grows_and_exits_at_the_stop() {
-    use std::io::{BufRead, BufReader, Write};
     let log = std::fs::read_to_string("examples/calculator.jsonl").unwrap();
     let lines: Vec<&str> = log.lines().collect();
-    let path = std::env::temp_dir().join(format!("doneseq-follow-{}.jsonl", std::process::id()));
+    let args = ["--config", "examples/calculator.config.json"];
+    // The first three messages: their rows arrive while the log is still growing.
+    let (rows, last) = follow("jsonl", &args, &lines, 3, 3);
+    assert_eq!(rows[2]["events"], serde_json::json!(["T", "T[calculator]"]));
+    assert_eq!(
+        (last["kind"].as_str(), last["at"].as_u64()),
+        (Some("done"), Some(5))
+    );
+}
+
+/// A Langroid task's own log, followed as Langroid writes it: the rows of its steps
+/// only (not of the attempts between them), and the stop.
+#[test]
+fn follow_reads_a_langroid_task_log_as_langroid_writes_it() {
+    let log = std::fs::read_to_string("examples/formats/langroid-task.tsv").unwrap();
+    let lines: Vec<&str> = log.lines().collect();
+    let args = ["--seq", "T[calculator], A, L, U@helper, L"];
+    // The header, the set-up, two attempts and the first call: three rows.
+    let (rows, last) = follow("tsv", &args, &lines, 6, 3);
+    assert_eq!(rows[1]["input"], serde_json::json!(true));
+    assert_eq!(rows[2]["events"], serde_json::json!(["T", "T[calculator]"]));
+    // (`at` is the message's index: the set-up's two messages are not steps.)
+    assert_eq!(
+        (last["kind"].as_str(), last["at"].as_u64()),
+        (Some("done"), Some(8))
+    );
+}
+
+/// `check --follow --json ARGS` of a log that grows: its first `first` lines
+/// written, the `rows` rows they give read while the log is still growing, then the
+/// rest written. The rows read, and the verdict.
+fn follow(
+    extension: &str,
+    args: &[&str],
+    lines: &[&str],
+    first: usize,
+    rows: usize,
+) -> (Vec<serde_json::Value>, serde_json::Value) {
+    use std::io::{BufRead, BufReader, Write};
+    let path =
+        std::env::temp_dir().join(format!("doneseq-follow-{}.{extension}", std::process::id()));
     std::fs::write(&path, "").unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_doneseq"))
-        .args([
-            "check",
-            "--follow",
-            "--json",
-            "--config",
-            "examples/calculator.config.json",
-        ])
+        .args(["check", "--follow", "--json"])
+        .args(args)
         .arg(&path)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .stdout(std::process::Stdio::piped())
@@ -359,30 +393,25 @@ fn follow_prints_rows_as_the_log_grows_and_exits_at_the_stop() {
             .unwrap();
         writeln!(file, "{text}").unwrap();
     };
-    // The first three messages: their rows arrive while the log is still growing.
-    for line in &lines[..3] {
+    for line in &lines[..first] {
         append(line);
     }
-    let mut rows = Vec::new();
-    for _ in 0..3 {
+    let mut read = Vec::new();
+    for _ in 0..rows {
         let mut row = String::new();
         out.read_line(&mut row).unwrap();
-        rows.push(serde_json::from_str::<serde_json::Value>(&row).unwrap());
+        read.push(serde_json::from_str::<serde_json::Value>(&row).unwrap());
     }
-    assert_eq!(rows[2]["events"], serde_json::json!(["T", "T[calculator]"]));
-    for line in &lines[3..] {
+    for line in &lines[first..] {
         append(line);
     }
     let status = child.wait().unwrap();
     let mut rest = String::new();
     std::io::Read::read_to_string(&mut out, &mut rest).unwrap();
     assert!(status.success());
-    let last: serde_json::Value = serde_json::from_str(rest.lines().last().unwrap()).unwrap();
-    assert_eq!(
-        (last["kind"].as_str(), last["at"].as_u64()),
-        (Some("done"), Some(5))
-    );
+    let last = serde_json::from_str(rest.lines().last().unwrap()).unwrap();
     std::fs::remove_file(&path).ok();
+    (read, last)
 }
 
 #[test]
