@@ -295,3 +295,182 @@ fn a_line_of_another_task_or_an_attempt_is_still_checked() {
         );
     }
 }
+
+/// What a Langroid task does in a generated run, as its log shows it.
+#[derive(Clone, Debug)]
+enum Event {
+    /// A step whose message is from `role` (an entity: 0 LLM, 1 agent, 2 user),
+    /// with content `text`, after `attempts` responders' attempts.
+    Step {
+        role: usize,
+        text: u8,
+        attempts: usize,
+    },
+    /// A step that found no valid response: the attempts, then the pending message
+    /// logged again.
+    Stall { attempts: usize },
+    /// The sub-task runs (its own set-up, steps, a stall), then its result comes back
+    /// as the user's step of the task, from the sub-task.
+    SubTask { text: u8, steps: usize },
+    /// The task is run again: its set-up logged again.
+    Rerun,
+}
+
+fn events() -> impl proptest::strategy::Strategy<Value = Vec<Event>> {
+    use proptest::prelude::*;
+    let event = prop_oneof![
+        4 => (0..3usize, 0..3u8, 0..3usize)
+            .prop_map(|(role, text, attempts)| Event::Step { role, text, attempts }),
+        2 => (0..3usize).prop_map(|attempts| Event::Stall { attempts }),
+        1 => (0..3u8, 0..3usize).prop_map(|(text, steps)| Event::SubTask { text, steps }),
+        1 => Just(Event::Rerun),
+    ];
+    proptest::collection::vec(event, 0..24)
+}
+
+/// A message as the generated runs' test compares it: role, responder, content, input.
+type Expected = (String, Option<String>, String, Option<bool>);
+
+/// The log Langroid writes of `events`, and the messages of its response sequences
+/// (role, responder, content, whether input), as `langroid-tsv` must read them.
+fn run_of(events: &[Event]) -> (String, Vec<Expected>) {
+    const ENTITIES: [&str; 3] = ["Entity.LLM", "Entity.AGENT", "Entity.USER"];
+    const ROLES: [&str; 3] = ["llm", "agent", "user"];
+    let mut log = format!("{HEADER}\n");
+    let mut expected = Vec::new();
+    let mut last = String::new();
+    // A line of `task`, its fields after the task `|`-separated.
+    fn line(log: &mut String, mark: &str, task: &str, fields: &str) {
+        log.push_str(&format!("{mark}\t{task}\t{}\n", fields.replace('|', "\t")));
+    }
+    // A run's set-up: its system message and its input.
+    fn setup(log: &mut String, last: &mut String, expected: &mut Vec<Expected>, run: usize) {
+        let system = format!("Entity.SYSTEM|Entity.SYSTEM|t||None|||Be brief ({run}).");
+        let input = format!("Entity.USER|Entity.USER|t||None|||Question {run}");
+        line(log, "*", "t", &system);
+        line(log, "*", "t", &input);
+        expected.push((
+            "system".to_owned(),
+            None,
+            format!("Be brief ({run})."),
+            None,
+        ));
+        expected.push((
+            "user".to_owned(),
+            None,
+            format!("Question {run}"),
+            Some(true),
+        ));
+        *last = input;
+    }
+    // `n` responders' attempts that were not taken.
+    fn attempt(log: &mut String, n: usize) {
+        for i in 0..n {
+            let entity = ENTITIES[i % 3];
+            line(
+                log,
+                " ",
+                "t",
+                &format!("{entity}|Entity.USER|{entity}||None|||[CANNOT RESPOND]"),
+            );
+        }
+    }
+    let mut runs = 0;
+    setup(&mut log, &mut last, &mut expected, runs);
+    for event in events {
+        match *event {
+            Event::Step {
+                role,
+                text,
+                attempts,
+            } => {
+                attempt(&mut log, attempts);
+                let mut content = format!("says {text}");
+                let mut fields =
+                    format!("{}|{}|||None|||{content}", ENTITIES[role], ENTITIES[role]);
+                // Langroid's pending message changes at a step that found a response:
+                // a new message never repeats the last one.
+                if fields == last {
+                    content.push('!');
+                    fields.push('!');
+                }
+                line(&mut log, "*", "t", &fields);
+                expected.push((ROLES[role].to_owned(), None, content, None));
+                last = fields;
+            }
+            Event::Stall { attempts } => {
+                attempt(&mut log, attempts.max(1));
+                line(&mut log, "*", "t", &last);
+            }
+            Event::SubTask { text, steps } => {
+                line(
+                    &mut log,
+                    "*",
+                    "sub",
+                    "Entity.SYSTEM|Entity.SYSTEM|sub||None|||Help.",
+                );
+                line(
+                    &mut log,
+                    "*",
+                    "sub",
+                    "Entity.USER|Entity.USER|||None|||Asked.",
+                );
+                for i in 0..steps {
+                    line(
+                        &mut log,
+                        " ",
+                        "sub",
+                        "Entity.USER|Entity.USER|Entity.USER||None|||[CANNOT RESPOND]",
+                    );
+                    line(
+                        &mut log,
+                        "*",
+                        "sub",
+                        &format!("Entity.LLM|Entity.LLM|||None|||step {i}"),
+                    );
+                    line(
+                        &mut log,
+                        "*",
+                        "sub",
+                        &format!("Entity.LLM|Entity.LLM|||None|||step {i}"),
+                    );
+                }
+                let mut content = format!("result {text}");
+                let mut fields = format!("sub|Entity.USER|sub||None|||{content}");
+                if fields == last {
+                    content.push('!');
+                    fields.push('!');
+                }
+                line(&mut log, "*", "t", &fields);
+                expected.push(("user".to_owned(), Some("sub".to_owned()), content, None));
+                last = fields;
+            }
+            Event::Rerun => {
+                runs += 1;
+                setup(&mut log, &mut last, &mut expected, runs);
+            }
+        }
+    }
+    (log, expected)
+}
+
+proptest::proptest! {
+    /// Whatever a task does (steps after attempts, stalled steps, a sub-task's runs in
+    /// its log, runs again), its log reads as its response sequences: each run's
+    /// set-up, then each step's message once.
+    #[test]
+    fn a_generated_run_reads_as_its_response_sequence(events in events()) {
+        let (log, expected) = run_of(&events);
+        for format in [Format::Auto, Format::LangroidTsv] {
+            let messages = read(&log, format).unwrap();
+            let read: Vec<_> = messages
+                .iter()
+                .map(|m| {
+                    let responder = m.responder().map(str::to_owned);
+                    (m.role().as_str().to_owned(), responder, m.content().to_owned(), m.input())
+                })
+                .collect();
+            proptest::prop_assert_eq!(&read, &expected, "{}", log);
+        }
+    }
+}

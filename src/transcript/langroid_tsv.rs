@@ -8,13 +8,13 @@
 //! `block`, `tool_type`, `tool`, `content`). A sub-task writes to its caller's log.
 //!
 //! What Langroid's done sequences match is the task's `response_sequence`: the
-//! pending message after each step, added when it is a new one. So the run read
-//! here is the first task's marked lines: its set-up (the system message, then the
-//! message given to `run()`, the task's input), then each step's message (a task run
-//! again logs its set-up again: its input is input too). An
-//! attempt, a sub-task's own lines, and a marked line that repeats the one before
-//! (a step that found no valid response leaves the pending message as it was, and
-//! logs it again) are not messages of the run.
+//! pending message after each step, added when it is a new one. So the run read here
+//! is the first task's marked lines: its set-up (the system message, then the message
+//! given to `run()`, the task's input), then each step's message (a task run again
+//! logs its set-up again: its input is input too). An attempt, a sub-task's own
+//! lines, and a marked line that repeats the one before (a step that found no valid
+//! response leaves the pending message as it was, and logs it again) are not
+//! messages of the run.
 
 use std::borrow::Cow;
 
