@@ -44,6 +44,12 @@ its token usage. Stops map to Langroid's status codes: done to ``DONE``, a turn 
 to ``MAX_TURNS``, a token budget to ``MAX_TOKENS``, a time budget to ``TIMEOUT``, a
 loop to ``INF_LOOP``, another stuck stop to ``STALLED``, a failure to ``ERROR`` and a
 cancel to ``KILL``.
+
+Runs already made replay from the log Langroid writes of each task
+(``logs/<task>.tsv``), read as the task's ``response_sequence``::
+
+    monitor = doneseq.Monitor(done_sequences=["T[calculator], A"])
+    monitor.check_file("logs/calc.tsv")  # {"kind": "done", "steps": ..., ...}
 """
 
 from __future__ import annotations
