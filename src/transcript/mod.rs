@@ -311,12 +311,12 @@ fn read_until_newline<R: BufRead + ?Sized>(
     }
 }
 
-/// The length of the line end (`\n` or `\r\n`) that `bytes` ends with, if any.
 /// `text`, a line as read, without its line end.
 fn without_line_end(text: &str) -> &str {
     &text[..text.len() - line_end(text.as_bytes())]
 }
 
+/// The length of the line end (`\n` or `\r\n`) that `bytes` ends with, if any.
 fn line_end(bytes: &[u8]) -> usize {
     if bytes.ends_with(b"\r\n") {
         2
