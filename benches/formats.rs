@@ -43,6 +43,8 @@ fn cycle(format: Format) -> Vec<String> {
         Format::LangChain => include_str!("cycles/langchain.jsonl"),
         Format::Gemini => include_str!("cycles/gemini.jsonl"),
         Format::Smolagents => include_str!("cycles/smolagents.jsonl"),
+        // doneseq's JSONL with Langroid's roles and tool JSON in the content.
+        Format::Langroid => include_str!("cycles/langroid.jsonl"),
         // Its header first: written once, before the cycles.
         Format::LangroidTsv => include_str!("cycles/langroid-tsv.tsv"),
         _ => unreachable!("not benchmarked"),
@@ -165,7 +167,7 @@ fn read_once() -> bool {
 }
 
 /// The formats the bench reads, `jsonl` first.
-const FORMATS: [Format; 10] = [
+const FORMATS: [Format; 11] = [
     Format::Jsonl,
     Format::OpenAi,
     Format::Responses,
@@ -175,6 +177,7 @@ const FORMATS: [Format; 10] = [
     Format::LangChain,
     Format::Gemini,
     Format::Smolagents,
+    Format::Langroid,
     Format::LangroidTsv,
 ];
 

@@ -10,7 +10,7 @@ use super::{
     Format, TranscriptErrorKind, anthropic, autogen, completion, fast, gemini, langchain, langroid,
     otel, pydantic_ai, responses, smolagents,
 };
-use crate::Message;
+use crate::{Message, ToolCall};
 
 /// The messages of a record: one most of the time, two where a Responses item ends a
 /// model turn (the turn's message, then its own), kept inline (no allocation).
@@ -374,6 +374,21 @@ pub(super) fn scan<'a>(
         return None;
     }
     match kind {
+        Kind::Message if cx.langroid => {
+            // A Langroid log: the roles are known to be Langroid's, and the content
+            // is searched for tools, as `push_message` does on the serde path (a
+            // search that would go too far gives up: that path then says so).
+            fast::message(text, false, chat)?;
+            if let Some(message) = chat.message.as_mut().filter(|m| m.tool_calls.is_empty()) {
+                let calls: Vec<ToolCall<'a>> = langroid::tool_calls(&message.content)
+                    .ok()?
+                    .into_iter()
+                    .map(ToolCall::into_owned)
+                    .collect();
+                message.tool_calls = calls;
+            }
+            Some(())
+        }
         Kind::Message => fast::message(text, cx.detect_langroid, chat),
         Kind::Completion => fast::completion(text, cx.detect_langroid, chat),
         Kind::AnthropicResponse => {
@@ -389,10 +404,11 @@ pub(super) fn scan<'a>(
 /// Whether [`scan`] may read a record of kind `kind` now (asked first, so that no
 /// `Chat` is made and dropped for the records it does not read).
 pub(super) fn scans(kind: Kind, cx: &Context) -> bool {
+    let langroid_too = kind == Kind::Message;
     matches!(
         kind,
         Kind::Message | Kind::Completion | Kind::AnthropicResponse
-    ) && !cx.langroid
+    ) && (langroid_too || !cx.langroid)
         && !cx.responses.is_open()
 }
 
@@ -459,7 +475,7 @@ fn push_message<'a>(
             problem: Problem::Message(TranscriptErrorKind::ToolSearch, m),
         })?
         .into_iter()
-        .map(crate::ToolCall::into_owned)
+        .map(ToolCall::into_owned)
         .collect();
     out.push(calls.into_iter().fold(message, Message::with_tool_call));
     Ok(())

@@ -238,6 +238,47 @@ fn langroid_roles_are_left_to_serde_when_they_matter() {
     assert_eq!(agrees(line), Ok(true));
 }
 
+/// A Langroid log (its roles Langroid's entities) is scanned, its contents searched for
+/// tool JSON as the serde path searches them: the same messages either way.
+#[test]
+fn langroid_logs_are_scanned_as_serde_reads_them() {
+    use crate::transcript::{Format, read_transcript};
+
+    let cycle = include_str!("../../../benches/cycles/langroid.jsonl");
+    let sample = include_str!("../../../examples/formats/langroid.jsonl");
+    let edges = [
+        // Tools among prose, a nested request, an empty and a non-string one.
+        r#"{"role": "LLM", "content": "a {\"request\": \"x\", \"a\": {\"request\": \"y\"}} b {\"request\": \"\"} {\"request\": 1} {\"request\": \"z\"}"}"#,
+        // Structured calls: the content is not searched.
+        r#"{"role": "LLM", "content": "{\"request\": \"calc\"}", "tool_calls": [{"name": "other", "arguments": {}}]}"#,
+        r#"{"role": "Agent", "content": "{ not json {{"}"#,
+        r#"{"role": "LLM", "content": "{\"request\": \"calc\\u0075\"}"}"#,
+        r#"{"role": "User", "content": "plain"}"#,
+    ];
+    let log = format!("{sample}{cycle}{}\n", edges.join("\n"));
+    let fast = read_transcript(log.as_bytes(), Format::Auto).unwrap();
+    let slow = serde_only(|| read_transcript(log.as_bytes(), Format::Auto)).unwrap();
+    assert_eq!(fast, slow);
+    let names: Vec<&str> = fast[fast.len() - 5]
+        .tool_calls()
+        .iter()
+        .map(ToolCall::name)
+        .collect();
+    assert_eq!(names, ["x", "z"]);
+    // And the scanner reads them (else this would compare the serde path with itself).
+    let cx = Context {
+        langroid: true,
+        ..Context::default()
+    };
+    for line in cycle.lines().chain(edges) {
+        let mut chat = Chat::default();
+        assert!(
+            record::scan(Kind::Message, line, &cx, &mut chat).is_some(),
+            "{line}"
+        );
+    }
+}
+
 /// The sample files under `examples/` and `examples/formats/` whose extension is one
 /// of `extensions`, with their texts.
 fn sample_files(extensions: &[&str]) -> Vec<(std::path::PathBuf, String)> {
