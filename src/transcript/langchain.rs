@@ -19,7 +19,7 @@ use serde_json::value::RawValue;
 
 use super::parts::{is_silent, is_text, join};
 use super::record::{Failure, Out, each};
-use super::wire::{RawArguments, Str, StringOrList, failed, tool_call};
+use super::wire::{RawArguments, Str, StringOrList, TokenCounts, failed, tool_call};
 use crate::{Message, Role, ToolCall, Usage};
 
 /// The message types, as `type` names them (a chunk's type names its message's with
@@ -83,7 +83,7 @@ pub(super) struct Record<'a> {
     #[serde(default, borrow)]
     invalid_tool_calls: Option<Vec<Call<'a>>>,
     #[serde(default)]
-    usage_metadata: Option<UsageMetadata>,
+    usage_metadata: Option<TokenCounts>,
     #[serde(default, borrow)]
     tool_call_id: Option<Str<'a>>,
     #[serde(default, borrow)]
@@ -106,17 +106,6 @@ struct Call<'a> {
     id: Option<Str<'a>>,
     #[serde(default, borrow)]
     error: Option<Str<'a>>,
-}
-
-/// `usage_metadata`: `input_tokens` counts cache reads and writes; the totals and
-/// details are not read. (Not the providers' `ProviderUsage`: LangChain has none of
-/// its other names, whose matching cost 360 instructions a message here, measured.)
-#[derive(Deserialize)]
-struct UsageMetadata {
-    #[serde(default)]
-    input_tokens: u64,
-    #[serde(default)]
-    output_tokens: u64,
 }
 
 /// A content block (a list's item that is not a string): the fields the blocks read
@@ -279,10 +268,7 @@ fn message(record: Record<'_>) -> Result<Option<Message<'_>>, String> {
     if !errors.is_empty() {
         message = message.with_error(errors.join("; "));
     }
-    message.usage = record.usage_metadata.map(|u| Usage {
-        input_tokens: u.input_tokens,
-        output_tokens: u.output_tokens,
-    });
+    message.usage = record.usage_metadata.map(Usage::from);
     Ok(Some(message))
 }
 

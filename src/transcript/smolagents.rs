@@ -6,8 +6,9 @@
 //! its tool calls, its token usage) and then what came of it: the observations (the
 //! tools' results, or a code action's logs) as the agent's message, failed with the
 //! step's error; the step that gave the final answer ends with a stop. A planning step
-//! is the model's plan. A step's `model_input_messages` (the history it was given),
-//! timing, images and `action_output` are not read.
+//! is the model's plan. The final answer's step's `action_output` is the answer. A
+//! step's `model_input_messages` (the history it was given), timing and images are not
+//! read.
 
 use std::borrow::Cow;
 
@@ -16,8 +17,8 @@ use serde_json::value::RawValue;
 
 use super::parts::join;
 use super::record::{Failure, Out};
-use super::wire::{RawArguments, Str, tool_call};
-use crate::{Message, Role, ToolCall};
+use super::wire::{RawArguments, Str, TokenCounts, tool_call};
+use crate::{Message, Role, ToolCall, Usage};
 
 /// One step: the union of the fields of the kinds read (the keys present say which
 /// it is).
@@ -50,7 +51,7 @@ pub(super) struct Step<'a> {
     #[serde(default, borrow)]
     error: Option<StepError<'a>>,
     #[serde(default)]
-    token_usage: Option<TokenUsage>,
+    token_usage: Option<TokenCounts>,
     #[serde(default)]
     is_final_answer: Option<bool>,
     /// What the step's action returned: the answer, in the final answer's step.
@@ -105,14 +106,6 @@ struct StepError<'a> {
     message: Option<Str<'a>>,
 }
 
-#[derive(Deserialize)]
-struct TokenUsage {
-    #[serde(default)]
-    input_tokens: u64,
-    #[serde(default)]
-    output_tokens: u64,
-}
-
 /// The messages of a step.
 pub(super) fn read<'a>(
     step: Step<'a>,
@@ -127,7 +120,7 @@ pub(super) fn read<'a>(
         Ok(())
     } else if let Some(plan) = step.plan {
         let mut turn = Message::new(Role::Llm, plan.into_cow());
-        turn.usage = step.token_usage.map(TokenUsage::into_usage);
+        turn.usage = step.token_usage.map(Usage::from);
         out.push(turn);
         Ok(())
     } else if step.step_number.is_some() {
@@ -143,15 +136,6 @@ pub(super) fn read<'a>(
         )
     };
     read.map_err(|m| Failure::message(within, m))
-}
-
-impl TokenUsage {
-    fn into_usage(self) -> crate::Usage {
-        crate::Usage {
-            input_tokens: self.input_tokens,
-            output_tokens: self.output_tokens,
-        }
-    }
 }
 
 /// An action step: the model's turn, then its observations or error.
@@ -194,7 +178,7 @@ fn action<'a>(step: Step<'a>, out: &mut Out<'a>) -> Result<(), String> {
     // A step whose model call failed has no turn of the model's.
     if text.is_some() || !calls.is_empty() || step.token_usage.is_some() {
         let mut turn = Message::new(Role::Llm, text.unwrap_or_default());
-        turn.usage = step.token_usage.map(TokenUsage::into_usage);
+        turn.usage = step.token_usage.map(Usage::from);
         turn.tool_calls = calls;
         out.push(turn);
     }

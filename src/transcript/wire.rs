@@ -680,6 +680,28 @@ pub(super) fn is_langroid_role(role: &str) -> bool {
     matches!(role, "LLM" | "Agent" | "User" | "System")
 }
 
+/// Token counts written as `{"input_tokens", "output_tokens"}`, each counting all of
+/// its side (LangChain's `usage_metadata`, whose input counts cache reads and writes;
+/// smolagents' `token_usage`); totals and details are not read. (Not
+/// [`ProviderUsage`]: these have none of its other names, whose matching cost 360
+/// instructions a message in LangChain's, measured.)
+#[derive(Deserialize)]
+pub(super) struct TokenCounts {
+    #[serde(default)]
+    input_tokens: u64,
+    #[serde(default)]
+    output_tokens: u64,
+}
+
+impl From<TokenCounts> for Usage {
+    fn from(counts: TokenCounts) -> Usage {
+        Usage {
+            input_tokens: counts.input_tokens,
+            output_tokens: counts.output_tokens,
+        }
+    }
+}
+
 /// Token usage as a provider's response reports it (OpenAI's Chat Completions and
 /// Responses, Anthropic's, AutoGen's `models_usage`). Cache writes and reads count as
 /// input: Anthropic reports them apart from `input_tokens`, OpenAI within its prompt
