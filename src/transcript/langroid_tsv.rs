@@ -261,17 +261,20 @@ impl Log {
         Ok(())
     }
 
+    /// Where field `i` of the line split last is.
+    fn span(&self, i: usize) -> std::ops::Range<usize> {
+        self.starts[i]..self.starts[i + 1] - 1
+    }
+
     /// Field `i` of `line`, the line split last.
     fn field<'t>(&self, line: &'t [u8], i: usize) -> &'t [u8] {
-        line.get(self.starts[i]..self.starts[i + 1] - 1)
-            .unwrap_or(b"")
+        line.get(self.span(i)).unwrap_or(b"")
     }
 
     /// Field `i` of `line`, the line split last, as text.
     fn text<'t>(&self, line: &'t str, i: usize) -> &'t str {
         // (Tabs are ASCII: every offset is a character boundary.)
-        line.get(self.starts[i]..self.starts[i + 1] - 1)
-            .unwrap_or("")
+        line.get(self.span(i)).unwrap_or("")
     }
 
     /// The error `message` at line `at`, column `column`.
