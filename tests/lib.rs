@@ -5,6 +5,7 @@ mod util;
 mod answer;
 mod autotraits;
 mod backtracking;
+mod bedrock;
 #[cfg(feature = "cli")]
 mod check_cli;
 mod cli;

@@ -5,6 +5,7 @@
 //! formats apart without reading the rest, so the look costs a fraction of a parse.
 
 use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
 
 use super::record::Kind;
 
@@ -17,6 +18,13 @@ struct Keys {
     first_message_source: bool,
     /// The first element of `messages` is a LangChain message.
     first_message_langchain: bool,
+    /// The first element of `messages` is a Bedrock Converse message.
+    first_message_converse: bool,
+    /// `content` is a list whose first element is a Converse content block: an
+    /// object with no `type`, its first key a block kind (`text`, `toolUse`, ...).
+    converse_content: bool,
+    /// `stopReason` or `ResponseMetadata` (a Bedrock Converse response's).
+    converse_response: bool,
     /// `lc` (LangChain's serialization has it).
     lc: bool,
     input: bool,
@@ -78,6 +86,12 @@ fn decide(k: &Keys) -> Option<Kind> {
         Kind::Otlp
     } else if k.resource_logs {
         Kind::OtlpLogs
+    } else if k.role && k.converse_content && !typed {
+        Kind::BedrockMessage
+    } else if k.messages && k.first_message_converse {
+        Kind::BedrockRequest
+    } else if k.output && k.converse_response && !k.role && !typed {
+        Kind::BedrockResponse
     } else if k.parts && matches!(k.message_kind.as_deref(), Some("request" | "response")) {
         Kind::PydanticAi
     } else if k.parts && k.message_kind.is_none() && !typed {
@@ -183,9 +197,14 @@ impl<'de> Visitor<'de> for Look<'_> {
                     map.next_value_seed(Look(&mut first))?;
                     k.first_message_source = first.source;
                     k.first_message_langchain = is_langchain(&first);
+                    k.first_message_converse = first.role && first.converse_content;
+                }
+                "content" => {
+                    k.converse_content = converse_content(map.next_value::<&RawValue>()?.get());
                 }
                 other => {
                     match other {
+                        "stopReason" | "ResponseMetadata" => k.converse_response = true,
                         "role" => k.role = true,
                         "input" => k.input = true,
                         "output" => k.output = true,
@@ -242,6 +261,42 @@ impl<'de> Visitor<'de> for Look<'_> {
     fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<(), E> {
         Ok(())
     }
+}
+
+/// The keys a Converse content block is keyed by.
+const BLOCK_KINDS: &[&str] = &[
+    "text",
+    "toolUse",
+    "toolResult",
+    "reasoningContent",
+    "image",
+    "document",
+    "video",
+    "audio",
+    "citationsContent",
+    "guardContent",
+    "searchResult",
+    "cachePoint",
+];
+
+/// Whether the JSON text `content` is a list whose first element is a Bedrock
+/// Converse content block: an object whose first key is one of [`BLOCK_KINDS`], with
+/// no `type` (an OpenAI or Anthropic part has one). (Parsed again here: only a
+/// record whose kind is not known yet is looked at.)
+fn converse_content(content: &str) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Typed {
+        #[serde(rename = "type", default)]
+        kind: Option<IgnoredAny>,
+    }
+    let Ok(blocks) = serde_json::from_str::<Vec<&RawValue>>(content) else {
+        return false;
+    };
+    blocks.first().is_some_and(|block| {
+        let block = block.get();
+        super::first_key::first_key(block).is_some_and(|key| BLOCK_KINDS.contains(&key))
+            && serde_json::from_str::<Typed>(block).is_ok_and(|t| t.kind.is_none())
+    })
 }
 
 fn string(value: serde_json::Value) -> Option<String> {

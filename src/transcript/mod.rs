@@ -18,6 +18,7 @@
 
 mod anthropic;
 mod autogen;
+mod bedrock;
 mod completion;
 mod detect;
 mod fast;
@@ -109,11 +110,15 @@ pub enum Format {
     /// smolagents' memory: a run's steps as `agent.memory.get_full_steps()` (or
     /// `get_succinct_steps()`) gives them.
     Smolagents,
+    /// Amazon Bedrock's Converse API: messages of content blocks (Strands Agents'
+    /// `agent.messages`, with the usage Strands adds), a request with its `system`,
+    /// or a response.
+    Bedrock,
 }
 
 impl Format {
     /// Every format, in the order `--help` lists them.
-    pub const ALL: [Format; 13] = [
+    pub const ALL: [Format; 14] = [
         Format::Auto,
         Format::Jsonl,
         Format::OpenAi,
@@ -127,6 +132,7 @@ impl Format {
         Format::LangChain,
         Format::Gemini,
         Format::Smolagents,
+        Format::Bedrock,
     ];
 
     /// The format's name, as [`str::parse`] reads it.
@@ -146,6 +152,7 @@ impl Format {
             Format::LangChain => "langchain",
             Format::Gemini => "gemini",
             Format::Smolagents => "smolagents",
+            Format::Bedrock => "bedrock",
         }
     }
 

@@ -7,8 +7,8 @@ use serde::Deserialize;
 
 use super::wire::{Converted, JsonLine, Listed, MessageSeed, RawArguments, StringOrList};
 use super::{
-    Format, TranscriptErrorKind, anthropic, autogen, completion, fast, gemini, langchain, langroid,
-    otel, pydantic_ai, responses, smolagents,
+    Format, TranscriptErrorKind, anthropic, autogen, bedrock, completion, fast, gemini, langchain,
+    langroid, otel, pydantic_ai, responses, smolagents,
 };
 use crate::{Message, ToolCall};
 
@@ -61,6 +61,13 @@ pub(super) enum Kind {
     AdkSession,
     /// A smolagents memory step (`{"task"}`, `{"step_number", ...}`, ...).
     SmolagentsStep,
+    /// An Amazon Bedrock Converse message (`{"role", "content": [blocks]}`, each
+    /// block keyed by its kind).
+    BedrockMessage,
+    /// A Bedrock Converse request (`{"messages": [...], "system": [...]}`).
+    BedrockRequest,
+    /// A Bedrock Converse response (`{"output": {"message"}, "stopReason", ...}`).
+    BedrockResponse,
 }
 
 impl Kind {
@@ -88,6 +95,11 @@ impl Kind {
             Kind::AdkEvent => "a Google ADK event ({\"author\", \"content\", ...})",
             Kind::AdkSession => "a Google ADK session ({\"events\": [...]})",
             Kind::SmolagentsStep => "a smolagents step ({\"task\"}, {\"step_number\", ...})",
+            Kind::BedrockMessage => {
+                "a Bedrock Converse message ({\"role\", \"content\": [{\"text\"}, ...]})"
+            }
+            Kind::BedrockRequest => "a Bedrock Converse request ({\"messages\", \"system\"})",
+            Kind::BedrockResponse => "a Bedrock Converse response ({\"output\": {\"message\"}})",
         }
     }
 
@@ -108,6 +120,7 @@ impl Kind {
             | Kind::AdkEvent
             | Kind::AdkSession => Format::Gemini,
             Kind::SmolagentsStep => Format::Smolagents,
+            Kind::BedrockMessage | Kind::BedrockRequest | Kind::BedrockResponse => Format::Bedrock,
         }
     }
 
@@ -142,6 +155,9 @@ impl Kind {
                 Kind::AdkEvent,
                 Kind::AdkSession,
                 Kind::SmolagentsStep,
+                Kind::BedrockMessage,
+                Kind::BedrockRequest,
+                Kind::BedrockResponse,
             ],
             Format::Jsonl | Format::Langroid => &[Kind::Message],
             Format::OpenAi => &[Kind::Message, Kind::Completion, Kind::ChatRequest],
@@ -164,6 +180,11 @@ impl Kind {
                 Kind::AdkSession,
             ],
             Format::Smolagents => &[Kind::SmolagentsStep],
+            Format::Bedrock => &[
+                Kind::BedrockMessage,
+                Kind::BedrockRequest,
+                Kind::BedrockResponse,
+            ],
             // Not JSON: its lines go to its own reader.
             Format::LangroidTsv => &[],
         }
@@ -354,6 +375,9 @@ fn read_kind<'a>(
         Kind::AdkEvent => gemini::read_event(parse(text)?, text, out),
         Kind::AdkSession => gemini::read_session(parse(text)?, out),
         Kind::SmolagentsStep => smolagents::read(parse(text)?, text, out),
+        Kind::BedrockMessage => bedrock::read(parse(text)?, text, out),
+        Kind::BedrockRequest => bedrock::read_request(parse(text)?, out),
+        Kind::BedrockResponse => bedrock::read_response(parse(text)?, text, out),
     }
 }
 

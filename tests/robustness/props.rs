@@ -38,6 +38,7 @@ const FORMAT_SAMPLES: &[&str] = &[
     "pydantic-ai-messages.json",
     "smolagents-code-steps.jsonl",
     "smolagents-steps.json",
+    "strands-messages.json",
 ];
 
 /// The pieces of the fields of Langroid's task logs (tab-separated), after their
@@ -140,6 +141,13 @@ const JSON_PIECES: &[&str] = &[
     "\"gen_ai.input.messages\"",
     "\"execute_tool\"",
     "\"parts\"",
+    // Bedrock Converse's.
+    "\"toolUse\"",
+    "\"toolResult\"",
+    "\"toolUseId\"",
+    "\"status\"",
+    "\"json\"",
+    "\"stopReason\"",
     "\"{\\\"request\\\": \\\"x\\\"}\"",
     "null",
     "true",

@@ -34,19 +34,20 @@ pub(crate) struct Args {
     #[arg(long, value_name = "NAMES", value_delimiter = ',')]
     tools: Option<Vec<String>>,
     /// The transcript's format: auto (detected from the content); jsonl (doneseq's
-    /// messages, one a line); openai (Chat Completions messages, chat.completion
-    /// objects, requests); openai-responses (Responses API items, e.g. the Agents
-    /// SDK's to_input_list(), response objects, requests); anthropic (messages with
-    /// content blocks, requests with system, responses); autogen (AgentChat
-    /// model_dump() messages, TaskResult); langroid (tool JSON in the content found as
-    /// tool calls); langroid-tsv (Langroid's own task log, logs/<task>.tsv: the
-    /// message each step ended with); otel (OTLP JSON exports of GenAI, OpenInference or Langfuse spans,
-    /// and of GenAI log records); pydantic-ai (Pydantic AI's message history, e.g. a
-    /// run's all_messages_json()); langchain (LangChain's messages, e.g. a LangGraph
-    /// agent's: messages_to_dict(), model_dump(), dumpd(), a state's messages);
-    /// gemini (Gemini's contents: a chat's history, generateContent requests and
-    /// responses; Google ADK's events and saved sessions); smolagents (a run's memory
-    /// steps, e.g. agent.memory.get_full_steps()). All but jsonl, langroid and
+    /// messages, one a line); openai (Chat Completions messages, chat.completion objects,
+    /// requests); openai-responses (Responses API items, e.g. the Agents SDK's
+    /// to_input_list(), response objects, requests); anthropic (messages with content
+    /// blocks, requests with system, responses); autogen (AgentChat model_dump() messages,
+    /// TaskResult); langroid (tool JSON in the content found as tool calls); langroid-tsv
+    /// (Langroid's own task log, logs/<task>.tsv: the message each step ended with); otel
+    /// (OTLP JSON exports of GenAI, OpenInference or Langfuse spans, and of GenAI log
+    /// records); pydantic-ai (Pydantic AI's message history, e.g. a run's
+    /// all_messages_json()); langchain (LangChain's messages, e.g. a LangGraph agent's:
+    /// messages_to_dict(), model_dump(), dumpd(), a state's messages); gemini (Gemini's
+    /// contents: a chat's history, generateContent requests and responses; Google ADK's
+    /// events and saved sessions); smolagents (a run's memory steps, e.g.
+    /// agent.memory.get_full_steps()); bedrock (Amazon Bedrock Converse messages, e.g. a
+    /// Strands agent's agent.messages, requests, responses). All but jsonl, langroid and
     /// langroid-tsv also read a JSON document (an array, or one record on many lines).
     #[arg(long, default_value = "auto", value_parser = parse_format)]
     format: Format,

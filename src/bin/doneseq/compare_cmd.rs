@@ -19,8 +19,8 @@ pub(crate) struct Args {
     #[arg(long, value_name = "FILE", num_args = 1, required = true)]
     config: Vec<PathBuf>,
     /// The transcripts' format, as for check: auto, jsonl, openai, openai-responses,
-    /// anthropic, autogen, langroid, langroid-tsv, otel, pydantic-ai, langchain, gemini or
-    /// smolagents.
+    /// anthropic, autogen, langroid, langroid-tsv, otel, pydantic-ai, langchain, gemini,
+    /// smolagents or bedrock.
     #[arg(long, default_value = "auto", value_parser = |s: &str| s.parse::<Format>())]
     format: Format,
     /// Which messages are the task's input, not steps, as for check (replaces both

@@ -1,0 +1,444 @@
+//! Amazon Bedrock's Converse API messages, which Strands Agents keeps as its
+//! conversation (`agent.messages`).
+//!
+//! A message is `{"role": "user" | "assistant", "content": [blocks]}`, each block an
+//! object of one key naming its kind: `{"text": ...}`, `{"toolUse": {"toolUseId",
+//! "name", "input"}}`, `{"toolResult": {"toolUseId", "status", "content": [...]}}`,
+//! `{"reasoningContent": ...}`, media. Strands adds the call's `metadata` (its
+//! `usage`) to the model's messages. A request (`{"messages", "system"}`) and a
+//! response (`{"output": {"message"}, "stopReason", "usage"}`) hold the same
+//! messages.
+//!
+//! The model's message is one message: its texts joined by newlines (its reasoning is
+//! not its text), its tool uses. A user's message is its text, and a message for each
+//! tool result in it, in their order.
+
+use std::borrow::Cow;
+
+use serde::Deserialize;
+use serde::de::IgnoredAny;
+use serde_json::value::RawValue;
+
+use super::parts::join;
+use super::record::{Failure, Out, each};
+use super::wire::{RawArguments, Str, failed, tool_call};
+use crate::{Message as Step, Role, ToolCall};
+
+/// A Converse message. Strands' `tracking_id` and the call's `metrics` are not read.
+#[derive(Deserialize)]
+pub(super) struct Message<'a> {
+    #[serde(borrow)]
+    role: Str<'a>,
+    #[serde(borrow)]
+    content: Vec<Block<'a>>,
+    /// Strands' record of the call that wrote the message (the model's).
+    #[serde(default)]
+    metadata: Option<Metadata>,
+}
+
+#[derive(Deserialize)]
+struct Metadata {
+    #[serde(default)]
+    usage: Option<Usage>,
+}
+
+/// A call's token usage. Cache reads and writes count as input: Bedrock reports them
+/// apart from `inputTokens`. `totalTokens` is their sum with the output's.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Usage {
+    #[serde(default)]
+    input_tokens: Option<u64>,
+    #[serde(default)]
+    output_tokens: Option<u64>,
+    #[serde(default)]
+    cache_read_input_tokens: Option<u64>,
+    #[serde(default)]
+    cache_write_input_tokens: Option<u64>,
+}
+
+impl Usage {
+    fn into_usage(self) -> crate::Usage {
+        let input = [
+            self.input_tokens,
+            self.cache_read_input_tokens,
+            self.cache_write_input_tokens,
+        ];
+        crate::Usage {
+            input_tokens: input.into_iter().flatten().fold(0, u64::saturating_add),
+            output_tokens: self.output_tokens.unwrap_or(0),
+        }
+    }
+}
+
+/// A content block: one key, its kind. The keys of every kind are fields, so that a
+/// block of two kinds is found out (serde's derive of an enum would take the first)
+/// and an unknown key is an error that lists the known ones.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct Block<'a> {
+    #[serde(default, borrow)]
+    text: Option<Str<'a>>,
+    #[serde(default, borrow)]
+    tool_use: Option<ToolUse<'a>>,
+    #[serde(default, borrow)]
+    tool_result: Option<ToolResult<'a>>,
+    /// Text with its sources: the text is the model's.
+    #[serde(default, borrow)]
+    citations_content: Option<Citations<'a>>,
+    /// Content a guardrail assesses: its text is the message's.
+    #[serde(default, borrow)]
+    guard_content: Option<Guarded<'a>>,
+    /// The model's reasoning: not its answer.
+    #[serde(default)]
+    reasoning_content: Option<IgnoredAny>,
+    #[serde(default)]
+    image: Option<IgnoredAny>,
+    #[serde(default)]
+    document: Option<IgnoredAny>,
+    #[serde(default)]
+    video: Option<IgnoredAny>,
+    #[serde(default)]
+    audio: Option<IgnoredAny>,
+    #[serde(default)]
+    search_result: Option<IgnoredAny>,
+    /// A marker for the prompt cache.
+    #[serde(default)]
+    cache_point: Option<IgnoredAny>,
+}
+
+impl<'a> Block<'a> {
+    /// The block's kind, or what is wrong with it: none, or more than one.
+    fn kind(self) -> Result<Kind<'a>, String> {
+        let mut kinds = Vec::new();
+        let mut kind = None;
+        let mut found = |name: &'static str, k: Option<Kind<'a>>| {
+            if let Some(k) = k {
+                kinds.push(name);
+                kind = Some(k);
+            }
+        };
+        found("text", self.text.map(Kind::Text));
+        found("toolUse", self.tool_use.map(Kind::ToolUse));
+        found("toolResult", self.tool_result.map(Kind::ToolResult));
+        found(
+            "citationsContent",
+            self.citations_content.map(Kind::Citations),
+        );
+        found("guardContent", self.guard_content.map(Kind::Guarded));
+        let silent = [
+            ("reasoningContent", self.reasoning_content),
+            ("image", self.image),
+            ("document", self.document),
+            ("video", self.video),
+            ("audio", self.audio),
+            ("searchResult", self.search_result),
+            ("cachePoint", self.cache_point),
+        ];
+        for (name, value) in silent {
+            found(name, value.map(|_| Kind::Silent));
+        }
+        match (kind, kinds.len()) {
+            (Some(kind), 1) => Ok(kind),
+            (None, _) => Err(format!("holds none of the block kinds ({KINDS})")),
+            (Some(_), _) => Err(format!(
+                "holds {} (a block holds one kind)",
+                kinds.join(" and ")
+            )),
+        }
+    }
+}
+
+/// The block kinds, for the error on a block of none.
+const KINDS: &str = "text, toolUse, toolResult, citationsContent, guardContent, \
+    reasoningContent, image, document, video, audio, searchResult, cachePoint";
+
+/// What a block holds.
+enum Kind<'a> {
+    Text(Str<'a>),
+    ToolUse(ToolUse<'a>),
+    ToolResult(ToolResult<'a>),
+    Citations(Citations<'a>),
+    Guarded(Guarded<'a>),
+    /// Media, reasoning, a cache point: nothing doneseq reads.
+    Silent,
+}
+
+/// The model's request to run a tool. Its `type` (a server tool's) and
+/// `reasoningSignature` are not read.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ToolUse<'a> {
+    #[serde(default, borrow)]
+    tool_use_id: Option<Str<'a>>,
+    #[serde(default, borrow)]
+    name: Option<Str<'a>>,
+    #[serde(default)]
+    input: Option<RawArguments<'a>>,
+}
+
+/// A tool's result: its content blocks, and whether it failed.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ToolResult<'a> {
+    #[serde(default, borrow)]
+    tool_use_id: Option<Str<'a>>,
+    #[serde(default, borrow)]
+    status: Option<Str<'a>>,
+    #[serde(default, borrow)]
+    content: Option<Vec<ResultBlock<'a>>>,
+}
+
+/// A block of a tool's result: text, JSON (its text is the JSON's), or media.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct ResultBlock<'a> {
+    #[serde(default, borrow)]
+    text: Option<Str<'a>>,
+    #[serde(default, borrow)]
+    json: Option<&'a RawValue>,
+    /// Media: known (an unknown key is an error), not read.
+    #[allow(dead_code)]
+    #[serde(default)]
+    image: Option<IgnoredAny>,
+    #[allow(dead_code)]
+    #[serde(default)]
+    document: Option<IgnoredAny>,
+    #[allow(dead_code)]
+    #[serde(default)]
+    video: Option<IgnoredAny>,
+    #[allow(dead_code)]
+    #[serde(default)]
+    search_result: Option<IgnoredAny>,
+}
+
+/// Cited text: `content`'s texts (the citations themselves are not read).
+#[derive(Deserialize)]
+struct Citations<'a> {
+    #[serde(default, borrow)]
+    content: Vec<CitedText<'a>>,
+}
+
+#[derive(Deserialize)]
+struct CitedText<'a> {
+    #[serde(default, borrow)]
+    text: Option<Str<'a>>,
+}
+
+/// Guarded content: its `text.text` (an image guarded has none).
+#[derive(Deserialize)]
+struct Guarded<'a> {
+    #[serde(default, borrow)]
+    text: Option<CitedText<'a>>,
+}
+
+/// Whose a message is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Model,
+    User,
+}
+
+/// The messages of `message`, the model's carrying `usage` (a response's, where the
+/// message has none of its own). On an error, what was added is dropped by the reader
+/// with the record.
+fn read_message<'a>(
+    message: Message<'a>,
+    usage: Option<Usage>,
+    failure: Option<&'static str>,
+    out: &mut Out<'a>,
+) -> Result<(), String> {
+    let side = match &*message.role.0 {
+        "assistant" => Side::Model,
+        "user" => Side::User,
+        other => {
+            return Err(format!(
+                "a message of role \"{other}\" (expected \"user\" or \"assistant\")"
+            ));
+        }
+    };
+    let count = message.content.len();
+    let mut text: Option<Cow<'a, str>> = None;
+    let mut calls: Vec<ToolCall<'a>> = Vec::new();
+    let start = out.len();
+    for (i, block) in message.content.into_iter().enumerate() {
+        let at = || format!("content block {} of {count}", i + 1);
+        match block.kind().map_err(|m| format!("{} {m}", at()))? {
+            Kind::Text(piece) => text = Some(join(text, piece.into_cow())),
+            Kind::Citations(cited) => {
+                for piece in cited.content.into_iter().filter_map(|c| c.text) {
+                    text = Some(join(text, piece.into_cow()));
+                }
+            }
+            Kind::Guarded(guarded) => {
+                if let Some(piece) = guarded.text.and_then(|t| t.text) {
+                    text = Some(join(text, piece.into_cow()));
+                }
+            }
+            Kind::ToolUse(call) => {
+                if side == Side::User {
+                    return Err(format!("{}: a toolUse in the user's message", at()));
+                }
+                let name = (call.name)
+                    .filter(|n| !n.is_empty())
+                    .ok_or_else(|| format!("{}: a toolUse with no \"name\"", at()))?;
+                calls.push(tool_call(name.into_cow(), call.input, call.tool_use_id));
+            }
+            Kind::ToolResult(result) => {
+                if side == Side::Model {
+                    return Err(format!("{}: a toolResult in the model's message", at()));
+                }
+                // The user's text before the result is a turn before it.
+                if let Some(said) = text.take() {
+                    out.push(Step::new(Role::User, said));
+                }
+                out.push(tool_result(result).map_err(|m| format!("{}: {m}", at()))?);
+            }
+            Kind::Silent => {}
+        }
+    }
+    match side {
+        Side::Model => {
+            let mut reply = Step::new(Role::Llm, text.unwrap_or_default());
+            reply.tool_calls = calls;
+            reply.usage = message
+                .metadata
+                .and_then(|m| m.usage)
+                .or(usage)
+                .map(Usage::into_usage);
+            if let Some(reason) = failure {
+                reply = failed(reply, format!("the model stopped: {reason}"));
+            }
+            out.push(reply);
+        }
+        // A user's message is a turn even when it holds no text (an image alone); not
+        // when it holds only the tools' results.
+        Side::User if text.is_some() || out.len() == start => {
+            out.push(Step::new(Role::User, text.unwrap_or_default()));
+        }
+        Side::User => {}
+    }
+    Ok(())
+}
+
+/// A tool's result: its blocks' texts joined (JSON as its compact text), failed
+/// where its status is `error`.
+fn tool_result(result: ToolResult<'_>) -> Result<Step<'_>, String> {
+    let mut text: Option<Cow<'_, str>> = None;
+    for block in result.content.unwrap_or_default() {
+        if let Some(piece) = block.text {
+            text = Some(join(text, piece.into_cow()));
+        }
+        if let Some(json) = block.json {
+            text = Some(join(text, super::compact(json.get())));
+        }
+    }
+    let mut step = Step::new(Role::Agent, text.unwrap_or_default());
+    if let Some(id) = result.tool_use_id.filter(|id| !id.is_empty()) {
+        step = step.with_tool_call_id(id.into_cow());
+    }
+    match result.status.as_ref().map(|s| &*s.0) {
+        None | Some("success") => Ok(step),
+        Some("error") => Ok(failed(step, "the tool failed")),
+        Some(other) => Err(format!(
+            "a toolResult of status \"{other}\" (expected \"success\" or \"error\")"
+        )),
+    }
+}
+
+/// A message as a record of its own (a line, or an element of a conversation).
+pub(super) fn read<'a>(
+    message: Message<'a>,
+    within: &'a str,
+    out: &mut Out<'a>,
+) -> Result<(), Failure<'a>> {
+    read_message(message, None, None, out).map_err(|m| Failure::message(within, m))
+}
+
+/// A Converse request: its `messages`, its `system` prompt before them (text blocks;
+/// a cache point or guarded content in it is not the prompt's text). Its model,
+/// tools and settings are not messages.
+#[derive(Deserialize)]
+pub(super) struct Request<'a> {
+    #[serde(borrow)]
+    messages: Vec<&'a RawValue>,
+    #[serde(default, borrow)]
+    system: Option<Vec<SystemBlock<'a>>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct SystemBlock<'a> {
+    #[serde(default, borrow)]
+    text: Option<Str<'a>>,
+    /// Known (an unknown key is an error), not the prompt's text.
+    #[allow(dead_code)]
+    #[serde(default)]
+    guard_content: Option<IgnoredAny>,
+    #[allow(dead_code)]
+    #[serde(default)]
+    cache_point: Option<IgnoredAny>,
+}
+
+/// The messages of a request: its system prompt, then each message.
+pub(super) fn read_request<'a>(request: Request<'a>, out: &mut Out<'a>) -> Result<(), Failure<'a>> {
+    let mut system: Option<Cow<'a, str>> = None;
+    for block in request.system.unwrap_or_default() {
+        if let Some(piece) = block.text {
+            system = Some(join(system, piece.into_cow()));
+        }
+    }
+    if let Some(system) = system {
+        out.push(Step::new(Role::System, system));
+    }
+    each::<Message<'a>>(request.messages, |m, text, out| read(m, text, out), out)
+}
+
+/// A Converse response: the model's message, the call's usage, and why it stopped.
+/// Its `metrics`, `trace` and boto3's `ResponseMetadata` are not read.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct Response<'a> {
+    #[serde(borrow)]
+    output: Output<'a>,
+    #[serde(default, borrow)]
+    stop_reason: Option<Str<'a>>,
+    #[serde(default)]
+    usage: Option<Usage>,
+}
+
+#[derive(Deserialize)]
+struct Output<'a> {
+    #[serde(borrow)]
+    message: Message<'a>,
+}
+
+/// The stop reasons of a model turn that failed: a guardrail or the content filter
+/// stopped it, or its output (or tool use) could not be read.
+const FAILED: &[&str] = &[
+    "guardrail_intervened",
+    "content_filtered",
+    "malformed_model_output",
+    "malformed_tool_use",
+];
+
+/// The model's message of a response, failed where its stop reason says it failed.
+pub(super) fn read_response<'a>(
+    response: Response<'a>,
+    within: &'a str,
+    out: &mut Out<'a>,
+) -> Result<(), Failure<'a>> {
+    let message = response.output.message;
+    if message.role.0 != "assistant" {
+        return Err(Failure::message(
+            within,
+            format!(
+                "a response's message has role \"{}\" (expected \"assistant\")",
+                message.role.0
+            ),
+        ));
+    }
+    let failure = (response.stop_reason.as_ref())
+        .and_then(|reason| FAILED.iter().copied().find(|f| *f == reason.0));
+    read_message(message, response.usage, failure, out).map_err(|m| Failure::message(within, m))
+}

@@ -1,0 +1,206 @@
+//! Amazon Bedrock Converse messages (`--format bedrock`): a Strands agent's messages as
+//! Strands keeps them, the same one a line, requests and responses, what each block
+//! becomes, and errors.
+
+use doneseq::transcript::{Format, TranscriptErrorKind};
+
+use crate::formats::{read, sample, sample_text, summary, summary_of_values};
+
+#[test]
+fn a_strands_agents_messages() {
+    // Written by Strands Agents 1.62 (`agent.messages`, as `json.dump` writes it) for
+    // an agent of a scripted model that reasons, calls two tools at once (the second
+    // raises), calls a tool that returns JSON, answers, and is asked again.
+    insta::assert_snapshot!(sample("strands-messages.json", Format::Bedrock));
+}
+
+#[test]
+fn the_messages_one_a_line_read_as_the_whole_list() {
+    let text = sample_text("strands-messages.json");
+    let expected = summary_of_values(&read(&text, Format::Auto).unwrap());
+    let messages: Vec<serde_json::Value> = serde_json::from_str(&text).unwrap();
+    let lines: String = messages.iter().map(|m| format!("{m}\n")).collect();
+    for format in [Format::Auto, Format::Bedrock] {
+        assert_eq!(summary_of_values(&read(&lines, format).unwrap()), expected);
+    }
+    // A Converse request of the same messages: its system prompt first.
+    let request = serde_json::json!({
+        "modelId": "us.anthropic.claude-sonnet-4-5",
+        "system": [{"text": "Be brief."}, {"cachePoint": {"type": "default"}}],
+        "messages": messages,
+        "toolConfig": {"tools": []},
+        "inferenceConfig": {"maxTokens": 100},
+    })
+    .to_string();
+    for format in [Format::Auto, Format::Bedrock] {
+        let read = summary_of_values(&read(&request, format).unwrap());
+        assert_eq!(
+            read,
+            format!("0 system \"Be brief.\"\n{}", shift(&expected))
+        );
+    }
+}
+
+/// A summary with each message's index one higher.
+fn shift(summary: &str) -> String {
+    summary
+        .lines()
+        .map(|line| {
+            let (index, rest) = line.split_once(' ').unwrap();
+            format!("{} {rest}\n", index.parse::<usize>().unwrap() + 1)
+        })
+        .collect()
+}
+
+/// The summary of the Converse records `lines`.
+fn messages(lines: &[&str]) -> String {
+    summary(&read(&lines.join("\n"), Format::Bedrock).unwrap())
+}
+
+#[test]
+fn each_kind_of_block() {
+    assert_eq!(
+        messages(&[
+            // Text around media and a cache point; guarded text is text.
+            r#"{"role": "user", "content": [{"text": "Look at"}, {"image": {"format": "png", "source": {"bytes": "AA=="}}}, {"cachePoint": {"type": "default"}}, {"guardContent": {"text": {"text": "this", "qualifiers": ["query"]}}}]}"#,
+            // Reasoning is not the answer; cited text is; tool uses with no input and
+            // with no id.
+            r#"{"role": "assistant", "content": [{"reasoningContent": {"redactedContent": "eA=="}}, {"citationsContent": {"content": [{"text": "Seen"}, {"text": "twice"}], "citations": [{"title": "x"}]}}, {"toolUse": {"toolUseId": "t1", "name": "look"}}, {"toolUse": {"name": "zoom", "input": {"by": 2}, "type": "server_tool_use"}}], "metadata": {"usage": {"inputTokens": 10, "outputTokens": 4, "cacheReadInputTokens": 100, "cacheWriteInputTokens": 5}}}"#,
+            // Text before a result is a turn before it; text after it one after; JSON
+            // is its compact text; a result with no status succeeded.
+            r#"{"role": "user", "content": [{"text": "Before"}, {"toolResult": {"toolUseId": "t1", "content": [{"json": {"seen": [1, 2]}}, {"text": "and more"}, {"image": {"format": "png"}}]}}, {"toolResult": {"toolUseId": "t9", "status": "error", "content": []}}, {"text": "After"}]}"#,
+            // A user's message of media alone is a turn.
+            r#"{"role": "user", "content": [{"document": {"name": "d", "format": "txt"}}]}"#,
+            r#"{"role": "assistant", "content": []}"#,
+        ]),
+        "0 user \"Look at\\nthis\"\n\
+         1 llm \"Seen\\ntwice\" call look() id=Some(\"t1\") call zoom({\"by\": 2}) id=None \
+         tokens=115+4\n\
+         2 user \"Before\"\n\
+         3 agent \"{\\\"seen\\\":[1,2]}\\nand more\" answers=t1\n\
+         4 agent answers=t9 error=\"the tool failed\"\n\
+         5 user \"After\"\n\
+         6 user (no response)\n\
+         7 llm (no response)\n"
+    );
+}
+
+#[test]
+fn a_response_its_usage_and_its_stop_reason() {
+    let response = r#"{"ResponseMetadata": {"RequestId": "r1", "HTTPStatusCode": 200}, "output": {"message": {"role": "assistant", "content": [{"text": "Hi."}]}}, "stopReason": "end_turn", "usage": {"inputTokens": 12, "outputTokens": 3, "totalTokens": 15}, "metrics": {"latencyMs": 300}}"#;
+    let blocked = r#"{"output": {"message": {"role": "assistant", "content": [{"text": "Sorry, I can't."}]}}, "stopReason": "guardrail_intervened", "usage": {"inputTokens": 12, "outputTokens": 0}}"#;
+    let empty = r#"{"output": {"message": {"role": "assistant", "content": []}}, "stopReason": "malformed_tool_use"}"#;
+    for format in [Format::Auto, Format::Bedrock] {
+        let read = read(&[response, blocked, empty].join("\n"), format).unwrap();
+        assert_eq!(
+            summary(&read),
+            "0 llm \"Hi.\" tokens=12+3\n\
+             1 llm \"Sorry, I can't.\" tokens=12+0 error=\"Sorry, I can't.\"\n\
+             2 llm error=\"the model stopped: malformed_tool_use\"\n"
+        );
+    }
+}
+
+#[test]
+fn detection_looks_at_the_first_blocks_key() {
+    // Typed parts are OpenAI's or Anthropic's, whatever their first key.
+    let typed = r#"{"role": "user", "content": [{"text": "Hi", "type": "text"}]}"#;
+    let reader = doneseq::transcript::Reader::new(typed.as_bytes(), Format::Auto);
+    let mut reader = reader;
+    assert!(reader.next().unwrap().is_ok());
+    assert_eq!(reader.format(), Format::Jsonl);
+    let converse = r#"{"role": "user", "content": [{"text": "Hi"}]}"#;
+    let mut reader = doneseq::transcript::Reader::new(converse.as_bytes(), Format::Auto);
+    assert!(reader.next().unwrap().is_ok());
+    assert_eq!(reader.format(), Format::Bedrock);
+}
+
+#[test]
+fn errors_name_the_block_and_the_format() {
+    let cases = [
+        (
+            r#"{"role": "user", "content": [{"text": "a"}, {"txet": "b"}]}"#,
+            TranscriptErrorKind::Json,
+            "unknown field `txet`",
+        ),
+        (
+            r#"{"role": "user", "content": [{"text": "a", "image": {}}]}"#,
+            TranscriptErrorKind::Message,
+            "content block 1 of 1 holds text and image (a block holds one kind)",
+        ),
+        (
+            r#"{"role": "assistant", "content": [{"toolUse": {"toolUseId": "t", "input": {}}}]}"#,
+            TranscriptErrorKind::Message,
+            "content block 1 of 1: a toolUse with no \"name\"",
+        ),
+        (
+            r#"{"role": "user", "content": [{"toolUse": {"name": "f"}}]}"#,
+            TranscriptErrorKind::Message,
+            "content block 1 of 1: a toolUse in the user's message",
+        ),
+        (
+            r#"{"role": "assistant", "content": [{"text": "a"}, {"toolResult": {"toolUseId": "t"}}]}"#,
+            TranscriptErrorKind::Message,
+            "content block 2 of 2: a toolResult in the model's message",
+        ),
+        (
+            r#"{"role": "user", "content": [{"toolResult": {"toolUseId": "t", "status": "ok"}}]}"#,
+            TranscriptErrorKind::Message,
+            "a toolResult of status \"ok\" (expected \"success\" or \"error\")",
+        ),
+        (
+            r#"{"role": "system", "content": [{"text": "a"}]}"#,
+            TranscriptErrorKind::Message,
+            "a message of role \"system\" (expected \"user\" or \"assistant\")",
+        ),
+        (
+            r#"{"role": "user", "content": [{"toolResult": {"content": [{"html": "<p>"}]}}]}"#,
+            TranscriptErrorKind::Json,
+            "unknown field `html`",
+        ),
+        (
+            r#"{"output": {"message": {"role": "user", "content": [{"text": "a"}]}}, "stopReason": "end_turn"}"#,
+            TranscriptErrorKind::Message,
+            "a response's message has role \"user\" (expected \"assistant\")",
+        ),
+    ];
+    for (line, kind, message) in cases {
+        let log =
+            format!("{{\"role\": \"user\", \"content\": [{{\"text\": \"first\"}}]}}\n{line}\n");
+        for format in [Format::Auto, Format::Bedrock] {
+            let err = read(&log, format).unwrap_err();
+            assert_eq!((err.line, err.kind), (2, kind), "{line}: {err}");
+            assert!(err.message.contains(message), "{line}: {err}");
+            let named = if format == Format::Auto {
+                "format bedrock (detected)"
+            } else {
+                "format bedrock (given)"
+            };
+            assert!(err.message.contains(named), "{line}: {err}");
+            if kind == TranscriptErrorKind::Json {
+                assert!(err.column.is_some(), "{line}: {err}");
+            }
+        }
+    }
+    // A request's system block of a kind a system prompt does not hold.
+    let request = r#"{"system": [{"text": "a"}, {"json": 1}], "messages": [{"role": "user", "content": [{"text": "a"}]}]}"#;
+    for format in [Format::Auto, Format::Bedrock] {
+        let err = read(request, format).unwrap_err();
+        assert_eq!((err.line, err.column), (1, Some(34)), "{err}");
+        assert!(err.message.contains("unknown field `json`"), "{err}");
+        assert!(err.message.contains("a Bedrock Converse request"), "{err}");
+    }
+    // A block of no kind (`auto` cannot tell it from an OpenAI part without its type,
+    // and says that).
+    let err = read(r#"{"role": "user", "content": [{}]}"#, Format::Bedrock).unwrap_err();
+    assert_eq!(
+        (err.line, err.kind),
+        (1, TranscriptErrorKind::Message),
+        "{err}"
+    );
+    assert!(
+        err.message
+            .contains("content block 1 of 1 holds none of the block kinds (text, toolUse,"),
+        "{err}"
+    );
+}
