@@ -43,6 +43,8 @@ fn cycle(format: Format) -> Vec<String> {
         Format::LangChain => include_str!("cycles/langchain.jsonl"),
         Format::Gemini => include_str!("cycles/gemini.jsonl"),
         Format::Smolagents => include_str!("cycles/smolagents.jsonl"),
+        // As Strands Agents keeps it (its usage and a tracking id on each message).
+        Format::Bedrock => include_str!("cycles/bedrock.jsonl"),
         // doneseq's JSONL with Langroid's roles and tool JSON in the content.
         Format::Langroid => include_str!("cycles/langroid.jsonl"),
         // Its header first: written once, before the cycles.
@@ -167,7 +169,7 @@ fn read_once() -> bool {
 }
 
 /// The formats the bench reads, `jsonl` first.
-const FORMATS: [Format; 11] = [
+const FORMATS: [Format; 12] = [
     Format::Jsonl,
     Format::OpenAi,
     Format::Responses,
@@ -179,6 +181,7 @@ const FORMATS: [Format; 11] = [
     Format::Smolagents,
     Format::Langroid,
     Format::LangroidTsv,
+    Format::Bedrock,
 ];
 
 /// `DONESEQ_BEST_OF=<rounds>`: each format's transcript read once in turn, and its

@@ -340,6 +340,28 @@ fn langroid_task_logs_borrow_their_lines() {
     );
 }
 
+/// Reading Bedrock Converse messages as Strands Agents keeps them with
+/// `Reader::next_borrowed`: every text, call and result borrows its line (the
+/// scanner folds each block into its message as it reads it: no list of blocks).
+/// What is left to allocate, each cycle of the conversation (the bench's): the two
+/// calls' lists.
+fn converse_messages_borrow_their_lines() {
+    const CYCLE: &str = include_str!("../benches/cycles/bedrock.jsonl");
+    assert_eq!(CYCLE.lines().count(), 6, "the cycle's messages");
+    let rounds = 200;
+    let (change, [messages, calls, texts]) = reading_after_a_cycle(CYCLE, rounds);
+    let cycles = rounds - 1;
+    assert_eq!(
+        (messages, calls, texts),
+        (6 * cycles, 2 * cycles, 5 * cycles)
+    );
+    assert_eq!(
+        (change.allocations, change.reallocations),
+        (cycles * 2, 0),
+        "{change:?}"
+    );
+}
+
 /// How long the size test runs each monitor (CI builds this test without
 /// optimizations: 5,000 steps, about 350 rounds of the stream, take seconds).
 const STEPS: usize = 5_000;
@@ -392,7 +414,7 @@ fn run_state_does_not_grow_with_the_run() {
 }
 
 fn main() {
-    let tests: [(&str, fn()); 7] = [
+    let tests: [(&str, fn()); 8] = [
         (
             "borrowed_reading_copies_no_text",
             borrowed_reading_copies_no_text,
@@ -412,6 +434,10 @@ fn main() {
         (
             "langroid_task_logs_borrow_their_lines",
             langroid_task_logs_borrow_their_lines,
+        ),
+        (
+            "converse_messages_borrow_their_lines",
+            converse_messages_borrow_their_lines,
         ),
         (
             "steady_state_observe_allocates_nothing",

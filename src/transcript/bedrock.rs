@@ -44,17 +44,17 @@ struct Metadata {
 
 /// A call's token usage. Cache reads and writes count as input: Bedrock reports them
 /// apart from `inputTokens`. `totalTokens` is their sum with the output's.
-#[derive(Deserialize)]
+#[derive(Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct Usage {
+pub(super) struct Usage {
     #[serde(default)]
-    input_tokens: Option<u64>,
+    pub(super) input_tokens: Option<u64>,
     #[serde(default)]
-    output_tokens: Option<u64>,
+    pub(super) output_tokens: Option<u64>,
     #[serde(default)]
-    cache_read_input_tokens: Option<u64>,
+    pub(super) cache_read_input_tokens: Option<u64>,
     #[serde(default)]
-    cache_write_input_tokens: Option<u64>,
+    pub(super) cache_write_input_tokens: Option<u64>,
 }
 
 impl Usage {
@@ -110,12 +110,15 @@ struct Block<'a> {
 impl<'a> Block<'a> {
     /// The block's kind, or what is wrong with it: none, or more than one.
     fn kind(self) -> Result<Kind<'a>, String> {
-        let mut kinds = Vec::new();
-        let mut kind = None;
+        // The first kind found, and the names of the first two (for the error).
+        let (mut kind, mut names, mut count) = (None, [""; 2], 0);
         let mut found = |name: &'static str, k: Option<Kind<'a>>| {
             if let Some(k) = k {
-                kinds.push(name);
-                kind = Some(k);
+                if count < 2 {
+                    names[count] = name;
+                }
+                count += 1;
+                kind.get_or_insert(k);
             }
         };
         found("text", self.text.map(Kind::Text));
@@ -138,12 +141,12 @@ impl<'a> Block<'a> {
         for (name, value) in silent {
             found(name, value.map(|_| Kind::Silent));
         }
-        match (kind, kinds.len()) {
+        match (kind, count) {
             (Some(kind), 1) => Ok(kind),
             (None, _) => Err(format!("holds none of the block kinds ({KINDS})")),
             (Some(_), _) => Err(format!(
-                "holds {} (a block holds one kind)",
-                kinds.join(" and ")
+                "holds {} and {} (a block holds one kind)",
+                names[0], names[1]
             )),
         }
     }
@@ -239,6 +242,118 @@ enum Side {
     User,
 }
 
+/// A message's blocks folded into its messages as they are read (by serde, or by the
+/// fast path's scanner, which builds no list of blocks): the model's text and calls,
+/// a user's text, each tool result a message in its place.
+pub(super) struct Turn<'a> {
+    side: Side,
+    text: Option<Cow<'a, str>>,
+    calls: Vec<ToolCall<'a>>,
+    /// Where the message's messages begin in the caller's list.
+    start: usize,
+}
+
+impl<'a> Turn<'a> {
+    /// A message of `role` whose messages are added to `out`.
+    pub(super) fn new(role: &str, out: &Out<'a>) -> Result<Turn<'a>, String> {
+        let side = match role {
+            "assistant" => Side::Model,
+            "user" => Side::User,
+            other => {
+                return Err(format!(
+                    "a message of role \"{other}\" (expected \"user\" or \"assistant\")"
+                ));
+            }
+        };
+        Ok(Turn {
+            side,
+            text: None,
+            calls: Vec::new(),
+            start: out.len(),
+        })
+    }
+
+    /// A text block's text (or cited or guarded text).
+    pub(super) fn text(&mut self, piece: Cow<'a, str>) {
+        self.text = Some(join(self.text.take(), piece));
+    }
+
+    /// A tool use.
+    pub(super) fn call(
+        &mut self,
+        name: Option<Str<'a>>,
+        input: Option<RawArguments<'a>>,
+        id: Option<Str<'a>>,
+    ) -> Result<(), &'static str> {
+        if self.side == Side::User {
+            return Err("a toolUse in the user's message");
+        }
+        let name = name
+            .filter(|n| !n.is_empty())
+            .ok_or("a toolUse with no \"name\"")?;
+        self.calls.push(tool_call(name.into_cow(), input, id));
+        Ok(())
+    }
+
+    /// A tool result: its text (its blocks' joined), failed where its status is
+    /// `error`. The user's text before it is a turn before it.
+    pub(super) fn result(
+        &mut self,
+        id: Option<Str<'a>>,
+        status: Option<Str<'a>>,
+        text: Option<Cow<'a, str>>,
+        out: &mut Out<'a>,
+    ) -> Result<(), String> {
+        if self.side == Side::Model {
+            return Err("a toolResult in the model's message".into());
+        }
+        let mut step = Step::new(Role::Agent, text.unwrap_or_default());
+        if let Some(id) = id.filter(|id| !id.is_empty()) {
+            step = step.with_tool_call_id(id.into_cow());
+        }
+        let step = match status.as_ref().map(|s| &*s.0) {
+            None | Some("success") => step,
+            Some("error") => failed(step, "the tool failed"),
+            Some(other) => {
+                return Err(format!(
+                    "a toolResult of status \"{other}\" (expected \"success\" or \"error\")"
+                ));
+            }
+        };
+        if let Some(said) = self.text.take() {
+            out.push(Step::new(Role::User, said));
+        }
+        out.push(step);
+        Ok(())
+    }
+
+    /// The message's own message, once its blocks are read: the model's (with its
+    /// call's `usage`; failed, where the call's stop reason says it failed), or the
+    /// user's (even with no text, an image alone; not when it held only results).
+    pub(super) fn finish(
+        self,
+        usage: Option<Usage>,
+        failure: Option<&'static str>,
+        out: &mut Out<'a>,
+    ) {
+        match self.side {
+            Side::Model => {
+                let mut reply = Step::new(Role::Llm, self.text.unwrap_or_default());
+                reply.tool_calls = self.calls;
+                reply.usage = usage.map(Usage::into_usage);
+                if let Some(reason) = failure {
+                    reply = failed(reply, format!("the model stopped: {reason}"));
+                }
+                out.push(reply);
+            }
+            Side::User if self.text.is_some() || out.len() == self.start => {
+                out.push(Step::new(Role::User, self.text.unwrap_or_default()));
+            }
+            Side::User => {}
+        }
+    }
+}
+
 /// The messages of `message`, the model's carrying `usage` (a response's, where the
 /// message has none of its own). On an error, what was added is dropped by the reader
 /// with the record.
@@ -248,101 +363,52 @@ fn read_message<'a>(
     failure: Option<&'static str>,
     out: &mut Out<'a>,
 ) -> Result<(), String> {
-    let side = match &*message.role.0 {
-        "assistant" => Side::Model,
-        "user" => Side::User,
-        other => {
-            return Err(format!(
-                "a message of role \"{other}\" (expected \"user\" or \"assistant\")"
-            ));
-        }
-    };
+    let mut turn = Turn::new(&message.role.0, out)?;
     let count = message.content.len();
-    let mut text: Option<Cow<'a, str>> = None;
-    let mut calls: Vec<ToolCall<'a>> = Vec::new();
-    let start = out.len();
     for (i, block) in message.content.into_iter().enumerate() {
         let at = || format!("content block {} of {count}", i + 1);
         match block.kind().map_err(|m| format!("{} {m}", at()))? {
-            Kind::Text(piece) => text = Some(join(text, piece.into_cow())),
+            Kind::Text(piece) => turn.text(piece.into_cow()),
             Kind::Citations(cited) => {
                 for piece in cited.content.into_iter().filter_map(|c| c.text) {
-                    text = Some(join(text, piece.into_cow()));
+                    turn.text(piece.into_cow());
                 }
             }
             Kind::Guarded(guarded) => {
                 if let Some(piece) = guarded.text.and_then(|t| t.text) {
-                    text = Some(join(text, piece.into_cow()));
+                    turn.text(piece.into_cow());
                 }
             }
-            Kind::ToolUse(call) => {
-                if side == Side::User {
-                    return Err(format!("{}: a toolUse in the user's message", at()));
-                }
-                let name = (call.name)
-                    .filter(|n| !n.is_empty())
-                    .ok_or_else(|| format!("{}: a toolUse with no \"name\"", at()))?;
-                calls.push(tool_call(name.into_cow(), call.input, call.tool_use_id));
-            }
+            Kind::ToolUse(call) => turn
+                .call(call.name, call.input, call.tool_use_id)
+                .map_err(|m| format!("{}: {m}", at()))?,
             Kind::ToolResult(result) => {
-                if side == Side::Model {
-                    return Err(format!("{}: a toolResult in the model's message", at()));
+                let mut text = None;
+                for block in result.content.unwrap_or_default() {
+                    result_block(&mut text, block.text, block.json.map(RawValue::get));
                 }
-                // The user's text before the result is a turn before it.
-                if let Some(said) = text.take() {
-                    out.push(Step::new(Role::User, said));
-                }
-                out.push(tool_result(result).map_err(|m| format!("{}: {m}", at()))?);
+                turn.result(result.tool_use_id, result.status, text, out)
+                    .map_err(|m| format!("{}: {m}", at()))?;
             }
             Kind::Silent => {}
         }
     }
-    match side {
-        Side::Model => {
-            let mut reply = Step::new(Role::Llm, text.unwrap_or_default());
-            reply.tool_calls = calls;
-            reply.usage = message
-                .metadata
-                .and_then(|m| m.usage)
-                .or(usage)
-                .map(Usage::into_usage);
-            if let Some(reason) = failure {
-                reply = failed(reply, format!("the model stopped: {reason}"));
-            }
-            out.push(reply);
-        }
-        // A user's message is a turn even when it holds no text (an image alone); not
-        // when it holds only the tools' results.
-        Side::User if text.is_some() || out.len() == start => {
-            out.push(Step::new(Role::User, text.unwrap_or_default()));
-        }
-        Side::User => {}
-    }
+    let usage = message.metadata.and_then(|m| m.usage).or(usage);
+    turn.finish(usage, failure, out);
     Ok(())
 }
 
-/// A tool's result: its blocks' texts joined (JSON as its compact text), failed
-/// where its status is `error`.
-fn tool_result(result: ToolResult<'_>) -> Result<Step<'_>, String> {
-    let mut text: Option<Cow<'_, str>> = None;
-    for block in result.content.unwrap_or_default() {
-        if let Some(piece) = block.text {
-            text = Some(join(text, piece.into_cow()));
-        }
-        if let Some(json) = block.json {
-            text = Some(join(text, super::compact(json.get())));
-        }
+/// A tool result's block added to its text: its text, then its JSON's compact text.
+pub(super) fn result_block<'a>(
+    text: &mut Option<Cow<'a, str>>,
+    piece: Option<Str<'a>>,
+    json: Option<&'a str>,
+) {
+    if let Some(piece) = piece {
+        *text = Some(join(text.take(), piece.into_cow()));
     }
-    let mut step = Step::new(Role::Agent, text.unwrap_or_default());
-    if let Some(id) = result.tool_use_id.filter(|id| !id.is_empty()) {
-        step = step.with_tool_call_id(id.into_cow());
-    }
-    match result.status.as_ref().map(|s| &*s.0) {
-        None | Some("success") => Ok(step),
-        Some("error") => Ok(failed(step, "the tool failed")),
-        Some(other) => Err(format!(
-            "a toolResult of status \"{other}\" (expected \"success\" or \"error\")"
-        )),
+    if let Some(json) = json {
+        *text = Some(join(text.take(), super::compact(json)));
     }
 }
 

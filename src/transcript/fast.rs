@@ -5,7 +5,8 @@
 //! scanning its bytes. This scanner knows each format's common records: a chat
 //! message of the common fields (doneseq's, OpenAI's, Anthropic's content blocks),
 //! OpenAI's `chat.completion` object, Anthropic's response message, OpenAI's
-//! Responses items, AutoGen's messages and their tool calls and results. It builds a
+//! Responses items, AutoGen's messages and their tool calls and results, Bedrock
+//! Converse messages. It builds a
 //! chat message directly, and for the other records fills the struct serde fills, so
 //! that one conversion reads both; texts are borrowed from the line where they have
 //! no escapes.
@@ -55,6 +56,7 @@ macro_rules! match_key {
     }};
 }
 
+pub(super) mod converse;
 mod fields;
 mod scan;
 

@@ -421,6 +421,7 @@ pub(super) fn scan<'a>(
             chat.message = Some(anthropic::read_response(&mut response, text).ok()?);
             Some(())
         }
+        Kind::BedrockMessage => fast::converse::message(text, chat),
         _ => None,
     }
 }
@@ -431,7 +432,7 @@ pub(super) fn scans(kind: Kind, cx: &Context) -> bool {
     let langroid_too = kind == Kind::Message;
     matches!(
         kind,
-        Kind::Message | Kind::Completion | Kind::AnthropicResponse
+        Kind::Message | Kind::Completion | Kind::AnthropicResponse | Kind::BedrockMessage
     ) && (langroid_too || !cx.langroid)
         && !cx.responses.is_open()
 }

@@ -7,7 +7,8 @@ use std::borrow::Cow;
 use proptest::prelude::*;
 
 use super::super::{
-    Chat, anthropic_response, completion, execution_results, function_calls, responses_item,
+    Chat, anthropic_response, completion, converse, execution_results, function_calls,
+    responses_item,
 };
 use super::{damaged, sample_files, serde_only};
 use crate::Message;
@@ -119,6 +120,67 @@ const RESPONSES_LEFT: &[&str] = &[
     r#"{"type": "message", "role": "user", "content": [{"text": "no type"}]}"#,
     r#"{"type": "function_call_output", "call_id": "c", "output": [{"type": "input_text", "text": "x"}, {"type": "tool_use", "name": "f"}]}"#,
 ];
+
+/// Bedrock Converse messages (Strands Agents' shape and the API's).
+const CONVERSE: &[&str] = &[
+    r#"{"role": "user", "content": [{"text": "What is 17 times 23, plus 4?"}], "tracking_id": "0f1e"}"#,
+    r#"{"role": "assistant", "content": [{"text": "Let me compute that."}, {"toolUse": {"toolUseId": "tooluse_1", "name": "calculator", "input": {"expression": "17 * 23 + 4"}}}], "metadata": {"usage": {"inputTokens": 61, "outputTokens": 22, "totalTokens": 83}, "metrics": {"latencyMs": 812}}, "tracking_id": "0f1f"}"#,
+    r#"{"role": "user", "content": [{"toolResult": {"toolUseId": "tooluse_1", "status": "success", "content": [{"text": "395"}]}}]}"#,
+    r#"{"role": "user", "content": [{"text": "before"}, {"toolResult": {"toolUseId": "a", "status": "error", "content": [{"json": {"x": [1, 2]}, "text": "t"}, {"image": {"format": "png"}}]}}, {"toolResult": {"content": null, "status": null, "toolUseId": null}}, {"text": "after \u00e9"}]}"#,
+    r#"{"role": "assistant", "content": [{"reasoningContent": {"reasoningText": {"text": "hmm", "signature": "s"}}}, {"toolUse": {"name": "f", "input": null, "type": "server_tool_use"}}, {"toolUse": {"toolUseId": "b", "name": "g", "input": [1, {"a": null}]}}], "metadata": {"usage": {"inputTokens": 1, "outputTokens": null, "cacheReadInputTokens": 5, "cacheWriteInputTokens": 2}}}"#,
+    r#"{"role": "user", "content": [{"image": {"format": "png", "source": {"bytes": "AA=="}}}, {"cachePoint": {"type": "default"}}]}"#,
+    r#"{"role": "assistant", "content": [], "metadata": null, "other": [1]}"#,
+    r#"{"role": "assistant", "content": [{"text": ""}], "metadata": {"usage": null}}"#,
+];
+
+/// Converse messages the scanner leaves to the serde path (which reads or refuses
+/// them).
+const CONVERSE_LEFT: &[&str] = &[
+    // Its role after its content; the rarer kinds of block.
+    r#"{"content": [{"text": "a"}], "role": "user"}"#,
+    r#"{"role": "assistant", "content": [{"citationsContent": {"content": [{"text": "a"}]}}]}"#,
+    r#"{"role": "user", "content": [{"guardContent": {"text": {"text": "a"}}}]}"#,
+    // Wrong: serde refuses these, with the position or the block.
+    r#"{"role": "user", "content": [{"text": "a", "image": {}}]}"#,
+    r#"{"role": "user", "content": [{"image": null}]}"#,
+    r#"{"role": "user", "content": [{"text": null}]}"#,
+    r#"{"role": "user", "content": [{}]}"#,
+    r#"{"role": "user", "content": [{"mystery": 1}]}"#,
+    r#"{"role": "user", "content": [{"toolUse": {"name": "f"}}]}"#,
+    r#"{"role": "assistant", "content": [{"toolUse": {"toolUseId": "t"}}]}"#,
+    r#"{"role": "assistant", "content": [{"toolUse": {"name": "f", "name": "g"}}]}"#,
+    r#"{"role": "assistant", "content": [{"toolResult": {"toolUseId": "t"}}]}"#,
+    r#"{"role": "user", "content": [{"toolResult": {"status": "ok"}}]}"#,
+    r#"{"role": "user", "content": [{"toolResult": {"content": [{"html": "x"}]}}]}"#,
+    r#"{"role": "user", "content": [{"toolResult": {"content": [{"text": "a", "text": "b"}]}}]}"#,
+    r#"{"role": "system", "content": [{"text": "a"}]}"#,
+    r#"{"role": "user", "content": null}"#,
+    r#"{"role": "user"}"#,
+    r#"{"role": "assistant", "content": [], "metadata": {"usage": {"inputTokens": 1.5}}}"#,
+    r#"{"role": "user", "role": "user", "content": []}"#,
+];
+
+#[test]
+fn converse_messages_are_scanned_as_serde_reads_them() {
+    for line in CONVERSE {
+        assert!(
+            converse::message(line, &mut Chat::default()).is_some(),
+            "{line}"
+        );
+    }
+    for line in CONVERSE_LEFT {
+        assert!(
+            converse::message(line, &mut Chat::default()).is_none(),
+            "{line}"
+        );
+    }
+    // After a Converse message, which makes the log's kind known (the scanner reads
+    // only then).
+    for line in CONVERSE.iter().chain(CONVERSE_LEFT) {
+        reads_alike(&format!("{}\n{line}\n", CONVERSE[0])).unwrap();
+    }
+    reads_alike(&CONVERSE.join("\n")).unwrap();
+}
 
 #[test]
 fn every_kind_is_scanned_as_serde_reads_it() {
@@ -252,6 +314,9 @@ const ALL: &[&str] = &[
     RESPONSES_ITEMS[16],
     r#"{"id": "2", "source": "assistant", "models_usage": {"prompt_tokens": 61, "completion_tokens": 22}, "metadata": {}, "content": [{"id": "call_1", "arguments": "{\"expression\": \"17 * 23 + 4\"}", "name": "calculator"}], "type": "ToolCallRequestEvent"}"#,
     r#"{"id": "3", "source": "assistant", "models_usage": null, "content": [{"content": "395", "name": "calculator", "call_id": "call_1", "is_error": false}], "type": "ToolCallExecutionEvent"}"#,
+    CONVERSE[1],
+    CONVERSE[3],
+    CONVERSE[4],
 ];
 
 /// The lines of Responses logs: items of every kind, items left to the serde path
