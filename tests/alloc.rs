@@ -303,17 +303,21 @@ fn string_arguments_are_kept_as_written() {
 fn adk_events_borrow_their_lines() {
     const CYCLE: &str = include_str!("../benches/cycles/gemini.jsonl");
     assert_eq!(CYCLE.lines().count(), 6, "the cycle's events");
-    let rounds = 200;
-    let (change, [messages, calls, texts]) = reading_after_a_cycle(CYCLE, rounds);
-    let cycles = rounds - 1;
-    assert_eq!(
-        (messages, calls, texts),
-        (6 * cycles, 2 * cycles, 5 * cycles)
-    );
     let (parts, lists, rare) = (6, 2, 2);
+    each_cycle_allocates("", CYCLE, [6, 2, 5], parts + lists + rare);
+}
+
+/// Reading `cycle` (after `header`) over and over: what each cycle after the first
+/// reads (`read`: messages, tool calls, messages with text) and allocates
+/// (`allocations`, none of them a reallocation).
+fn each_cycle_allocates(header: &str, cycle: &str, read: [usize; 3], allocations: usize) {
+    let rounds = 200;
+    let (change, counts) = reading_after_the_first(header, cycle, rounds);
+    let cycles = rounds - 1;
+    assert_eq!(counts, read.map(|n| n * cycles));
     assert_eq!(
         (change.allocations, change.reallocations),
-        (cycles * (parts + lists + rare), 0),
+        (cycles * allocations, 0),
         "{change:?}"
     );
 }
@@ -326,18 +330,7 @@ fn langroid_task_logs_borrow_their_lines() {
     const LOG: &str = include_str!("../benches/cycles/langroid-tsv.tsv");
     let (header, cycle) = LOG.split_at(LOG.find('\n').expect("a header line") + 1);
     assert_eq!(cycle.lines().count(), 13, "the cycle's lines");
-    let rounds = 200;
-    let (change, [messages, calls, texts]) = reading_after_the_first(header, cycle, rounds);
-    let cycles = rounds - 1;
-    assert_eq!(
-        (messages, calls, texts),
-        (6 * cycles, 2 * cycles, 6 * cycles)
-    );
-    assert_eq!(
-        (change.allocations, change.reallocations),
-        (cycles * 2, 0),
-        "{change:?}"
-    );
+    each_cycle_allocates(header, cycle, [6, 2, 6], 2);
 }
 
 /// Reading Bedrock Converse messages as Strands Agents keeps them with
@@ -348,18 +341,7 @@ fn langroid_task_logs_borrow_their_lines() {
 fn converse_messages_borrow_their_lines() {
     const CYCLE: &str = include_str!("../benches/cycles/bedrock.jsonl");
     assert_eq!(CYCLE.lines().count(), 6, "the cycle's messages");
-    let rounds = 200;
-    let (change, [messages, calls, texts]) = reading_after_a_cycle(CYCLE, rounds);
-    let cycles = rounds - 1;
-    assert_eq!(
-        (messages, calls, texts),
-        (6 * cycles, 2 * cycles, 5 * cycles)
-    );
-    assert_eq!(
-        (change.allocations, change.reallocations),
-        (cycles * 2, 0),
-        "{change:?}"
-    );
+    each_cycle_allocates("", CYCLE, [6, 2, 5], 2);
 }
 
 /// How long the size test runs each monitor (CI builds this test without

@@ -70,6 +70,7 @@ struct Keys {
 /// {"role": "model", "parts": [...]}           Gemini content
 /// {"author": "agent", "content": {...}}       Google ADK event
 /// {"step_number": 1, "model_output": ...}     smolagents step
+/// {"role": ..., "content": [{"text": ...}]}   Bedrock Converse message
 /// ```
 pub(super) fn kind(text: &str) -> Option<Kind> {
     let mut keys = Keys::default();

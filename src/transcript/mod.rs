@@ -1,7 +1,8 @@
 //! Transcript readers (feature `json`): doneseq's JSONL, and the logs of OpenAI
 //! (Chat Completions and the Responses API), Anthropic, AutoGen, Langroid, Pydantic
-//! AI, LangChain, Gemini and Google ADK, smolagents, and OpenTelemetry traces (GenAI and
-//! OpenInference spans), each format detected from the content by [`Format::Auto`].
+//! AI, LangChain, Gemini and Google ADK, smolagents, Amazon Bedrock Converse (Strands
+//! Agents), and OpenTelemetry traces (GenAI and OpenInference spans), each format
+//! detected from the content by [`Format::Auto`].
 //!
 //! [`Reader::next_borrowed`] gives each message borrowing its texts from the line (a
 //! replay of one message a line copies no text but the strings it decodes from
