@@ -26,7 +26,7 @@ fn the_messages_one_a_line_read_as_the_whole_list() {
     // A Converse request of the same messages: its system prompt first.
     let request = serde_json::json!({
         "modelId": "us.anthropic.claude-sonnet-4-5",
-        "system": [{"text": "Be brief."}, {"cachePoint": {"type": "default"}}],
+        "system": [{"text": "Be brief."}, {"cachePoint": {"type": "default"}}, {"guardContent": {"text": {"text": "Be kind."}}}],
         "messages": messages,
         "toolConfig": {"tools": []},
         "inferenceConfig": {"maxTokens": 100},
@@ -36,7 +36,7 @@ fn the_messages_one_a_line_read_as_the_whole_list() {
         let read = summary_of_values(&read(&request, format).unwrap());
         assert_eq!(
             read,
-            format!("0 system \"Be brief.\"\n{}", shift(&expected))
+            format!("0 system \"Be brief.\\nBe kind.\"\n{}", shift(&expected))
         );
     }
 }

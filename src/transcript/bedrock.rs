@@ -143,7 +143,10 @@ impl<'a> Block<'a> {
         }
         match (kind, count) {
             (Some(kind), 1) => Ok(kind),
-            (None, _) => Err(format!("holds none of the block kinds ({KINDS})")),
+            (None, _) => Err(format!(
+                "holds none of the block kinds ({})",
+                KINDS.join(", ")
+            )),
             (Some(_), _) => Err(format!(
                 "holds {} and {} (a block holds one kind)",
                 names[0], names[1]
@@ -152,9 +155,22 @@ impl<'a> Block<'a> {
     }
 }
 
-/// The block kinds, for the error on a block of none.
-const KINDS: &str = "text, toolUse, toolResult, citationsContent, guardContent, \
-    reasoningContent, image, document, video, audio, searchResult, cachePoint";
+/// The block kinds: the keys of [`Block`], in its order (for the error on a block of
+/// none, and what `auto` knows a Converse block by).
+pub(super) const KINDS: &[&str] = &[
+    "text",
+    "toolUse",
+    "toolResult",
+    "citationsContent",
+    "guardContent",
+    "reasoningContent",
+    "image",
+    "document",
+    "video",
+    "audio",
+    "searchResult",
+    "cachePoint",
+];
 
 /// What a block holds.
 enum Kind<'a> {
@@ -421,9 +437,9 @@ pub(super) fn read<'a>(
     read_message(message, None, None, out).map_err(|m| Failure::message(within, m))
 }
 
-/// A Converse request: its `messages`, its `system` prompt before them (text blocks;
-/// a cache point or guarded content in it is not the prompt's text). Its model,
-/// tools and settings are not messages.
+/// A Converse request: its `messages`, its `system` prompt before them (its text and
+/// guarded text blocks; a cache point is not text). Its model, tools and settings are
+/// not messages.
 #[derive(Deserialize)]
 pub(super) struct Request<'a> {
     #[serde(borrow)]
@@ -437,10 +453,9 @@ pub(super) struct Request<'a> {
 struct SystemBlock<'a> {
     #[serde(default, borrow)]
     text: Option<Str<'a>>,
-    /// Known (an unknown key is an error), not the prompt's text.
-    #[allow(dead_code)]
-    #[serde(default)]
-    guard_content: Option<IgnoredAny>,
+    #[serde(default, borrow)]
+    guard_content: Option<Guarded<'a>>,
+    /// Known (an unknown key is an error), not text.
     #[allow(dead_code)]
     #[serde(default)]
     cache_point: Option<IgnoredAny>,
@@ -450,7 +465,11 @@ struct SystemBlock<'a> {
 pub(super) fn read_request<'a>(request: Request<'a>, out: &mut Out<'a>) -> Result<(), Failure<'a>> {
     let mut system: Option<Cow<'a, str>> = None;
     for block in request.system.unwrap_or_default() {
-        if let Some(piece) = block.text {
+        let guarded = block
+            .guard_content
+            .and_then(|g| g.text)
+            .and_then(|t| t.text);
+        for piece in block.text.into_iter().chain(guarded) {
             system = Some(join(system, piece.into_cow()));
         }
     }
@@ -507,4 +526,27 @@ pub(super) fn read_response<'a>(
     let failure = (response.stop_reason.as_ref())
         .and_then(|reason| FAILED.iter().copied().find(|f| *f == reason.0));
     read_message(message, response.usage, failure, out).map_err(|m| Failure::message(within, m))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Block, KINDS};
+
+    /// `KINDS` lists `Block`'s keys, in its order, and nothing else: each is read as
+    /// the one kind of a block, and the error for an unknown key lists them.
+    #[test]
+    fn kinds_are_the_blocks_keys() {
+        for kind in KINDS {
+            let value = if *kind == "text" { "\"t\"" } else { "{}" };
+            let text = format!("{{\"{kind}\": {value}}}");
+            let block: Block = serde_json::from_str(&text).unwrap();
+            assert!(block.kind().is_ok(), "{kind}");
+        }
+        let error = serde_json::from_str::<Block>(r#"{"txet": 1}"#)
+            .err()
+            .unwrap()
+            .to_string();
+        let expected: Vec<String> = KINDS.iter().map(|k| format!("`{k}`")).collect();
+        assert!(error.contains(&expected.join(", ")), "{error}");
+    }
 }

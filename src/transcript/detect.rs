@@ -264,24 +264,8 @@ impl<'de> Visitor<'de> for Look<'_> {
     }
 }
 
-/// The keys a Converse content block is keyed by.
-const BLOCK_KINDS: &[&str] = &[
-    "text",
-    "toolUse",
-    "toolResult",
-    "reasoningContent",
-    "image",
-    "document",
-    "video",
-    "audio",
-    "citationsContent",
-    "guardContent",
-    "searchResult",
-    "cachePoint",
-];
-
 /// Whether the JSON text `content` is a list whose first element is a Bedrock
-/// Converse content block: an object whose first key is one of [`BLOCK_KINDS`], with
+/// Converse content block: an object whose first key is one of the block kinds (`text`, `toolUse`, ...), with
 /// no `type` (an OpenAI or Anthropic part has one). (Parsed again here: only a
 /// record whose kind is not known yet is looked at.)
 fn converse_content(content: &str) -> bool {
@@ -295,7 +279,8 @@ fn converse_content(content: &str) -> bool {
     };
     blocks.first().is_some_and(|block| {
         let block = block.get();
-        super::first_key::first_key(block).is_some_and(|key| BLOCK_KINDS.contains(&key))
+        let keyed = super::first_key::first_key(block);
+        keyed.is_some_and(|key| super::bedrock::KINDS.contains(&key))
             && serde_json::from_str::<Typed>(block).is_ok_and(|t| t.kind.is_none())
     })
 }
