@@ -204,3 +204,29 @@ fn errors_name_the_block_and_the_format() {
         "{err}"
     );
 }
+
+#[test]
+fn a_strands_agents_trace_in_either_conventions() {
+    // Written by Strands Agents 1.62 (OpenTelemetry's OTLP encoder) for an agent of
+    // Strands' Bedrock model (answered by botocore's Stubber) that calls two tools in
+    // one turn (the second raises) and answers. By default Strands records each
+    // message as an event whose content is JSON text of its Converse blocks; with the
+    // latest GenAI conventions opted in, each call's messages as the attributes of an
+    // event of its own, and a tool's result as its Converse blocks.
+    insta::assert_snapshot!(sample("otel-strands.json", Format::Otel));
+    // The same messages (their times are the runs').
+    let untimed = |name: &str| {
+        let messages = read(&sample_text(name), Format::Otel).unwrap();
+        let summary = summary_of_values(&messages);
+        let timed = summary.lines().filter(|l| l.contains(" at=")).count();
+        assert_eq!(timed, messages.len(), "{summary}");
+        summary
+            .lines()
+            .map(|l| format!("{}\n", &l[..l.rfind(" at=").unwrap()]))
+            .collect::<String>()
+    };
+    assert_eq!(
+        untimed("otel-strands-latest.json"),
+        untimed("otel-strands.json")
+    );
+}

@@ -1,11 +1,13 @@
-"""The bedrock transcript format against real Strands Agents runs: an agent of Strands'
-own Bedrock model, its Bedrock client answered offline by botocore's Stubber (which
-checks each response against the Converse API's model). What Strands keeps of the run
-(``agent.messages``, written whole and one message a line), and the last Converse
-call it made (the request, which holds the whole conversation and the system prompt,
-then the response), must stop, whatever the stop rule, where the run written as
-doneseq's JSONL stops: lines made from the test's own script (the model's turns) and
-from what Strands' hooks saw (the prompts, each tool's result)."""
+"""The bedrock and otel transcript formats against real Strands Agents runs: an agent
+of Strands' own Bedrock model, its Bedrock client answered offline by botocore's
+Stubber (which checks each response against the Converse API's model). What Strands
+keeps of the run (``agent.messages``, written whole and one message a line), the last
+Converse call it made (the request, which holds the whole conversation and the system
+prompt, then the response), and the run's OpenTelemetry trace as Strands records it
+(by default, and with the latest GenAI conventions opted in), exported by
+OpenTelemetry's own OTLP encoder, must stop, whatever the stop rule, where the run
+written as doneseq's JSONL stops: lines made from the test's own script (the model's
+turns) and from what Strands' hooks saw (the prompts, each tool's result)."""
 
 from __future__ import annotations
 
@@ -15,7 +17,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import strands.telemetry.tracer
 from botocore.stub import Stubber
+from google.protobuf.json_format import MessageToJson
+from opentelemetry import trace
+from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from recorded_runs import model_line, read_alike
 from strands import Agent, tool
 from strands.hooks import AfterModelCallEvent, AfterToolCallEvent
@@ -23,6 +32,12 @@ from strands.models.bedrock import BedrockModel
 from strands.tools.executors import SequentialToolExecutor
 
 import doneseq
+
+# Strands traces every run with the global tracer provider: its spans kept here.
+SPANS = InMemorySpanExporter()
+PROVIDER = TracerProvider()
+PROVIDER.add_span_processor(SimpleSpanProcessor(SPANS))
+trace.set_tracer_provider(PROVIDER)
 
 SYSTEM = "Be brief."
 PROMPTS = ["Add 2 and 3, divide 1 by 0, then look up the answer.", "And twice the sum?"]
@@ -108,9 +123,16 @@ def result_text(result: dict[str, Any]) -> str:
     return "\n".join(texts)
 
 
-def run_agent() -> tuple[Agent, list[dict[str, Any]], list[dict[str, Any]], list[Any]]:
+def run_agent(
+    conventions: str = "",
+) -> tuple[Agent, list[dict[str, Any]], list[dict[str, Any]], list[Any], str]:
     """The two invocations of the agent: the agent, the Converse requests it sent, the
-    responses it was given, and the run as doneseq's JSONL lines."""
+    responses it was given, the run as doneseq's JSONL lines, and its trace as an OTLP
+    JSON export, recorded by the GenAI conventions ``conventions`` opts in to
+    (``OTEL_SEMCONV_STABILITY_OPT_IN``, which Strands reads when it makes its tracer)."""
+    os.environ["OTEL_SEMCONV_STABILITY_OPT_IN"] = conventions
+    strands.telemetry.tracer._tracer_instance = None
+    SPANS.clear()
     # botocore signs nothing the Stubber answers, but wants credentials to exist.
     os.environ.setdefault("AWS_ACCESS_KEY_ID", "testing")
     os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "testing")
@@ -162,7 +184,14 @@ def run_agent() -> tuple[Agent, list[dict[str, Any]], list[dict[str, Any]], list
             assert str(result).strip() == lines[-1]["content"]
         stubber.assert_no_pending_responses()
     assert next(turns, None) is None
-    return agent, requests, responses, lines
+    spans = SPANS.get_finished_spans()
+    assert {span.name for span in spans} >= {"chat", "execute_tool add", "invoke_agent Strands Agents"}
+    return agent, requests, responses, lines, MessageToJson(encode_spans(spans))
+
+
+def write_text(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
 
 
 def write_lines(path: Path, records: list[Any]) -> Path:
@@ -175,7 +204,12 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """The run's records, each written to a file: Strands' messages (whole, and one a
     line), the last Converse call (its request and response), and doneseq's JSONL of
     the run (without and with the system prompt, which only a request holds)."""
-    agent, requests, responses, lines = run_agent()
+    agent, requests, responses, lines, spans = run_agent()
+    latest_spans = run_agent("gen_ai_latest_experimental")[-1]
+    # By default Strands records each message as an event; with the latest conventions
+    # opted in, each call's messages as the attributes of one event of its own.
+    assert "gen_ai.choice" in spans and "gen_ai.choice" not in latest_spans
+    assert "gen_ai.client.inference.operation.details" in latest_spans
     messages = agent.messages
     blocks = {key for m in messages for block in m["content"] for key in block}
     assert blocks == {"text", "toolUse", "toolResult", "reasoningContent"}
@@ -194,6 +228,11 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         "whole": whole,
         "lines": write_lines(directory / "messages.jsonl", messages),
         "call": write_lines(directory / "call.jsonl", [requests[-1], responses[-1]]),
+        "trace": write_text(directory / "trace.json", spans),
+        "latest trace": write_text(directory / "trace-latest.json", latest_spans),
+        "run with system": write_lines(
+            directory / "run-system.jsonl", [{"role": "system", "content": SYSTEM}, *lines]
+        ),
         "run": write_lines(directory / "run.jsonl", lines),
         # A request's messages carry no usage: only the last call's is known.
         "run as called": write_lines(
@@ -245,6 +284,15 @@ def test_the_last_converse_call_stops_as_the_run(run, stop):
         STEPS,
         sum(SCRIPT[-1]["usage"]),
     )
+
+
+@pytest.mark.parametrize("stop", STOPS)
+def test_the_runs_trace_stops_as_the_run(run, stop):
+    # Each chat span's input repeats the conversation: its new messages, then its
+    # answer (with the call's usage); each tool span a tool's result.
+    traces = {run["trace"]: "otel", run["latest trace"]: "otel"}
+    replay = read_alike(stop, traces, run["run with system"])
+    assert (replay["recorded_steps"], replay["recorded_tokens"]) == (STEPS, TOKENS)
 
 
 def test_a_damaged_message_is_an_error_naming_its_line_and_block(run, tmp_path):

@@ -428,6 +428,61 @@ pub(super) fn result_block<'a>(
     }
 }
 
+/// The messages of Converse content blocks written as JSON text (`text`, a list), as
+/// a message of `role` holds them: Strands Agents records a message's content so in
+/// its OpenTelemetry events. The model's blocks are its message; any other role's are
+/// a user's message's (each tool result a message), those that are not results of
+/// that role (a system prompt's text a system message).
+pub(super) fn blocks_messages(role: Role, text: &str) -> Result<Vec<Step<'static>>, String> {
+    let content: Vec<Block<'_>> = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    let side = if role == Role::Llm {
+        "assistant"
+    } else {
+        "user"
+    };
+    let message = Message {
+        role: Str(Cow::Borrowed(side)),
+        content,
+        metadata: None,
+    };
+    let mut out = Out::new();
+    read_message(message, None, None, &mut out)?;
+    Ok(out
+        .into_iter()
+        .map(|mut step| {
+            if step.role == Role::User {
+                step.role = role;
+            }
+            step.into_owned()
+        })
+        .collect())
+}
+
+/// The text of a tool's result given as Converse result blocks (a JSON list of
+/// objects keyed by `text`, `json` or media, as Strands Agents records a tool's
+/// response in its OpenTelemetry events): the blocks' texts and JSON joined. `None`
+/// for any other value.
+pub(super) fn result_blocks_text(value: &serde_json::Value) -> Option<String> {
+    const KEYS: &[&str] = &["text", "json", "image", "document", "video", "searchResult"];
+    let blocks = value.as_array().filter(|b| !b.is_empty())?;
+    let mut text: Option<Cow<'_, str>> = None;
+    for block in blocks {
+        let block = block.as_object().filter(|b| !b.is_empty())?;
+        if !block.keys().all(|k| KEYS.contains(&k.as_str())) {
+            return None;
+        }
+        match block.get("text") {
+            Some(serde_json::Value::String(piece)) => text = Some(join(text, Cow::Borrowed(piece))),
+            None | Some(serde_json::Value::Null) => {}
+            Some(_) => return None,
+        }
+        if let Some(json) = block.get("json").filter(|j| !j.is_null()) {
+            text = Some(join(text, Cow::Owned(json.to_string())));
+        }
+    }
+    Some(text.unwrap_or_default().into_owned())
+}
+
 /// A message as a record of its own (a line, or an element of a conversation).
 pub(super) fn read<'a>(
     message: Message<'a>,
@@ -530,7 +585,27 @@ pub(super) fn read_response<'a>(
 
 #[cfg(test)]
 mod tests {
-    use super::{Block, KINDS};
+    use super::{Block, KINDS, result_blocks_text};
+
+    /// A tool's response written as Converse result blocks is their text; any other
+    /// list is not taken for them.
+    #[test]
+    fn result_blocks_are_their_text() {
+        let text = |json: &str| result_blocks_text(&serde_json::from_str(json).unwrap());
+        let blocks = r#"[{"text": "a"}, {"json": {"b": [1, 2]}}, {"image": {}}, {"text": null}]"#;
+        assert_eq!(text(blocks).as_deref(), Some("a\n{\"b\":[1,2]}"));
+        assert_eq!(text(r#"[{"text": "5"}]"#).as_deref(), Some("5"));
+        for other in [
+            "[]",
+            "[1]",
+            "[{}]",
+            r#"[{"text": "a", "type": "text"}]"#,
+            r#"[{"text": 5}]"#,
+            r#"{"text": "a"}"#,
+        ] {
+            assert_eq!(text(other), None, "{other}");
+        }
+    }
 
     /// `KINDS` lists `Block`'s keys, in its order, and nothing else: each is read as
     /// the one kind of a block, and the error for an unknown key lists them.

@@ -268,7 +268,7 @@ impl<'de> Visitor<'de> for Look<'_> {
 /// Converse content block: an object whose first key is one of the block kinds (`text`, `toolUse`, ...), with
 /// no `type` (an OpenAI or Anthropic part has one). (Parsed again here: only a
 /// record whose kind is not known yet is looked at.)
-fn converse_content(content: &str) -> bool {
+pub(super) fn converse_content(content: &str) -> bool {
     #[derive(serde::Deserialize)]
     struct Typed {
         #[serde(rename = "type", default)]

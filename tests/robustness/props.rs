@@ -35,6 +35,8 @@ const FORMAT_SAMPLES: &[&str] = &[
     "otel-langfuse.json",
     "otel-openinference-langgraph.json",
     "otel-openinference.json",
+    "otel-strands-latest.json",
+    "otel-strands.json",
     "pydantic-ai-messages.json",
     "smolagents-code-steps.jsonl",
     "smolagents-steps.json",

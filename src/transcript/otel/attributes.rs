@@ -4,7 +4,8 @@
 use serde_json::Value;
 
 use super::langfuse::usage;
-use super::spans::{AnyValue, KeyValue};
+use super::logs::DETAILS;
+use super::spans::{AnyValue, Event, KeyValue};
 
 /// The span's attributes this reader uses.
 #[derive(Default)]
@@ -156,4 +157,24 @@ pub(super) fn attributes<'s>(list: &'s [KeyValue<'_>], name: Option<&'s str>) ->
     a.input_tokens = a.input_tokens.or(oi.input_tokens);
     a.output_tokens = a.output_tokens.or(oi.output_tokens);
     a
+}
+
+/// A span's messages recorded in its events of the latest conventions
+/// (`gen_ai.client.inference.operation.details`, whose attributes are a chat span's:
+/// Strands Agents writes one such event for each of `gen_ai.system_instructions`,
+/// `gen_ai.input.messages` and `gen_ai.output.messages`), where its attributes hold
+/// none.
+pub(super) fn with_details<'s>(a: &mut Attributes<'s>, events: &'s [Event<'_>]) {
+    for event in events.iter().filter(|e| e.name.0 == DETAILS) {
+        for kv in &event.attributes {
+            let Some(value) = &kv.value else { continue };
+            let slot = match &*kv.key.0 {
+                "gen_ai.input.messages" => &mut a.input,
+                "gen_ai.output.messages" => &mut a.output,
+                "gen_ai.system_instructions" => &mut a.system,
+                _ => continue,
+            };
+            slot.get_or_insert(value);
+        }
+    }
 }

@@ -5,6 +5,8 @@
 use serde_json::Value;
 
 use super::spans::{AnyValue, Event, KeyValue};
+use crate::transcript::bedrock;
+use crate::transcript::detect::converse_content;
 use crate::transcript::parts::Found;
 use crate::{Message, Role, ToolCall};
 
@@ -112,7 +114,10 @@ fn read_parts(parts: &[Value], found: &mut Found<'static>, at: &str) -> Result<S
                 found.calls.push(call);
             }
             "tool_call_response" => {
-                let content = json_text(part.get("response").or_else(|| part.get("result")));
+                let response = part.get("response").or_else(|| part.get("result"));
+                // Strands Agents records a tool's response as its Converse blocks.
+                let blocks = response.and_then(bedrock::result_blocks_text);
+                let content = blocks.unwrap_or_else(|| json_text(response));
                 let mut result = Message::new(Role::Agent, content);
                 if let Some(id) = part.get("id").and_then(Value::as_str) {
                     result = result.with_tool_call_id(id.to_owned());
@@ -140,6 +145,21 @@ pub(super) fn events(
             "gen_ai.tool.message" => Role::Agent,
             _ => continue,
         };
+        // Strands Agents writes a message's content (a choice's `message`) as JSON
+        // text of its Converse content blocks.
+        let blocks = (event.body.is_none())
+            .then(|| event.attributes.iter().find_map(converse_blocks))
+            .flatten();
+        if let Some(blocks) = blocks {
+            let read = bedrock::blocks_messages(role, blocks)
+                .map_err(|e| format!("event {}: {e}", event.name.0))?;
+            if event.name.0 == "gen_ai.choice" {
+                output.extend(read);
+            } else {
+                input.extend(read);
+            }
+            continue;
+        }
         let body = match &event.body {
             Some(body) => record_body(body),
             None => body(&event.attributes),
@@ -181,6 +201,15 @@ pub(super) fn events(
         }
     }
     Ok((input, output))
+}
+
+/// An event's `content` (or a choice's `message`) that is JSON text of Converse
+/// content blocks.
+fn converse_blocks<'e>(kv: &'e KeyValue<'_>) -> Option<&'e str> {
+    match &*kv.key.0 {
+        "content" | "message" => kv.value.as_ref()?.text().filter(|t| converse_content(t)),
+        _ => None,
+    }
 }
 
 /// An event's body: the JSON of `gen_ai.event.content`, or its attributes as fields

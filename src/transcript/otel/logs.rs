@@ -10,7 +10,7 @@ use crate::transcript::wire::Str;
 
 /// The event that holds a whole chat call in the latest conventions: its attributes
 /// are a chat span's (the messages structured, or as JSON text).
-const DETAILS: &str = "gen_ai.client.inference.operation.details";
+pub(super) const DETAILS: &str = "gen_ai.client.inference.operation.details";
 
 /// The older events: each a message of a call's input, or (`gen_ai.choice`) of its
 /// output.

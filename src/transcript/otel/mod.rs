@@ -36,7 +36,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
-use self::attributes::{Attributes, attributes};
+use self::attributes::{Attributes, attributes, with_details};
 use self::genai::{events, messages, system_messages};
 use self::openinference::{flat_messages, langchain_tool_message};
 use self::spans::{AnyValue, Nanos, Span};
@@ -226,7 +226,11 @@ fn read_spans<'a>(
     out: &mut Out<'a>,
 ) -> Result<(), Failure<'a>> {
     let attrs: Vec<Attributes<'_>> = (spans.iter())
-        .map(|s| attributes(&s.attributes, s.name.as_ref().map(|n| &*n.0)))
+        .map(|s| {
+            let mut a = attributes(&s.attributes, s.name.as_ref().map(|n| &*n.0));
+            with_details(&mut a, &s.events);
+            a
+        })
         .collect();
     // Each span's agent: its own name, or the nearest invoke_agent span's above it.
     let mut parents: HashMap<&str, (Option<&str>, Option<&str>)> = HashMap::new();
@@ -347,7 +351,7 @@ fn read_spans<'a>(
                 let shown = || call_id.as_ref().and_then(|id| responses.get(id)).cloned();
                 let output = || a.tool_output.map(AnyValue::to_text);
                 let content = match a.tool_result {
-                    Some(v) => v.to_text(),
+                    Some(v) => result_blocks(v).unwrap_or_else(|| v.to_text()),
                     None => (from_message.or_else(shown).or_else(output)).unwrap_or_default(),
                 };
                 if cx.otel.fresh.len() < MAX_KEPT {
@@ -636,6 +640,18 @@ fn chat_messages(span: &Span<'_>, a: &Attributes<'_>, cx: &mut Context) -> Resul
         }
     };
     Ok((!input.is_empty() || !output.is_empty()).then_some((input, output)))
+}
+
+/// A tool's result given as Converse result blocks (Strands Agents records
+/// `gen_ai.tool.call.result` so: JSON text of `[{"text": ...}, {"json": ...}]`), as
+/// the text the model is given: the blocks' texts and JSON joined.
+fn result_blocks(value: &AnyValue) -> Option<String> {
+    let json = match value.text() {
+        Some(text) if text.trim_start().starts_with('[') => serde_json::from_str(text).ok()?,
+        Some(_) => return None,
+        None => value.json(),
+    };
+    crate::transcript::bedrock::result_blocks_text(&json)
 }
 
 /// The [`signatures`] of `messages`, in order.
