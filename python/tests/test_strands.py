@@ -185,7 +185,11 @@ def run_agent(
         stubber.assert_no_pending_responses()
     assert next(turns, None) is None
     spans = SPANS.get_finished_spans()
-    assert {span.name for span in spans} >= {"chat", "execute_tool add", "invoke_agent Strands Agents"}
+    assert {span.name for span in spans} >= {
+        "chat",
+        "execute_tool add",
+        "invoke_agent Strands Agents",
+    }
     return agent, requests, responses, lines, MessageToJson(encode_spans(spans))
 
 
