@@ -131,6 +131,8 @@ def run_agent(
     JSON export, recorded by the GenAI conventions ``conventions`` opts in to
     (``OTEL_SEMCONV_STABILITY_OPT_IN``, which Strands reads when it makes its tracer)."""
     os.environ["OTEL_SEMCONV_STABILITY_OPT_IN"] = conventions
+    # Strands makes its tracer once per process and keeps it: made again here, it
+    # reads the conventions asked for.
     strands.telemetry.tracer._tracer_instance = None
     SPANS.clear()
     # botocore signs nothing the Stubber answers, but wants credentials to exist.
@@ -206,10 +208,15 @@ def write_lines(path: Path, records: list[Any]) -> Path:
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """The run's records, each written to a file: Strands' messages (whole, and one a
-    line), the last Converse call (its request and response), and doneseq's JSONL of
-    the run (without and with the system prompt, which only a request holds)."""
+    line), the last Converse call (its request and response), its traces (the same
+    script run again for the latest conventions), and doneseq's JSONL of the run
+    (without and with the system prompt, which only a request and a trace hold)."""
     agent, requests, responses, lines, spans = run_agent()
-    latest_spans = run_agent("gen_ai_latest_experimental")[-1]
+    try:
+        latest_spans = run_agent("gen_ai_latest_experimental")[-1]
+    finally:
+        os.environ.pop("OTEL_SEMCONV_STABILITY_OPT_IN")
+        strands.telemetry.tracer._tracer_instance = None
     # By default Strands records each message as an event; with the latest conventions
     # opted in, each call's messages as the attributes of one event of its own.
     assert "gen_ai.choice" in spans and "gen_ai.choice" not in latest_spans
