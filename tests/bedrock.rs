@@ -230,3 +230,28 @@ fn a_strands_agents_trace_in_either_conventions() {
         untimed("otel-strands.json")
     );
 }
+
+#[test]
+fn a_strands_sessions_saved_messages() {
+    // Written by Strands Agents 1.62's FileSessionManager (each message a file,
+    // `message_<id>.json`), one a line in their ids' order (as `jq -c` writes them).
+    insta::assert_snapshot!(sample("strands-session.jsonl", Format::Bedrock));
+    // The message Strands restores: what replaced it, where it was redacted.
+    let saved = [
+        r#"{"message": {"role": "user", "content": [{"text": "my card is 4111"}]}, "message_id": 0, "redact_message": {"role": "user", "content": [{"text": "[User input redacted.]"}]}, "created_at": "t"}"#,
+        r#"{"message": {"role": "assistant", "content": [{"text": "Hi."}], "metadata": {"usage": {"inputTokens": 3, "outputTokens": 1}}}, "message_id": 1, "redact_message": null}"#,
+    ];
+    for format in [Format::Auto, Format::Bedrock] {
+        assert_eq!(
+            summary(&read(&saved.join("\n"), format).unwrap()),
+            "0 user \"[User input redacted.]\"\n1 llm \"Hi.\" tokens=3+1\n"
+        );
+    }
+    let err = read(
+        r#"{"message": {"role": "user"}, "message_id": 0}"#,
+        Format::Auto,
+    )
+    .unwrap_err();
+    assert!(err.message.contains("missing field `content`"), "{err}");
+    assert!(err.message.contains("a Strands session's message"), "{err}");
+}

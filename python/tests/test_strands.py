@@ -1,13 +1,14 @@
 """The bedrock and otel transcript formats against real Strands Agents runs: an agent
 of Strands' own Bedrock model, its Bedrock client answered offline by botocore's
 Stubber (which checks each response against the Converse API's model). What Strands
-keeps of the run (``agent.messages``, written whole and one message a line), the last
-Converse call it made (the request, which holds the whole conversation and the system
-prompt, then the response), and the run's OpenTelemetry trace as Strands records it
-(by default, and with the latest GenAI conventions opted in), exported by
-OpenTelemetry's own OTLP encoder, must stop, whatever the stop rule, where the run
-written as doneseq's JSONL stops: lines made from the test's own script (the model's
-turns) and from what Strands' hooks saw (the prompts, each tool's result)."""
+keeps of the run (``agent.messages``, written whole and one message a line; the
+messages its FileSessionManager saved, one a line), the last Converse call it made
+(the request, which holds the whole conversation and the system prompt, then the
+response), and the run's OpenTelemetry trace as Strands records it (by default, and
+with the latest GenAI conventions opted in), exported by OpenTelemetry's own OTLP
+encoder, must stop, whatever the stop rule, where the run written as doneseq's JSONL
+stops: lines made from the test's own script (the model's turns) and from what
+Strands' hooks saw (the prompts, each tool's result)."""
 
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ from recorded_runs import model_line, read_alike
 from strands import Agent, tool
 from strands.hooks import AfterModelCallEvent, AfterToolCallEvent
 from strands.models.bedrock import BedrockModel
+from strands.session.file_session_manager import FileSessionManager
 from strands.tools.executors import SequentialToolExecutor
 
 import doneseq
@@ -124,12 +126,13 @@ def result_text(result: dict[str, Any]) -> str:
 
 
 def run_agent(
-    conventions: str = "",
+    conventions: str = "", session: Path | None = None
 ) -> tuple[Agent, list[dict[str, Any]], list[dict[str, Any]], list[Any], str]:
     """The two invocations of the agent: the agent, the Converse requests it sent, the
     responses it was given, the run as doneseq's JSONL lines, and its trace as an OTLP
     JSON export, recorded by the GenAI conventions ``conventions`` opts in to
-    (``OTEL_SEMCONV_STABILITY_OPT_IN``, which Strands reads when it makes its tracer)."""
+    (``OTEL_SEMCONV_STABILITY_OPT_IN``, which Strands reads when it makes its tracer).
+    With ``session`` a directory, Strands' FileSessionManager saves the run there."""
     os.environ["OTEL_SEMCONV_STABILITY_OPT_IN"] = conventions
     # Strands makes its tracer once per process and keeps it: made again here, it
     # reads the conventions asked for.
@@ -176,6 +179,9 @@ def run_agent(
         system_prompt=SYSTEM,
         callback_handler=None,
         tool_executor=SequentialToolExecutor(),
+        session_manager=(
+            FileSessionManager(session_id="s1", storage_dir=str(session)) if session else None
+        ),
     )
     agent.add_hook(called, AfterModelCallEvent)
     agent.add_hook(ran, AfterToolCallEvent)
@@ -211,7 +217,8 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     line), the last Converse call (its request and response), its traces (the same
     script run again for the latest conventions), and doneseq's JSONL of the run
     (without and with the system prompt, which only a request and a trace hold)."""
-    agent, requests, responses, lines, spans = run_agent()
+    directory = tmp_path_factory.mktemp("strands")
+    agent, requests, responses, lines, spans = run_agent(session=directory / "sessions")
     try:
         latest_spans = run_agent("gen_ai_latest_experimental")[-1]
     finally:
@@ -232,12 +239,20 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     assert len(requests) == len(SCRIPT)
     assert len(requests[-1]["messages"]) == len(messages) - 1
     assert requests[-1]["system"] == [{"text": SYSTEM}]
-    directory = tmp_path_factory.mktemp("strands")
+    # The session's saved messages, a file each: one a line, in their ids' order.
+    saved = sorted(
+        (directory / "sessions").glob("session_s1/agents/*/messages/message_*.json"),
+        key=lambda p: int(p.stem.removeprefix("message_")),
+    )
+    assert len(saved) == len(messages)
     whole = directory / "messages.json"
     whole.write_text(json.dumps(messages, indent=2), encoding="utf-8")
     return {
         "whole": whole,
         "lines": write_lines(directory / "messages.jsonl", messages),
+        "session": write_lines(
+            directory / "session.jsonl", [json.loads(p.read_text(encoding="utf-8")) for p in saved]
+        ),
         "call": write_lines(directory / "call.jsonl", [requests[-1], responses[-1]]),
         "trace": write_text(directory / "trace.json", spans),
         "latest trace": write_text(directory / "trace-latest.json", latest_spans),
@@ -282,7 +297,8 @@ TOKENS = sum(sum(turn["usage"]) for turn in SCRIPT)
 
 @pytest.mark.parametrize("stop", STOPS)
 def test_strands_messages_stop_as_the_run(run, stop):
-    replay = read_alike(stop, {run["whole"]: "bedrock", run["lines"]: "bedrock"}, run["run"])
+    saved = {run["whole"]: "bedrock", run["lines"]: "bedrock", run["session"]: "bedrock"}
+    replay = read_alike(stop, saved, run["run"])
     assert (replay["recorded_steps"], replay["recorded_tokens"]) == (STEPS, TOKENS)
 
 

@@ -492,6 +492,27 @@ pub(super) fn read<'a>(
     read_message(message, None, None, out).map_err(|m| Failure::message(within, m))
 }
 
+/// A message as Strands Agents' session managers save it (`FileSessionManager`
+/// writes each to a file of its own, `message_<id>.json`): the message, and what
+/// replaced it where it was redacted (a guardrail's verdict), which is what Strands
+/// restores. Its id and times are not read.
+#[derive(Deserialize)]
+pub(super) struct SessionMessage<'a> {
+    #[serde(borrow)]
+    message: Message<'a>,
+    #[serde(default, borrow)]
+    redact_message: Option<Message<'a>>,
+}
+
+/// A saved message: the message Strands restores.
+pub(super) fn read_saved<'a>(
+    saved: SessionMessage<'a>,
+    within: &'a str,
+    out: &mut Out<'a>,
+) -> Result<(), Failure<'a>> {
+    read(saved.redact_message.unwrap_or(saved.message), within, out)
+}
+
 /// A Converse request: its `messages`, its `system` prompt before them (its text and
 /// guarded text blocks; a cache point is not text). Its model, tools and settings are
 /// not messages.

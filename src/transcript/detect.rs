@@ -25,6 +25,9 @@ struct Keys {
     converse_content: bool,
     /// `stopReason` or `ResponseMetadata` (a Bedrock Converse response's).
     converse_response: bool,
+    /// `message_id` (a Strands session's saved message has it, beside `message`).
+    message_id: bool,
+    message: bool,
     /// `lc` (LangChain's serialization has it).
     lc: bool,
     input: bool,
@@ -71,6 +74,7 @@ struct Keys {
 /// {"author": "agent", "content": {...}}       Google ADK event
 /// {"step_number": 1, "model_output": ...}     smolagents step
 /// {"role": ..., "content": [{"text": ...}]}   Bedrock Converse message
+/// {"message": {...}, "message_id": 3}         Strands session's message
 /// ```
 pub(super) fn kind(text: &str) -> Option<Kind> {
     let mut keys = Keys::default();
@@ -93,6 +97,8 @@ fn decide(k: &Keys) -> Option<Kind> {
         Kind::BedrockRequest
     } else if k.output && k.converse_response && !k.role && !typed {
         Kind::BedrockResponse
+    } else if k.message && k.message_id && !k.role && !typed {
+        Kind::StrandsSessionMessage
     } else if k.parts && matches!(k.message_kind.as_deref(), Some("request" | "response")) {
         Kind::PydanticAi
     } else if k.parts && k.message_kind.is_none() && !typed {
@@ -206,6 +212,8 @@ impl<'de> Visitor<'de> for Look<'_> {
                 other => {
                     match other {
                         "stopReason" | "ResponseMetadata" => k.converse_response = true,
+                        "message_id" => k.message_id = true,
+                        "message" => k.message = true,
                         "role" => k.role = true,
                         "input" => k.input = true,
                         "output" => k.output = true,

@@ -66,6 +66,9 @@ pub(super) enum Kind {
     BedrockMessage,
     /// A Bedrock Converse request (`{"messages": [...], "system": [...]}`).
     BedrockRequest,
+    /// A Converse message as Strands Agents saves it in a session (`{"message",
+    /// "message_id", "redact_message", ...}`).
+    StrandsSessionMessage,
     /// A Bedrock Converse response (`{"output": {"message"}, "stopReason", ...}`).
     BedrockResponse,
 }
@@ -99,6 +102,9 @@ impl Kind {
                 "a Bedrock Converse message ({\"role\", \"content\": [{\"text\"}, ...]})"
             }
             Kind::BedrockRequest => "a Bedrock Converse request ({\"messages\", \"system\"})",
+            Kind::StrandsSessionMessage => {
+                "a Strands session's message ({\"message\", \"message_id\", ...})"
+            }
             Kind::BedrockResponse => "a Bedrock Converse response ({\"output\": {\"message\"}})",
         }
     }
@@ -120,7 +126,10 @@ impl Kind {
             | Kind::AdkEvent
             | Kind::AdkSession => Format::Gemini,
             Kind::SmolagentsStep => Format::Smolagents,
-            Kind::BedrockMessage | Kind::BedrockRequest | Kind::BedrockResponse => Format::Bedrock,
+            Kind::BedrockMessage
+            | Kind::BedrockRequest
+            | Kind::BedrockResponse
+            | Kind::StrandsSessionMessage => Format::Bedrock,
         }
     }
 
@@ -158,6 +167,7 @@ impl Kind {
                 Kind::BedrockMessage,
                 Kind::BedrockRequest,
                 Kind::BedrockResponse,
+                Kind::StrandsSessionMessage,
             ],
             Format::Jsonl | Format::Langroid => &[Kind::Message],
             Format::OpenAi => &[Kind::Message, Kind::Completion, Kind::ChatRequest],
@@ -184,6 +194,7 @@ impl Kind {
                 Kind::BedrockMessage,
                 Kind::BedrockRequest,
                 Kind::BedrockResponse,
+                Kind::StrandsSessionMessage,
             ],
             // Not JSON: its lines go to its own reader.
             Format::LangroidTsv => &[],
@@ -378,6 +389,7 @@ fn read_kind<'a>(
         Kind::BedrockMessage => bedrock::read(parse(text)?, text, out),
         Kind::BedrockRequest => bedrock::read_request(parse(text)?, out),
         Kind::BedrockResponse => bedrock::read_response(parse(text)?, text, out),
+        Kind::StrandsSessionMessage => bedrock::read_saved(parse(text)?, text, out),
     }
 }
 

@@ -41,6 +41,7 @@ const FORMAT_SAMPLES: &[&str] = &[
     "smolagents-code-steps.jsonl",
     "smolagents-steps.json",
     "strands-messages.json",
+    "strands-session.jsonl",
 ];
 
 /// The pieces of the fields of Langroid's task logs (tab-separated), after their
