@@ -27,6 +27,7 @@ struct Keys {
     converse_response: bool,
     /// `message_id` (a Strands session's saved message has it, beside `message`).
     message_id: bool,
+    /// `message`.
     message: bool,
     /// `lc` (LangChain's serialization has it).
     lc: bool,
@@ -273,9 +274,9 @@ impl<'de> Visitor<'de> for Look<'_> {
 }
 
 /// Whether the JSON text `content` is a list whose first element is a Bedrock
-/// Converse content block: an object whose first key is one of the block kinds (`text`, `toolUse`, ...), with
-/// no `type` (an OpenAI or Anthropic part has one). (Parsed again here: only a
-/// record whose kind is not known yet is looked at.)
+/// Converse content block: an object whose first key is one of the block kinds
+/// (`text`, `toolUse`, ...), with no `type` (an OpenAI or Anthropic part has one).
+/// (Parsed again here: only a record whose kind is not known yet is looked at.)
 pub(super) fn converse_content(content: &str) -> bool {
     #[derive(serde::Deserialize)]
     struct Typed {
