@@ -255,3 +255,35 @@ fn a_strands_sessions_saved_messages() {
     assert!(err.message.contains("missing field `content`"), "{err}");
     assert!(err.message.contains("a Strands session's message"), "{err}");
 }
+
+#[test]
+fn a_strands_trace_ending_in_its_tools_reads_their_results() {
+    // The default conventions record a tool's result in the next call's input and in
+    // the tool span's own choice event: a trace with no call after its tools (the
+    // sample without its last chat span) reads the results from the tool spans.
+    let mut export: serde_json::Value =
+        serde_json::from_str(&sample_text("otel-strands.json")).unwrap();
+    let spans = export["resourceSpans"][0]["scopeSpans"][0]["spans"]
+        .as_array_mut()
+        .unwrap();
+    let last_chat = (0..spans.len())
+        .filter(|&i| spans[i]["name"] == "chat")
+        .max_by_key(|&i| spans[i]["startTimeUnixNano"].as_str().unwrap().to_owned())
+        .unwrap();
+    spans.remove(last_chat);
+    let messages = read(&export.to_string(), Format::Otel).unwrap();
+    let results: Vec<(&str, Option<&str>)> = (messages.iter())
+        .filter(|m| m.role() == doneseq::Role::Agent)
+        .map(|m| (m.content(), m.error()))
+        .collect();
+    assert_eq!(
+        results,
+        [
+            ("5", None),
+            (
+                "Error: ZeroDivisionError - division by zero",
+                Some("division by zero")
+            )
+        ]
+    );
+}

@@ -350,9 +350,13 @@ fn read_spans<'a>(
                 let call_id = answered(&mut cx.otel.pending, a.tool_name, id);
                 let shown = || call_id.as_ref().and_then(|id| responses.get(id)).cloned();
                 let output = || a.tool_output.map(AnyValue::to_text);
+                // Strands Agents' own record of the result (its choice event), where
+                // no later call shows it (the run's last tool).
+                let choice = || tool_choice(&span.events);
                 let content = match a.tool_result {
                     Some(v) => result_blocks(v).unwrap_or_else(|| v.to_text()),
-                    None => (from_message.or_else(shown).or_else(output)).unwrap_or_default(),
+                    None => (from_message.or_else(shown).or_else(choice).or_else(output))
+                        .unwrap_or_default(),
                 };
                 if cx.otel.fresh.len() < MAX_KEPT {
                     cx.otel.fresh.push(content.clone());
@@ -652,6 +656,14 @@ fn result_blocks(value: &AnyValue) -> Option<String> {
         None => value.json(),
     };
     crate::transcript::bedrock::result_blocks_text(&json)
+}
+
+/// A tool span's result as Strands Agents records it by default: its `gen_ai.choice`
+/// event's `message`, JSON text of Converse result blocks.
+fn tool_choice(events: &[spans::Event<'_>]) -> Option<String> {
+    let choice = events.iter().find(|e| e.name.0 == "gen_ai.choice")?;
+    let message = choice.attributes.iter().find(|kv| kv.key.0 == "message")?;
+    result_blocks(message.value.as_ref()?)
 }
 
 /// The [`signatures`] of `messages`, in order.
