@@ -184,16 +184,17 @@ enum Kind<'a> {
 }
 
 /// The model's request to run a tool. Its `type` (a server tool's) and
-/// `reasoningSignature` are not read.
-#[derive(Deserialize)]
+/// `reasoningSignature` are not read. Filled by serde, or by the fast path's scanner
+/// (in a default one).
+#[derive(Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct ToolUse<'a> {
+pub(super) struct ToolUse<'a> {
     #[serde(default, borrow)]
-    tool_use_id: Option<Str<'a>>,
+    pub(super) tool_use_id: Option<Str<'a>>,
     #[serde(default, borrow)]
-    name: Option<Str<'a>>,
+    pub(super) name: Option<Str<'a>>,
     #[serde(default)]
-    input: Option<RawArguments<'a>>,
+    pub(super) input: Option<RawArguments<'a>>,
 }
 
 /// A tool's result: its content blocks, and whether it failed.
@@ -217,18 +218,26 @@ struct ResultBlock<'a> {
     #[serde(default, borrow)]
     json: Option<&'a RawValue>,
     /// Media: known (an unknown key is an error), not read.
-    #[allow(dead_code)]
     #[serde(default)]
     image: Option<IgnoredAny>,
-    #[allow(dead_code)]
     #[serde(default)]
     document: Option<IgnoredAny>,
-    #[allow(dead_code)]
     #[serde(default)]
     video: Option<IgnoredAny>,
-    #[allow(dead_code)]
     #[serde(default)]
     search_result: Option<IgnoredAny>,
+}
+
+impl ResultBlock<'_> {
+    /// Whether the block holds nothing (no key, or only `null`s).
+    fn is_empty(&self) -> bool {
+        self.text.is_none()
+            && self.json.is_none()
+            && self.image.is_none()
+            && self.document.is_none()
+            && self.video.is_none()
+            && self.search_result.is_none()
+    }
 }
 
 /// Cited text: `content`'s texts (the citations themselves are not read).
@@ -295,19 +304,15 @@ impl<'a> Turn<'a> {
     }
 
     /// A tool use.
-    pub(super) fn call(
-        &mut self,
-        name: Option<Str<'a>>,
-        input: Option<RawArguments<'a>>,
-        id: Option<Str<'a>>,
-    ) -> Result<(), &'static str> {
+    pub(super) fn call(&mut self, call: ToolUse<'a>) -> Result<(), &'static str> {
         if self.side == Side::User {
             return Err("a toolUse in the user's message");
         }
-        let name = name
+        let name = (call.name)
             .filter(|n| !n.is_empty())
             .ok_or("a toolUse with no \"name\"")?;
-        self.calls.push(tool_call(name.into_cow(), input, id));
+        self.calls
+            .push(tool_call(name.into_cow(), call.input, call.tool_use_id));
         Ok(())
     }
 
@@ -395,9 +400,7 @@ fn read_message<'a>(
                     turn.text(piece.into_cow());
                 }
             }
-            Kind::ToolUse(call) => turn
-                .call(call.name, call.input, call.tool_use_id)
-                .map_err(|m| format!("{}: {m}", at()))?,
+            Kind::ToolUse(call) => turn.call(call).map_err(|m| format!("{}: {m}", at()))?,
             Kind::ToolResult(result) => {
                 let mut text = None;
                 for block in result.content.unwrap_or_default() {
@@ -458,27 +461,18 @@ pub(super) fn blocks_messages(role: Role, text: &str) -> Result<Vec<Step<'static
         .collect())
 }
 
-/// The text of a tool's result given as Converse result blocks (a JSON list of
-/// objects keyed by `text`, `json` or media, as Strands Agents records a tool's
-/// response in its OpenTelemetry events): the blocks' texts and JSON joined. `None`
-/// for any other value.
-pub(super) fn result_blocks_text(value: &serde_json::Value) -> Option<String> {
-    const KEYS: &[&str] = &["text", "json", "image", "document", "video", "searchResult"];
-    let blocks = value.as_array().filter(|b| !b.is_empty())?;
-    let mut text: Option<Cow<'_, str>> = None;
+/// The text of a tool's result given as Converse result blocks (JSON text of a list
+/// of blocks keyed by `text`, `json` or media, at least one holding something, as
+/// Strands Agents records a tool's response in its OpenTelemetry events): the blocks'
+/// texts and JSON joined, as a `toolResult`'s. `None` for any other JSON.
+pub(super) fn result_blocks_text(json: &str) -> Option<String> {
+    let blocks: Vec<ResultBlock<'_>> = serde_json::from_str(json).ok()?;
+    if blocks.iter().all(ResultBlock::is_empty) {
+        return None;
+    }
+    let mut text = None;
     for block in blocks {
-        let block = block.as_object().filter(|b| !b.is_empty())?;
-        if !block.keys().all(|k| KEYS.contains(&k.as_str())) {
-            return None;
-        }
-        match block.get("text") {
-            Some(serde_json::Value::String(piece)) => text = Some(join(text, Cow::Borrowed(piece))),
-            None | Some(serde_json::Value::Null) => {}
-            Some(_) => return None,
-        }
-        if let Some(json) = block.get("json").filter(|j| !j.is_null()) {
-            text = Some(join(text, Cow::Owned(json.to_string())));
-        }
+        result_block(&mut text, block.text, block.json.map(RawValue::get));
     }
     Some(text.unwrap_or_default().into_owned())
 }
@@ -552,7 +546,7 @@ pub(super) fn read_request<'a>(request: Request<'a>, out: &mut Out<'a>) -> Resul
     if let Some(system) = system {
         out.push(Step::new(Role::System, system));
     }
-    each::<Message<'a>>(request.messages, |m, text, out| read(m, text, out), out)
+    each(request.messages, read, out)
 }
 
 /// A Converse response: the model's message, the call's usage, and why it stopped.
@@ -612,7 +606,7 @@ mod tests {
     /// list is not taken for them.
     #[test]
     fn result_blocks_are_their_text() {
-        let text = |json: &str| result_blocks_text(&serde_json::from_str(json).unwrap());
+        let text = result_blocks_text;
         let blocks = r#"[{"text": "a"}, {"json": {"b": [1, 2]}}, {"image": {}}, {"text": null}]"#;
         assert_eq!(text(blocks).as_deref(), Some("a\n{\"b\":[1,2]}"));
         assert_eq!(text(r#"[{"text": "5"}]"#).as_deref(), Some("5"));

@@ -8,7 +8,7 @@ use std::borrow::Cow;
 
 use super::Chat;
 use super::scan::{DEPTH, Scan, Seen};
-use crate::transcript::bedrock::{Turn, Usage, result_block};
+use crate::transcript::bedrock::{ToolUse, Turn, Usage, result_block};
 use crate::transcript::record::Out;
 use crate::transcript::wire::Str;
 
@@ -66,10 +66,7 @@ impl<'a> Scan<'a> {
         let inner = depth + 1;
         match_key!(s, {
             b"text" => turn.text(s.string()?),
-            b"toolUse" => {
-                let (name, input, id) = s.tool_use(inner)?;
-                turn.call(name, input, id).ok()?;
-            },
+            b"toolUse" => turn.call(s.tool_use(inner)?).ok()?,
             b"toolResult" => {
                 let (id, status, text) = s.tool_result(inner)?;
                 turn.result(id, status, text, out).ok()?;
@@ -90,36 +87,28 @@ impl<'a> Scan<'a> {
 
     /// A `toolUse`: its name, input and id (`type` and any other key skipped, as
     /// serde does); its braces at nesting `depth`.
-    #[allow(clippy::type_complexity)]
-    fn tool_use(
-        &mut self,
-        depth: usize,
-    ) -> Option<(
-        Option<Str<'a>>,
-        Option<crate::transcript::wire::RawArguments<'a>>,
-        Option<Str<'a>>,
-    )> {
+    fn tool_use(&mut self, depth: usize) -> Option<ToolUse<'a>> {
         let mut seen = Seen::default();
-        let (mut name, mut input, mut id) = (None, None, None);
+        let mut call = ToolUse::default();
         self.object(|s| {
             match_key!(s, {
                 b"toolUseId" => {
                     seen.once(0)?;
-                    id = s.str()?;
+                    call.tool_use_id = s.str()?;
                 },
                 b"name" => {
                     seen.once(1)?;
-                    name = s.str()?;
+                    call.name = s.str()?;
                 },
                 b"input" => {
                     seen.once(2)?;
-                    input = s.raw_arguments(depth + 1)?;
+                    call.input = s.raw_arguments(depth + 1)?;
                 },
                 _ => s.skip(depth + 1)?,
             });
             Some(())
         })?;
-        Some((name, input, id))
+        Some(call)
     }
 
     /// A `toolResult`: its id, status and text (its blocks' texts joined); its braces

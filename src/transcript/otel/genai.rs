@@ -116,7 +116,8 @@ fn read_parts(parts: &[Value], found: &mut Found<'static>, at: &str) -> Result<S
             "tool_call_response" => {
                 let response = part.get("response").or_else(|| part.get("result"));
                 // Strands Agents records a tool's response as its Converse blocks.
-                let blocks = response.and_then(bedrock::result_blocks_text);
+                let blocks = (response.filter(|r| r.is_array()))
+                    .and_then(|r| bedrock::result_blocks_text(&r.to_string()));
                 let content = blocks.unwrap_or_else(|| json_text(response));
                 let mut result = Message::new(Role::Agent, content);
                 if let Some(id) = part.get("id").and_then(Value::as_str) {

@@ -41,6 +41,7 @@ use self::genai::{events, messages, system_messages};
 use self::openinference::{flat_messages, langchain_tool_message};
 use self::spans::{AnyValue, Nanos, Span};
 pub(super) use self::spans::{Export, LogsExport};
+use super::bedrock;
 use super::record::{Context, Failure, Out};
 use crate::{Message, Role, Usage};
 
@@ -650,12 +651,14 @@ fn chat_messages(span: &Span<'_>, a: &Attributes<'_>, cx: &mut Context) -> Resul
 /// `gen_ai.tool.call.result` so: JSON text of `[{"text": ...}, {"json": ...}]`), as
 /// the text the model is given: the blocks' texts and JSON joined.
 fn result_blocks(value: &AnyValue) -> Option<String> {
-    let json = match value.text() {
-        Some(text) if text.trim_start().starts_with('[') => serde_json::from_str(text).ok()?,
+    let blocks = match value.text() {
+        Some(text) if text.trim_start().starts_with('[') => {
+            return bedrock::result_blocks_text(text);
+        }
         Some(_) => return None,
         None => value.json(),
     };
-    crate::transcript::bedrock::result_blocks_text(&json)
+    bedrock::result_blocks_text(&blocks.to_string())
 }
 
 /// A tool span's result as Strands Agents records it by default: its `gen_ai.choice`
