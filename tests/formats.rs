@@ -1445,6 +1445,53 @@ fn a_record_on_many_lines_is_one_document() {
 }
 
 #[test]
+fn documents_one_after_another_are_read_in_turn() {
+    // As `jq .` writes records, or `cat` joins files of one record each: indented
+    // documents, objects or arrays, with or without whitespace between them.
+    let stream = "{\n  \"role\": \"user\",\n  \"content\": \"6*7?\"\n}\n[\n  {\"role\": \"assistant\", \"content\": \"42\"},\n  {\"role\": \"user\", \"content\": \"thanks\"}\n]{\n  \"role\": \"assistant\",\n  \"content\": \"FINAL(42)\"\n}\n";
+    let mut reader = Reader::new(stream.as_bytes(), Format::Auto);
+    let messages: Vec<_> = reader.by_ref().collect::<Result<_, _>>().unwrap();
+    assert_eq!(
+        summary(&messages),
+        "0 user \"6*7?\"\n1 llm \"42\"\n2 user \"thanks\"\n3 llm \"FINAL(42)\"\n"
+    );
+    assert_eq!((reader.format(), reader.line()), (Format::Jsonl, 11));
+    // A wrong document comes after the messages of those before it, as a wrong line
+    // does: its error at its own line (and column, for JSON).
+    for (tail, line, column, message) in [
+        (
+            "{\n  \"role\": \"user\",\n  \"contnt\": 1\n}\n",
+            14,
+            Some(10),
+            "unknown field `contnt`",
+        ),
+        (
+            "{\n  \"role\": \"user\"\n  \"content\": \"x\"\n}\n",
+            14,
+            Some(3),
+            "expected `,` or `}`",
+        ),
+        (
+            "{\"role\": \"user\", \"content\": \"x\"} 12\n",
+            12,
+            Some(35),
+            "invalid type: integer `12`",
+        ),
+    ] {
+        let text = format!("{stream}{tail}");
+        let mut reader = Reader::new(text.as_bytes(), Format::Auto);
+        let read: Vec<_> = reader.by_ref().collect();
+        let (last, before) = read.split_last().unwrap();
+        let before: Vec<_> = before.iter().cloned().collect::<Result<_, _>>().unwrap();
+        let expected = if tail.ends_with("12\n") { 5 } else { 4 };
+        assert_eq!(before.len(), expected, "{tail}");
+        let err = last.clone().unwrap_err();
+        assert_eq!((err.line, err.column), (line, column), "{err}");
+        assert!(err.message.contains(message), "{err}");
+    }
+}
+
+#[test]
 fn a_tool_output_holding_tool_uses_is_refused_not_dropped() {
     let log = r#"{"type": "function_call_output", "call_id": "c", "output": [{"type": "tool_use", "name": "f", "input": {}}]}"#;
     let err = read(log, Format::Responses).unwrap_err();

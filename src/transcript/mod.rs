@@ -64,8 +64,8 @@ pub const MAX_JSON_DEPTH: usize = 64;
 /// A transcript format.
 ///
 /// Every format but [`Format::Jsonl`] and [`Format::Langroid`] is read from JSON
-/// Lines (one record a line) or from one JSON document (an array of records, or one
-/// record on many lines).
+/// Lines (one record a line) or from JSON documents (an array of records, or one
+/// record on many lines; one, or several one after another).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Format {
@@ -492,6 +492,10 @@ struct State<R> {
     seen_record: bool,
     /// The input is read to its end.
     ended: bool,
+    /// An error found after records whose messages are still in `pending`: given
+    /// once they are (a document of a stream of them that is wrong, after the
+    /// documents before it, as a wrong line comes after the lines before it).
+    deferred: Option<TranscriptError>,
     failed: bool,
 }
 
@@ -517,6 +521,7 @@ impl<R: BufRead> Reader<R> {
                 tsv: None,
                 seen_record: false,
                 ended: false,
+                deferred: None,
                 failed: false,
             },
         }
@@ -617,7 +622,8 @@ impl<R: BufRead> State<R> {
                 break;
             }
             if self.ended {
-                return Ok(None);
+                // (Only a stream of documents defers an error, and it is read whole.)
+                return self.deferred.take().map_or(Ok(None), Err);
             }
             // The next line that is not blank, into `buffer`.
             if !self.read_line(buffer)? {
@@ -930,7 +936,8 @@ impl<R: BufRead> State<R> {
     }
 
     /// Reads the rest of the input into `buffer` (which holds the first line) as one
-    /// JSON document: its messages go to `pending`.
+    /// JSON document, or as a stream of them (one after another, as `jq` writes
+    /// them): their messages go to `pending`.
     fn read_document(&mut self, buffer: &mut Vec<u8>) -> Result<(), TranscriptError> {
         let start = self.line;
         // As for a line: a final line end is not counted, one byte more shows it is
@@ -957,16 +964,49 @@ impl<R: BufRead> State<R> {
         let lines = memchr::memchr_iter(b'\n', body).count();
         let trimmed = text.trim();
         let mut out = record::Out::new();
-        if trimmed.starts_with('[') {
-            self.read_array(trimmed, text, start, &mut out)?;
-        } else {
-            let (key, predicted) = self.predict(trimmed);
-            self.read_record_in(trimmed, key, predicted, text, start, &mut out)?;
+        match documents(trimmed) {
+            // One document (or one that is not JSON: read whole, its error its own).
+            None => self.read_one(trimmed, text, start, &mut out)?,
+            Some(documents) => {
+                for document in documents {
+                    let document = document
+                        .map_err(|e| self.error(trimmed, text, start, record::Problem::Json(e)));
+                    let before = out.len();
+                    if let Err(error) =
+                        document.and_then(|d| self.read_one(d.get(), text, start, &mut out))
+                    {
+                        // The documents before it are given, then the error.
+                        out.truncate(before);
+                        self.pending
+                            .extend(out.into_iter().map(Message::into_owned));
+                        self.line = start + lines;
+                        self.deferred = Some(error);
+                        return Ok(());
+                    }
+                }
+            }
         }
         self.pending
             .extend(out.into_iter().map(Message::into_owned));
         self.line = start + lines;
         self.end()
+    }
+
+    /// The messages of one JSON document `text` (a part of `whole`, whose first line
+    /// is line `base`): an array's elements, or one record.
+    fn read_one<'t>(
+        &mut self,
+        text: &'t str,
+        whole: &'t str,
+        base: usize,
+        out: &mut record::Out<'t>,
+    ) -> Result<(), TranscriptError> {
+        if text.starts_with('[') {
+            self.read_array(text, whole, base, out)
+        } else {
+            let (key, predicted) = self.predict(text);
+            self.read_record_in(text, key, predicted, whole, base, out)
+        }
     }
 
     /// A JSON array of records, each read as the first one is (or as its own keys
@@ -1157,6 +1197,20 @@ impl<R: BufRead> State<R> {
             },
         }
     }
+}
+
+/// The JSON documents of `text` (trimmed) where it holds more than one (whitespace
+/// between them): `None` where it is one document, or does not start with one.
+fn documents(
+    text: &str,
+) -> Option<impl Iterator<Item = serde_json::Result<&serde_json::value::RawValue>>> {
+    let mut stream =
+        serde_json::Deserializer::from_str(text).into_iter::<&serde_json::value::RawValue>();
+    let first = stream.next()?.ok()?;
+    if stream.byte_offset() == text.len() {
+        return None;
+    }
+    Some(std::iter::once(Ok(first)).chain(stream))
 }
 
 /// Whether the first line (in `buffer`) is a record of its own: a whole JSON object.
