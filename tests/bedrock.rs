@@ -287,3 +287,89 @@ fn a_strands_trace_ending_in_its_tools_reads_their_results() {
         ]
     );
 }
+
+#[test]
+fn a_strands_agents_snapshot() {
+    // Written by Strands Agents 1.62's SnapshotSessionManager (`snapshot_latest.json`)
+    // for the agent of `strands-messages.json`, run again: its system prompt, then the
+    // same messages.
+    let messages =
+        summary_of_values(&read(&sample_text("strands-messages.json"), Format::Auto).unwrap());
+    let text = sample_text("strands-snapshot.json");
+    for format in [Format::Auto, Format::Bedrock] {
+        assert_eq!(
+            summary_of_values(&read(&text, format).unwrap()),
+            format!("0 system \"Be brief.\"\n{}", shift(&messages))
+        );
+    }
+    let snapshot: serde_json::Value = serde_json::from_str(&text).unwrap();
+    // The snapshot with the field at `path` (under `data` where it has two parts) set
+    // to `value`, or removed.
+    let with = |path: &[&str], value: Option<serde_json::Value>| {
+        let mut changed = snapshot.clone();
+        let (last, parents) = path.split_last().unwrap();
+        let parent = parents.iter().fold(&mut changed, |v, key| &mut v[*key]);
+        match value {
+            Some(value) => parent[*last] = value,
+            None => drop(parent.as_object_mut().unwrap().remove(*last)),
+        }
+        changed.to_string()
+    };
+    // `take_snapshot()`'s preset leaves the system prompt out; an agent without one
+    // has none.
+    for value in [None, Some(serde_json::Value::Null)] {
+        let text = with(&["data", "system_prompt"], value);
+        assert_eq!(
+            summary_of_values(&read(&text, Format::Auto).unwrap()),
+            messages
+        );
+    }
+    // What is not an agent's conversation is an error, naming what it is.
+    for (path, value, expected) in [
+        (
+            &["scope"][..],
+            Some("multiAgent".into()),
+            "a snapshot of scope \"multiAgent\" holds no agent's conversation",
+        ),
+        (
+            &["schema_version"],
+            Some("2.0".into()),
+            "a snapshot of schema version \"2.0\" (version \"1.0\" is read)",
+        ),
+        (
+            &["data", "messages"],
+            None,
+            "a snapshot taken without its messages",
+        ),
+        (
+            &["data", "system_prompt"],
+            Some(serde_json::json!([{"txt": "x"}])),
+            "unknown field `txt`",
+        ),
+    ] {
+        let err = read(&with(path, value), Format::Auto).unwrap_err();
+        assert_eq!(err.line, 1, "{err}");
+        assert!(err.message.contains(expected), "{err}");
+        assert!(err.message.contains("a Strands snapshot"), "{err}");
+        assert!(err.message.contains("format bedrock (detected)"), "{err}");
+    }
+}
+
+#[test]
+fn a_strands_sessions_files_one_after_another() {
+    // FileSessionManager writes each message as an indented JSON document of its own:
+    // the files joined as they are (`cat`) read as the run (a call's input kept as
+    // written, its indentation too).
+    let text = sample_text("strands-session.jsonl");
+    let expected = summary_of_values(&read(&text, Format::Auto).unwrap());
+    let files: String = (text.lines())
+        .map(|line| {
+            let value: serde_json::Value = serde_json::from_str(line).unwrap();
+            serde_json::to_string_pretty(&value).unwrap()
+        })
+        .collect();
+    assert!(files.lines().count() > 50 && files.contains("}{"));
+    for format in [Format::Auto, Format::Bedrock] {
+        assert_eq!(summary_of_values(&read(&files, format).unwrap()), expected);
+    }
+}

@@ -2,7 +2,8 @@
 of Strands' own Bedrock model, its Bedrock client answered offline by botocore's
 Stubber (which checks each response against the Converse API's model). What Strands
 keeps of the run (``agent.messages``, written whole and one message a line; the
-messages its FileSessionManager saved, one a line), the last Converse call it made
+messages its FileSessionManager saved, one a line and as its files joined; the
+snapshots its SnapshotSessionManager saved), the last Converse call it made
 (the request, which holds the whole conversation and the system prompt, then the
 response), and the run's OpenTelemetry trace as Strands records it (by default, and
 with the latest GenAI conventions opted in), exported by OpenTelemetry's own OTLP
@@ -31,6 +32,8 @@ from strands import Agent, tool
 from strands.hooks import AfterModelCallEvent, AfterToolCallEvent
 from strands.models.bedrock import BedrockModel
 from strands.session.file_session_manager import FileSessionManager
+from strands.session.snapshot_session_manager import SnapshotSessionManager
+from strands.storage.local_file_storage import LocalFileStorage
 from strands.tools.executors import SequentialToolExecutor
 
 import doneseq
@@ -126,13 +129,15 @@ def result_text(result: dict[str, Any]) -> str:
 
 
 def run_agent(
-    conventions: str = "", session: Path | None = None
+    conventions: str = "", session: Path | None = None, snapshots: Path | None = None
 ) -> tuple[Agent, list[dict[str, Any]], list[dict[str, Any]], list[Any], str]:
     """The two invocations of the agent: the agent, the Converse requests it sent, the
     responses it was given, the run as doneseq's JSONL lines, and its trace as an OTLP
     JSON export, recorded by the GenAI conventions ``conventions`` opts in to
     (``OTEL_SEMCONV_STABILITY_OPT_IN``, which Strands reads when it makes its tracer).
-    With ``session`` a directory, Strands' FileSessionManager saves the run there."""
+    With ``session`` a directory, Strands' FileSessionManager saves the run there; with
+    ``snapshots`` one, its SnapshotSessionManager (the latest snapshot, and an immutable
+    one after each invocation)."""
     os.environ["OTEL_SEMCONV_STABILITY_OPT_IN"] = conventions
     # Strands makes its tracer once per process and keeps it: made again here, it
     # reads the conventions asked for.
@@ -180,7 +185,13 @@ def run_agent(
         callback_handler=None,
         tool_executor=SequentialToolExecutor(),
         session_manager=(
-            FileSessionManager(session_id="s1", storage_dir=str(session)) if session else None
+            FileSessionManager(session_id="s1", storage_dir=str(session))
+            if session
+            else SnapshotSessionManager(
+                "s1", storage=LocalFileStorage(str(snapshots)), snapshot_trigger=every_invocation
+            )
+            if snapshots
+            else None
         ),
     )
     agent.add_hook(called, AfterModelCallEvent)
@@ -199,6 +210,11 @@ def run_agent(
         "invoke_agent Strands Agents",
     }
     return agent, requests, responses, lines, MessageToJson(encode_spans(spans))
+
+
+def every_invocation(**_: Any) -> bool:
+    """A snapshot trigger: an immutable snapshot after every invocation."""
+    return True
 
 
 def write_text(path: Path, text: str) -> Path:
@@ -220,7 +236,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     directory = tmp_path_factory.mktemp("strands")
     agent, requests, responses, lines, spans = run_agent(session=directory / "sessions")
     try:
-        latest_spans = run_agent("gen_ai_latest_experimental")[-1]
+        latest_spans = run_agent("gen_ai_latest_experimental", snapshots=directory / "snaps")[-1]
     finally:
         os.environ.pop("OTEL_SEMCONV_STABILITY_OPT_IN")
         strands.telemetry.tracer._tracer_instance = None
@@ -245,6 +261,13 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         key=lambda p: int(p.stem.removeprefix("message_")),
     )
     assert len(saved) == len(messages)
+    # The snapshots of the second run (the same script): the latest, and one after each
+    # invocation (their ids are ordered by time).
+    snapshots = directory / "snaps/session/s1/scopes/agent/default/snapshots"
+    history = sorted((snapshots / "immutable_history").glob("snapshot_*.json"))
+    assert len(history) == len(PROMPTS)
+    # The run as doneseq's JSONL up to the end of the first invocation (its answer).
+    first = lines.index({"role": "user", "content": PROMPTS[1]})
     whole = directory / "messages.json"
     whole.write_text(json.dumps(messages, indent=2), encoding="utf-8")
     return {
@@ -253,6 +276,12 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         "session": write_lines(
             directory / "session.jsonl", [json.loads(p.read_text(encoding="utf-8")) for p in saved]
         ),
+        # The saved files as they are, one after another (as `cat` joins them).
+        "session files": write_text(
+            directory / "session-files.json", "".join(p.read_text(encoding="utf-8") for p in saved)
+        ),
+        "snapshot": snapshots / "snapshot_latest.json",
+        "first snapshot": history[0],
         "call": write_lines(directory / "call.jsonl", [requests[-1], responses[-1]]),
         "trace": write_text(directory / "trace.json", spans),
         "latest trace": write_text(directory / "trace-latest.json", latest_spans),
@@ -260,6 +289,10 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
             directory / "run-system.jsonl", [{"role": "system", "content": SYSTEM}, *lines]
         ),
         "run": write_lines(directory / "run.jsonl", lines),
+        "first invocation with system": write_lines(
+            directory / "first-system.jsonl",
+            [{"role": "system", "content": SYSTEM}, *lines[:first]],
+        ),
         # A request's messages carry no usage: only the last call's is known.
         "run as called": write_lines(
             directory / "run-called.jsonl",
@@ -297,9 +330,26 @@ TOKENS = sum(sum(turn["usage"]) for turn in SCRIPT)
 
 @pytest.mark.parametrize("stop", STOPS)
 def test_strands_messages_stop_as_the_run(run, stop):
-    saved = {run["whole"]: "bedrock", run["lines"]: "bedrock", run["session"]: "bedrock"}
+    saved = {
+        run["whole"]: "bedrock",
+        run["lines"]: "bedrock",
+        run["session"]: "bedrock",
+        run["session files"]: "bedrock",
+    }
     replay = read_alike(stop, saved, run["run"])
     assert (replay["recorded_steps"], replay["recorded_tokens"]) == (STEPS, TOKENS)
+
+
+@pytest.mark.parametrize("stop", STOPS)
+def test_the_agents_snapshots_stop_as_the_run(run, stop):
+    # The latest snapshot holds the whole run and the system prompt; the first
+    # immutable one, the run up to the first invocation's answer.
+    replay = read_alike(stop, {run["snapshot"]: "bedrock"}, run["run with system"])
+    assert (replay["recorded_steps"], replay["recorded_tokens"]) == (STEPS, TOKENS)
+    first = read_alike(
+        stop, {run["first snapshot"]: "bedrock"}, run["first invocation with system"]
+    )
+    assert first["recorded_steps"] == 6
 
 
 @pytest.mark.parametrize("stop", STOPS)

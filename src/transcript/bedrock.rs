@@ -533,8 +533,15 @@ struct SystemBlock<'a> {
 
 /// The messages of a request: its system prompt, then each message.
 pub(super) fn read_request<'a>(request: Request<'a>, out: &mut Out<'a>) -> Result<(), Failure<'a>> {
+    system_prompt(request.system.unwrap_or_default(), out);
+    each(request.messages, read, out)
+}
+
+/// A system prompt's text and guarded text joined, as a system message (none where
+/// it holds no text).
+fn system_prompt<'a>(blocks: Vec<SystemBlock<'a>>, out: &mut Out<'a>) {
     let mut system: Option<Cow<'a, str>> = None;
-    for block in request.system.unwrap_or_default() {
+    for block in blocks {
         let guarded = block
             .guard_content
             .and_then(|g| g.text)
@@ -546,7 +553,68 @@ pub(super) fn read_request<'a>(request: Request<'a>, out: &mut Out<'a>) -> Resul
     if let Some(system) = system {
         out.push(Step::new(Role::System, system));
     }
-    each(request.messages, read, out)
+}
+
+/// A Strands Agents snapshot of an agent (`agent.take_snapshot()`, and what its
+/// `SnapshotSessionManager` saves, `snapshot_latest.json`): `data`'s `system_prompt`
+/// (where it was taken) and `messages`. The agent's state, its conversation
+/// manager's, its model's and the application's data are not messages.
+#[derive(Deserialize)]
+pub(super) struct Snapshot<'a> {
+    #[serde(borrow)]
+    scope: Str<'a>,
+    #[serde(borrow)]
+    schema_version: Str<'a>,
+    #[serde(borrow)]
+    data: SnapshotData<'a>,
+}
+
+#[derive(Deserialize)]
+struct SnapshotData<'a> {
+    #[serde(default, borrow)]
+    messages: Option<Vec<&'a RawValue>>,
+    #[serde(default, borrow)]
+    system_prompt: Option<Vec<SystemBlock<'a>>>,
+}
+
+/// The schema of Strands' snapshots read (Strands refuses any other too).
+const SNAPSHOT_SCHEMA: &str = "1.0";
+
+/// A snapshot's system prompt, then its messages; an error for a snapshot of a
+/// multi-agent orchestrator (its nodes' states, not a conversation), of another
+/// schema, or taken without its messages.
+pub(super) fn read_snapshot<'a>(
+    snapshot: Snapshot<'a>,
+    within: &'a str,
+    out: &mut Out<'a>,
+) -> Result<(), Failure<'a>> {
+    if snapshot.scope.0 != "agent" {
+        return Err(Failure::message(
+            within,
+            format!(
+                "a snapshot of scope \"{}\" holds no agent's conversation (an agent's \
+                 snapshot, of scope \"agent\", does)",
+                snapshot.scope.0
+            ),
+        ));
+    }
+    if snapshot.schema_version.0 != SNAPSHOT_SCHEMA {
+        return Err(Failure::message(
+            within,
+            format!(
+                "a snapshot of schema version \"{}\" (version \"{SNAPSHOT_SCHEMA}\" is read)",
+                snapshot.schema_version.0
+            ),
+        ));
+    }
+    let Some(messages) = snapshot.data.messages else {
+        return Err(Failure::message(
+            within,
+            "a snapshot taken without its messages (its `data` has no \"messages\")",
+        ));
+    };
+    system_prompt(snapshot.data.system_prompt.unwrap_or_default(), out);
+    each(messages, read, out)
 }
 
 /// A Converse response: the model's message, the call's usage, and why it stopped.

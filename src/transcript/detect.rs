@@ -29,6 +29,8 @@ struct Keys {
     message_id: bool,
     /// `message`.
     message: bool,
+    /// `schema_version` (a Strands snapshot's, beside `scope` and `data`).
+    schema_version: bool,
     /// `lc` (LangChain's serialization has it).
     lc: bool,
     input: bool,
@@ -76,6 +78,7 @@ struct Keys {
 /// {"step_number": 1, "model_output": ...}     smolagents step
 /// {"role": ..., "content": [{"text": ...}]}   Bedrock Converse message
 /// {"message": {...}, "message_id": 3}         Strands session's message
+/// {"scope": "agent", "schema_version", ...}   Strands snapshot
 /// ```
 pub(super) fn kind(text: &str) -> Option<Kind> {
     let mut keys = Keys::default();
@@ -100,6 +103,8 @@ fn decide(k: &Keys) -> Option<Kind> {
         Kind::BedrockResponse
     } else if k.message && k.message_id && !k.role && !typed {
         Kind::StrandsSessionMessage
+    } else if k.schema_version && !k.role && !typed {
+        Kind::StrandsSnapshot
     } else if k.parts && matches!(k.message_kind.as_deref(), Some("request" | "response")) {
         Kind::PydanticAi
     } else if k.parts && k.message_kind.is_none() && !typed {
@@ -215,6 +220,7 @@ impl<'de> Visitor<'de> for Look<'_> {
                         "stopReason" | "ResponseMetadata" => k.converse_response = true,
                         "message_id" => k.message_id = true,
                         "message" => k.message = true,
+                        "schema_version" => k.schema_version = true,
                         "role" => k.role = true,
                         "input" => k.input = true,
                         "output" => k.output = true,

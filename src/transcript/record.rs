@@ -69,6 +69,9 @@ pub(super) enum Kind {
     /// A Converse message as Strands Agents saves it in a session (`{"message",
     /// "message_id", "redact_message", ...}`).
     StrandsSessionMessage,
+    /// A Strands Agents snapshot of an agent (`{"scope": "agent", "schema_version",
+    /// "data": {"messages", "system_prompt", ...}}`).
+    StrandsSnapshot,
     /// A Bedrock Converse response (`{"output": {"message"}, "stopReason", ...}`).
     BedrockResponse,
 }
@@ -105,6 +108,9 @@ impl Kind {
             Kind::StrandsSessionMessage => {
                 "a Strands session's message ({\"message\", \"message_id\", ...})"
             }
+            Kind::StrandsSnapshot => {
+                "a Strands snapshot ({\"scope\", \"schema_version\", \"data\": {\"messages\"}})"
+            }
             Kind::BedrockResponse => "a Bedrock Converse response ({\"output\": {\"message\"}})",
         }
     }
@@ -129,7 +135,8 @@ impl Kind {
             Kind::BedrockMessage
             | Kind::BedrockRequest
             | Kind::BedrockResponse
-            | Kind::StrandsSessionMessage => Format::Bedrock,
+            | Kind::StrandsSessionMessage
+            | Kind::StrandsSnapshot => Format::Bedrock,
         }
     }
 
@@ -168,6 +175,7 @@ impl Kind {
                 Kind::BedrockRequest,
                 Kind::BedrockResponse,
                 Kind::StrandsSessionMessage,
+                Kind::StrandsSnapshot,
             ],
             Format::Jsonl | Format::Langroid => &[Kind::Message],
             Format::OpenAi => &[Kind::Message, Kind::Completion, Kind::ChatRequest],
@@ -195,6 +203,7 @@ impl Kind {
                 Kind::BedrockRequest,
                 Kind::BedrockResponse,
                 Kind::StrandsSessionMessage,
+                Kind::StrandsSnapshot,
             ],
             // Not JSON: its lines go to its own reader.
             Format::LangroidTsv => &[],
@@ -390,6 +399,7 @@ fn read_kind<'a>(
         Kind::BedrockRequest => bedrock::read_request(parse(text)?, out),
         Kind::BedrockResponse => bedrock::read_response(parse(text)?, text, out),
         Kind::StrandsSessionMessage => bedrock::read_saved(parse(text)?, text, out),
+        Kind::StrandsSnapshot => bedrock::read_snapshot(parse(text)?, text, out),
     }
 }
 
