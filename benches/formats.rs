@@ -45,6 +45,8 @@ fn cycle(format: Format) -> Vec<String> {
         Format::Smolagents => include_str!("cycles/smolagents.jsonl"),
         // As Strands Agents keeps it (its usage and a tracking id on each message).
         Format::Bedrock => include_str!("cycles/bedrock.jsonl"),
+        // As Agno's `Message.to_dict()` writes it (its ids, flags, metrics and times).
+        Format::Agno => include_str!("cycles/agno.jsonl"),
         // doneseq's JSONL with Langroid's roles and tool JSON in the content.
         Format::Langroid => include_str!("cycles/langroid.jsonl"),
         // Its header first: written once, before the cycles.
@@ -169,7 +171,7 @@ fn read_once() -> bool {
 }
 
 /// The formats the bench reads, `jsonl` first.
-const FORMATS: [Format; 12] = [
+const FORMATS: [Format; 13] = [
     Format::Jsonl,
     Format::OpenAi,
     Format::Responses,
@@ -182,6 +184,7 @@ const FORMATS: [Format; 12] = [
     Format::Langroid,
     Format::LangroidTsv,
     Format::Bedrock,
+    Format::Agno,
 ];
 
 /// `DONESEQ_BEST_OF=<rounds>`: each format's transcript read once in turn, and its

@@ -565,7 +565,7 @@ fn help_lists_every_format_and_a_corpus_of_every_format_is_read() {
     let out = check(&["--stop", "final | done_signal", "examples/formats"]);
     let text = stdout(&out);
     assert!(
-        text.contains("26 runs: 7 done") && text.contains(" 0 errors"),
+        text.contains("27 runs: 7 done") && text.contains(" 0 errors"),
         "{text}"
     );
     for name in [
@@ -587,6 +587,7 @@ fn help_lists_every_format_and_a_corpus_of_every_format_is_read() {
         "strands-messages.json",
         "strands-session.jsonl",
         "strands-snapshot.json",
+        "agno-runs.json",
         "otel-strands.json",
         "otel-strands-latest.json",
     ] {

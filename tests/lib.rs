@@ -2,6 +2,7 @@
 
 mod util;
 
+mod agno;
 mod answer;
 mod autotraits;
 mod backtracking;

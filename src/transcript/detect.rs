@@ -31,6 +31,17 @@ struct Keys {
     message: bool,
     /// `schema_version` (a Strands snapshot's, beside `scope` and `data`).
     schema_version: bool,
+    /// `from_history` or `stop_after_tool_call` (an Agno message's).
+    agno_message: bool,
+    /// `run_id` (an Agno run's, and its database row's; Pydantic AI's messages have
+    /// one too).
+    run_id: bool,
+    /// `run_data` (a row of Agno's database of runs).
+    run_data: bool,
+    /// `session_id` (an Agno session's, beside `runs` or `session_type`).
+    session_id: bool,
+    /// `runs` or `session_type` (an Agno session's).
+    agno_session: bool,
     /// `lc` (LangChain's serialization has it).
     lc: bool,
     input: bool,
@@ -79,6 +90,9 @@ struct Keys {
 /// {"role": ..., "content": [{"text": ...}]}   Bedrock Converse message
 /// {"message": {...}, "message_id": 3}         Strands session's message
 /// {"scope": "agent", "schema_version", ...}   Strands snapshot
+/// {"role", "content", "from_history", ...}    Agno message
+/// {"run_id", "messages"}, {"run_id", "run_data"}  Agno run, database row
+/// {"session_id", "runs"}                      Agno session
 /// ```
 pub(super) fn kind(text: &str) -> Option<Kind> {
     let mut keys = Keys::default();
@@ -105,6 +119,12 @@ fn decide(k: &Keys) -> Option<Kind> {
         Kind::StrandsSessionMessage
     } else if k.schema_version && !k.role && !typed {
         Kind::StrandsSnapshot
+    } else if k.role && k.agno_message && !typed {
+        Kind::AgnoMessage
+    } else if k.run_id && (k.messages || k.run_data) && !k.parts && !k.role && !typed {
+        Kind::AgnoRun
+    } else if k.session_id && k.agno_session && !k.role && !typed && !k.messages {
+        Kind::AgnoSession
     } else if k.parts && matches!(k.message_kind.as_deref(), Some("request" | "response")) {
         Kind::PydanticAi
     } else if k.parts && k.message_kind.is_none() && !typed {
@@ -221,6 +241,11 @@ impl<'de> Visitor<'de> for Look<'_> {
                         "message_id" => k.message_id = true,
                         "message" => k.message = true,
                         "schema_version" => k.schema_version = true,
+                        "from_history" | "stop_after_tool_call" => k.agno_message = true,
+                        "run_id" => k.run_id = true,
+                        "run_data" => k.run_data = true,
+                        "session_id" => k.session_id = true,
+                        "runs" | "session_type" => k.agno_session = true,
                         "role" => k.role = true,
                         "input" => k.input = true,
                         "output" => k.output = true,

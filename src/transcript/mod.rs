@@ -17,6 +17,7 @@
 //!
 #![doc = include_str!("../../transcripts.md")]
 
+mod agno;
 mod anthropic;
 mod autogen;
 mod bedrock;
@@ -115,11 +116,14 @@ pub enum Format {
     /// `agent.messages`, with the usage Strands adds), a request with its `system`,
     /// or a response.
     Bedrock,
+    /// Agno's runs: its messages (`Message.to_dict()`), a run (`RunOutput.to_dict()`),
+    /// a session with its runs, or the rows of its JSON database's runs.
+    Agno,
 }
 
 impl Format {
     /// Every format, in the order `--help` lists them.
-    pub const ALL: [Format; 14] = [
+    pub const ALL: [Format; 15] = [
         Format::Auto,
         Format::Jsonl,
         Format::OpenAi,
@@ -134,6 +138,7 @@ impl Format {
         Format::Gemini,
         Format::Smolagents,
         Format::Bedrock,
+        Format::Agno,
     ];
 
     /// The format's name, as [`str::parse`] reads it.
@@ -154,6 +159,7 @@ impl Format {
             Format::Gemini => "gemini",
             Format::Smolagents => "smolagents",
             Format::Bedrock => "bedrock",
+            Format::Agno => "agno",
         }
     }
 

@@ -7,8 +7,8 @@ use serde::Deserialize;
 
 use super::wire::{Converted, JsonLine, Listed, MessageSeed, RawArguments, StringOrList};
 use super::{
-    Format, TranscriptErrorKind, anthropic, autogen, bedrock, completion, fast, gemini, langchain,
-    langroid, otel, pydantic_ai, responses, smolagents,
+    Format, TranscriptErrorKind, agno, anthropic, autogen, bedrock, completion, fast, gemini,
+    langchain, langroid, otel, pydantic_ai, responses, smolagents,
 };
 use crate::{Message, ToolCall};
 
@@ -74,6 +74,13 @@ pub(super) enum Kind {
     StrandsSnapshot,
     /// A Bedrock Converse response (`{"output": {"message"}, "stopReason", ...}`).
     BedrockResponse,
+    /// An Agno message (`{"role", "content", "from_history", ...}`).
+    AgnoMessage,
+    /// An Agno run (`{"run_id", "messages", ...}`), or a row of its database
+    /// (`{"run_id", "run_data": {...}}`).
+    AgnoRun,
+    /// An Agno session (`{"session_id", "runs": [...]}`).
+    AgnoSession,
 }
 
 impl Kind {
@@ -112,6 +119,11 @@ impl Kind {
                 "a Strands snapshot ({\"scope\", \"schema_version\", \"data\": {\"messages\"}})"
             }
             Kind::BedrockResponse => "a Bedrock Converse response ({\"output\": {\"message\"}})",
+            Kind::AgnoMessage => "an Agno message ({\"role\", \"content\", \"from_history\", ...})",
+            Kind::AgnoRun => {
+                "an Agno run ({\"run_id\", \"messages\"} or {\"run_id\", \"run_data\"})"
+            }
+            Kind::AgnoSession => "an Agno session ({\"session_id\", \"runs\"})",
         }
     }
 
@@ -137,6 +149,7 @@ impl Kind {
             | Kind::BedrockResponse
             | Kind::StrandsSessionMessage
             | Kind::StrandsSnapshot => Format::Bedrock,
+            Kind::AgnoMessage | Kind::AgnoRun | Kind::AgnoSession => Format::Agno,
         }
     }
 
@@ -176,6 +189,9 @@ impl Kind {
                 Kind::BedrockResponse,
                 Kind::StrandsSessionMessage,
                 Kind::StrandsSnapshot,
+                Kind::AgnoMessage,
+                Kind::AgnoRun,
+                Kind::AgnoSession,
             ],
             Format::Jsonl | Format::Langroid => &[Kind::Message],
             Format::OpenAi => &[Kind::Message, Kind::Completion, Kind::ChatRequest],
@@ -205,6 +221,7 @@ impl Kind {
                 Kind::StrandsSessionMessage,
                 Kind::StrandsSnapshot,
             ],
+            Format::Agno => &[Kind::AgnoMessage, Kind::AgnoRun, Kind::AgnoSession],
             // Not JSON: its lines go to its own reader.
             Format::LangroidTsv => &[],
         }
@@ -225,6 +242,8 @@ pub(super) struct Context {
     pub(super) otel: otel::History,
     /// The instructions of Pydantic AI's requests read last.
     pub(super) pydantic_ai: pydantic_ai::Instructions,
+    /// The session of the Agno runs read so far.
+    pub(super) agno: agno::Sessions,
 }
 
 impl Context {
@@ -400,6 +419,9 @@ fn read_kind<'a>(
         Kind::BedrockResponse => bedrock::read_response(parse(text)?, text, out),
         Kind::StrandsSessionMessage => bedrock::read_saved(parse(text)?, text, out),
         Kind::StrandsSnapshot => bedrock::read_snapshot(parse(text)?, text, out),
+        Kind::AgnoMessage => agno::read_message(parse(text)?, text, out),
+        Kind::AgnoRun => agno::read_run(parse(text)?, text, &mut cx.agno, out),
+        Kind::AgnoSession => agno::read_session(parse(text)?, text, &mut cx.agno, out),
     }
 }
 

@@ -498,6 +498,13 @@ impl<'de: 'a, 'a, A: Deserialize<'de> + ArgumentsText<'a>> Deserialize<'de> for 
     }
 }
 
+impl<'a, A> Calls<'a, A> {
+    /// The calls, or what is wrong with one of them.
+    pub(super) fn into_calls(self) -> Result<Vec<ToolCall<'a>>, String> {
+        self.calls
+    }
+}
+
 impl<'a, A: ArgumentsText<'a>> Call<'a, A> {
     /// The `i`th call as the message holds it, or what is wrong with it.
     fn into_tool_call(self, i: usize) -> Result<ToolCall<'a>, String> {

@@ -47,8 +47,10 @@ pub(crate) struct Args {
     /// contents: a chat's history, generateContent requests and responses; Google ADK's
     /// events and saved sessions); smolagents (a run's memory steps, e.g.
     /// agent.memory.get_full_steps()); bedrock (Amazon Bedrock Converse messages, e.g. a
-    /// Strands agent's agent.messages, requests, responses). All but jsonl, langroid and
-    /// langroid-tsv also read a JSON document (an array, or one record on many lines).
+    /// Strands agent's agent.messages, its saved sessions and snapshots, requests,
+    /// responses); agno (Agno's messages, runs, sessions, its database's rows of runs).
+    /// All but jsonl, langroid and langroid-tsv also read JSON documents (an array, or
+    /// one record on many lines; several one after another).
     #[arg(long, default_value = "auto", value_parser = parse_format)]
     format: Format,
     /// Which messages are the task's input, not steps (replaces the config's
