@@ -344,6 +344,17 @@ fn converse_messages_borrow_their_lines() {
     each_cycle_allocates("", CYCLE, [6, 2, 5], 2);
 }
 
+/// Reading Agno's messages with `Reader::next_borrowed`: every text and call borrows
+/// its line (the scanner reads them). What is left to allocate, each cycle of the
+/// conversation (the bench's): the two calls' lists, and the two tool results' rarer
+/// fields (the tool's name, boxed).
+fn agno_messages_borrow_their_lines() {
+    const CYCLE: &str = include_str!("../benches/cycles/agno.jsonl");
+    assert_eq!(CYCLE.lines().count(), 6, "the cycle's messages");
+    let (lists, rare) = (2, 2);
+    each_cycle_allocates("", CYCLE, [6, 2, 5], lists + rare);
+}
+
 /// How long the size test runs each monitor (CI builds this test without
 /// optimizations: 5,000 steps, about 350 rounds of the stream, take seconds).
 const STEPS: usize = 5_000;
@@ -396,7 +407,7 @@ fn run_state_does_not_grow_with_the_run() {
 }
 
 fn main() {
-    let tests: [(&str, fn()); 8] = [
+    let tests: [(&str, fn()); 9] = [
         (
             "borrowed_reading_copies_no_text",
             borrowed_reading_copies_no_text,
@@ -420,6 +431,10 @@ fn main() {
         (
             "converse_messages_borrow_their_lines",
             converse_messages_borrow_their_lines,
+        ),
+        (
+            "agno_messages_borrow_their_lines",
+            agno_messages_borrow_their_lines,
         ),
         (
             "steady_state_observe_allocates_nothing",

@@ -9,13 +9,15 @@
 //! carries its call's `metrics`, and a message repeated from an earlier run into a
 //! run's context is marked `from_history` (read once, in its own run: skipped).
 
+use std::borrow::Cow;
+
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::parts::{Content, plain_text};
 use super::record::{Failure, Out, each, parse};
 use super::wire::{Calls, RawArguments, Str, TokenCounts, failed};
-use crate::{Message, Role};
+use crate::{Message, Role, ToolCall, Usage};
 
 /// A message, the fields read (the others, Agno's ids, times, media, citations,
 /// references, reasoning and provider data, are not messages' text or steps).
@@ -59,60 +61,95 @@ pub(super) fn read_message<'a>(
     if message.from_history == Some(true) {
         return Ok(());
     }
-    let role = match &*message.role.0 {
-        "system" | "developer" => Role::System,
-        "user" => Role::User,
-        "assistant" | "model" => Role::Llm,
-        "tool" => Role::Agent,
-        other => {
-            return Err(Failure::message(
-                within,
-                format!(
+    let fields = message
+        .into_fields()
+        .map_err(|m| Failure::message(within, m))?;
+    out.push(
+        fields
+            .into_message()
+            .map_err(|m| Failure::message(within, m))?,
+    );
+    Ok(())
+}
+
+impl<'a> AgnoMessage<'a> {
+    /// The fields read, the content as its text.
+    fn into_fields(self) -> Result<Fields<'a>, String> {
+        Ok(Fields {
+            role: self.role.into_cow(),
+            text: plain_text(self.content, "an Agno message's content")?,
+            name: self.name.map(Str::into_cow),
+            tool_calls: self.tool_calls.map(Calls::into_calls).transpose()?,
+            tool_call_id: self.tool_call_id.map(Str::into_cow),
+            tool_name: self.tool_name.map(Str::into_cow),
+            tool_call_error: self.tool_call_error == Some(true),
+            stop_after_tool_call: self.stop_after_tool_call == Some(true),
+            usage: self.metrics.map(Into::into),
+        })
+    }
+}
+
+/// A message's fields as read, by serde (from an [`AgnoMessage`]) or by the scanner,
+/// which both convert with [`Fields::into_message`]. (A message `from_history` is
+/// not one: neither path makes its fields.)
+#[derive(Default)]
+pub(super) struct Fields<'a> {
+    pub(super) role: Cow<'a, str>,
+    pub(super) text: Cow<'a, str>,
+    pub(super) name: Option<Cow<'a, str>>,
+    pub(super) tool_calls: Option<Vec<ToolCall<'a>>>,
+    pub(super) tool_call_id: Option<Cow<'a, str>>,
+    pub(super) tool_name: Option<Cow<'a, str>>,
+    pub(super) tool_call_error: bool,
+    pub(super) stop_after_tool_call: bool,
+    pub(super) usage: Option<Usage>,
+}
+
+impl<'a> Fields<'a> {
+    /// The message, or what is wrong with it.
+    pub(super) fn into_message(self) -> Result<Message<'a>, String> {
+        let role = match &*self.role {
+            "system" | "developer" => Role::System,
+            "user" => Role::User,
+            "assistant" | "model" => Role::Llm,
+            "tool" => Role::Agent,
+            other => {
+                return Err(format!(
                     "an Agno message of role \"{other}\" (expected system, developer, user, \
                      assistant or tool)"
-                ),
-            ));
-        }
-    };
-    let text = plain_text(message.content, "an Agno message's content")
-        .map_err(|m| Failure::message(within, m))?;
-    let mut read = Message::new(role, text);
-    if let Some(calls) = message.tool_calls {
-        if role != Role::Llm {
-            return Err(Failure::message(
-                within,
-                format!(
+                ));
+            }
+        };
+        let mut read = Message::new(role, self.text);
+        if let Some(calls) = self.tool_calls {
+            if role != Role::Llm {
+                return Err(format!(
                     "an Agno message of role \"{}\" holds tool calls",
-                    message.role.0
-                ),
-            ));
+                    self.role
+                ));
+            }
+            read.tool_calls = calls;
         }
-        read.tool_calls = calls
-            .into_calls()
-            .map_err(|m| Failure::message(within, m))?;
+        if let Some(name) = self.name.filter(|n| !n.is_empty()) {
+            read.responder = Some(name);
+        }
+        if role == Role::Llm {
+            read.usage = self.usage;
+        }
+        if role == Role::Agent {
+            read.tool_call_id = self.tool_call_id;
+            if let Some(name) = self.tool_name {
+                read = read.with_tool_name(name);
+            }
+            if self.tool_call_error {
+                read = failed(read, "the tool failed");
+            }
+            if self.stop_after_tool_call {
+                read = read.as_stop();
+            }
+        }
+        Ok(read)
     }
-    if let Some(name) = message.name.filter(|n| !n.0.is_empty()) {
-        read = read.with_responder(name.into_cow());
-    }
-    if let Some(metrics) = message.metrics.filter(|_| role == Role::Llm) {
-        read = read.with_usage(metrics.into());
-    }
-    if role == Role::Agent {
-        if let Some(id) = message.tool_call_id {
-            read = read.with_tool_call_id(id.into_cow());
-        }
-        if let Some(name) = message.tool_name {
-            read = read.with_tool_name(name.into_cow());
-        }
-        if message.tool_call_error == Some(true) {
-            read = failed(read, "the tool failed");
-        }
-        if message.stop_after_tool_call == Some(true) {
-            read = read.as_stop();
-        }
-    }
-    out.push(read);
-    Ok(())
 }
 
 /// A run (`RunOutput.to_dict()`), or a row of Agno's database holding one in its

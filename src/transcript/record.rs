@@ -466,6 +466,7 @@ pub(super) fn scan<'a>(
             Some(())
         }
         Kind::BedrockMessage => fast::converse::message(text, chat),
+        Kind::AgnoMessage => fast::agno::message(text, chat),
         _ => None,
     }
 }
@@ -476,7 +477,11 @@ pub(super) fn scans(kind: Kind, cx: &Context) -> bool {
     let langroid_too = kind == Kind::Message;
     matches!(
         kind,
-        Kind::Message | Kind::Completion | Kind::AnthropicResponse | Kind::BedrockMessage
+        Kind::Message
+            | Kind::Completion
+            | Kind::AnthropicResponse
+            | Kind::BedrockMessage
+            | Kind::AgnoMessage
     ) && (langroid_too || !cx.langroid)
         && !cx.responses.is_open()
 }

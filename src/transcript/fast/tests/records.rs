@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use proptest::prelude::*;
 
 use super::super::{
-    Chat, anthropic_response, completion, converse, execution_results, function_calls,
+    Chat, agno, anthropic_response, completion, converse, execution_results, function_calls,
     responses_item,
 };
 use super::{damaged, sample_files, serde_only};
@@ -159,6 +159,54 @@ const CONVERSE_LEFT: &[&str] = &[
     r#"{"role": "assistant", "content": [], "metadata": {"usage": {"inputTokens": 1.5}}}"#,
     r#"{"role": "user", "role": "user", "content": []}"#,
 ];
+
+/// Agno's messages (`Message.to_dict()`).
+const AGNO: &[&str] = &[
+    r#"{"id": "u1", "content": "What is 17 times 23, plus 4?", "from_history": false, "stop_after_tool_call": false, "role": "user", "created_at": 1795836531}"#,
+    r#"{"id": "a1", "content": "Let me compute that.", "from_history": false, "stop_after_tool_call": false, "role": "assistant", "tool_calls": [{"id": "call_1", "function": {"arguments": "{\"expression\": \"17 * 23 + 4\"}", "name": "calculator"}, "type": "function"}], "metrics": {"input_tokens": 61, "output_tokens": 22, "total_tokens": 83, "duration": 0.84, "time_to_first_token": 0.51}, "created_at": 1795836531}"#,
+    r#"{"id": "t1", "content": "395", "from_history": false, "stop_after_tool_call": false, "role": "tool", "tool_call_id": "call_1", "tool_name": "calculator", "tool_args": {"expression": "17 * 23 + 4"}, "tool_call_error": false, "created_at": 1795836531}"#,
+    r#"{"content": "boom \u00e9", "role": "tool", "tool_call_id": "c", "tool_name": null, "tool_call_error": true, "stop_after_tool_call": true, "from_history": null}"#,
+    r#"{"role": "assistant", "content": null, "tool_calls": null, "name": "ann", "metrics": {"input_tokens": 1, "cache_read_tokens": 2, "details": {"x": [1]}}, "reasoning_content": "hm", "provider_data": {"id": "x"}}"#,
+    r#"{"role": "developer", "content": [{"type": "text", "text": "Be brief."}], "from_history": false}"#,
+    r#"{"role": "user", "content": "hi", "name": "", "tool_call_error": null, "metrics": null, "images": [{"url": "u"}]}"#,
+];
+
+/// Agno's messages the scanner leaves to the serde path (which reads or refuses
+/// them).
+const AGNO_LEFT: &[&str] = &[
+    r#"{"role": "assistant", "content": "old", "from_history": true}"#,
+    r#"{"role": "robot", "content": "x", "from_history": false}"#,
+    r#"{"role": "user", "content": "x", "tool_calls": [], "from_history": false}"#,
+    r#"{"role": "tool", "content": [{"type": "tool_use", "id": "u", "name": "f", "input": {}}], "from_history": false}"#,
+    r#"{"role": "assistant", "tool_calls": [{"id": "c"}], "from_history": false}"#,
+    r#"{"role": "assistant", "metrics": {"input_tokens": 1.5}, "from_history": false}"#,
+    r#"{"role": "assistant", "metrics": {"input_tokens": 1, "input_tokens": 2}, "from_history": false}"#,
+    r#"{"role": "user", "role": "user", "from_history": false}"#,
+    r#"{"content": "x", "from_history": false}"#,
+    r#"{"role": "user", "stop_after_tool_call": "yes"}"#,
+];
+
+#[test]
+fn agno_messages_are_scanned_as_serde_reads_them() {
+    for line in AGNO {
+        assert!(
+            agno::message(line, &mut Chat::default()).is_some(),
+            "{line}"
+        );
+    }
+    for line in AGNO_LEFT {
+        assert!(
+            agno::message(line, &mut Chat::default()).is_none(),
+            "{line}"
+        );
+    }
+    // After an Agno message, which makes the log's kind known (the scanner reads only
+    // then).
+    for line in AGNO.iter().chain(AGNO_LEFT) {
+        reads_alike(&format!("{}\n{line}\n", AGNO[0])).unwrap();
+    }
+    reads_alike(&AGNO.join("\n")).unwrap();
+}
 
 #[test]
 fn converse_messages_are_scanned_as_serde_reads_them() {
@@ -317,6 +365,9 @@ const ALL: &[&str] = &[
     CONVERSE[1],
     CONVERSE[3],
     CONVERSE[4],
+    AGNO[1],
+    AGNO[2],
+    AGNO[3],
 ];
 
 /// The lines of Responses logs: items of every kind, items left to the serde path
