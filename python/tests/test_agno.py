@@ -5,7 +5,8 @@ as history). What Agno keeps of the session (each run's messages, one a line; th
 runs' ``to_dict()``; the session's ``to_dict()`` with its runs; the database's rows of
 runs, as Agno wrote them) must stop, whatever the stop rule, where the run written as
 doneseq's JSONL stops: lines made from the test's own script (the model's turns) and
-from what Agno's tool hook saw (the prompts, each tool's result)."""
+from what Agno's tool hook saw (the prompts, each tool's result). And a team's
+session, read from the database's rows, is the team's run."""
 
 from __future__ import annotations
 
@@ -18,8 +19,9 @@ import pytest
 from agno.agent import Agent
 from agno.db.json import JsonDb
 from agno.models.openai import OpenAIChat
+from agno.team import Team
 from agno.tools import tool
-from recorded_runs import model_line, read_alike
+from recorded_runs import model_line, read_alike, replayed
 
 import doneseq
 
@@ -240,3 +242,41 @@ def test_runs_of_two_sessions_are_refused(run, tmp_path):
     mixed = write_json(tmp_path / "mixed.json", rows)
     replay = doneseq.Monitor(stop="max_turns(50)").check_file(mixed)
     assert 'a run of session "s2" after runs of session "s1"' in replay["error"], replay
+
+
+def test_a_teams_session_is_the_teams_run(tmp_path):
+    # A team of one member, run once: Agno's database keeps the member's run (its
+    # parent_run_id the team's) and the team's; the session read from the rows is
+    # the team's run (its delegation's call and result stand for the member's run),
+    # which the team's own run, read alone, is too.
+    def answer(request: httpx.Request) -> httpx.Response:
+        body = json.loads(request.content)
+        tools = {t["function"]["name"] for t in body.get("tools", [])}
+        answered = any(m.get("role") == "tool" for m in body["messages"])
+        if answered:
+            turn: dict[str, Any] = {"text": "It is 5.", "usage": (30, 4)}
+        elif "delegate_task_to_member" in tools:
+            task = {"member_id": "adder", "task": "Add 2 and 3."}
+            turn = {"calls": [("d1", "delegate_task_to_member", task)], "usage": (50, 9)}
+        else:
+            turn = {"calls": [("c1", "add", {"a": 2, "b": 3})], "usage": (20, 7)}
+        return httpx.Response(200, json=completion(turn))
+
+    def model() -> OpenAIChat:
+        client = httpx.Client(transport=httpx.MockTransport(answer))
+        return OpenAIChat(id="gpt-4o", api_key="offline", http_client=client)
+
+    db = JsonDb(db_path=str(tmp_path / "db"))
+    adder = Agent(name="adder", id="adder", model=model(), tools=[add], db=db)
+    team = Team(members=[adder], model=model(), db=db, session_id="t1")
+    result = team.run("Add 2 and 3.")
+    rows = json.loads((tmp_path / "db" / "agno_runs.json").read_text(encoding="utf-8"))
+    assert [row["parent_run_id"] is not None for row in rows] == [True, False]
+    team_run = write_json(tmp_path / "team-run.json", result.to_dict())
+    member_run = write_json(tmp_path / "member-run.json", rows[0]["run_data"])
+    monitor = doneseq.Monitor(stop="max_turns(50)")
+    session = replayed(monitor, {tmp_path / "db" / "agno_runs.json": "agno", team_run: "agno"})
+    # The team's turns: the delegation, its result, the answer.
+    assert (session["recorded_steps"], session["recorded_tokens"]) == (3, 50 + 9 + 30 + 4)
+    member = replayed(monitor, {member_run: "agno"})
+    assert (member["recorded_steps"], member["recorded_tokens"]) == (3, 20 + 7 + 30 + 4)

@@ -970,25 +970,29 @@ impl<R: BufRead> State<R> {
         let lines = memchr::memchr_iter(b'\n', body).count();
         let trimmed = text.trim();
         let mut out = record::Out::new();
-        match documents(trimmed) {
-            // One document (or one that is not JSON: read whole, its error its own).
-            None => self.read_one(trimmed, text, start, &mut out)?,
-            Some(documents) => {
-                for document in documents {
-                    let document = document
-                        .map_err(|e| self.error(trimmed, text, start, record::Problem::Json(e)));
-                    let before = out.len();
-                    if let Err(error) =
-                        document.and_then(|d| self.read_one(d.get(), text, start, &mut out))
-                    {
-                        // The documents before it are given, then the error.
-                        out.truncate(before);
-                        self.pending
-                            .extend(out.into_iter().map(Message::into_owned));
-                        self.line = start + lines;
-                        self.deferred = Some(error);
-                        return Ok(());
-                    }
+        // One document, most often: read as such (no parse spent on looking for
+        // more). Where it is not one, because documents follow it, they are read in
+        // turn; any other error is its own.
+        if let Err(error) = self.read_one(trimmed, text, start, &mut out) {
+            let Some(documents) = documents(trimmed) else {
+                return Err(error);
+            };
+            // What the first reading built before it failed is not kept.
+            out.clear();
+            for document in documents {
+                let document = document
+                    .map_err(|e| self.error(trimmed, text, start, record::Problem::Json(e)));
+                let before = out.len();
+                if let Err(error) =
+                    document.and_then(|d| self.read_one(d.get(), text, start, &mut out))
+                {
+                    // The documents before it are given, then the error.
+                    out.truncate(before);
+                    self.pending
+                        .extend(out.into_iter().map(Message::into_owned));
+                    self.line = start + lines;
+                    self.deferred = Some(error);
+                    return Ok(());
                 }
             }
         }
@@ -1206,7 +1210,8 @@ impl<R: BufRead> State<R> {
 }
 
 /// The JSON documents of `text` (trimmed) where it holds more than one (whitespace
-/// between them): `None` where it is one document, or does not start with one.
+/// or nothing between them): `None` where it is one document, or does not start with
+/// one.
 fn documents(
     text: &str,
 ) -> Option<impl Iterator<Item = serde_json::Result<&serde_json::value::RawValue>>> {
