@@ -3,7 +3,8 @@ model, its OpenAI client (the real SDK) answered offline by an httpx mock transp
 with Agno's JSON database, run twice in one session (the second run given the first
 as history). What Agno keeps of the session (each run's messages, one a line; the
 runs' ``to_dict()``; the session's ``to_dict()`` with its runs; the database's rows of
-runs, as Agno wrote them) must stop, whatever the stop rule, where the run written as
+runs, as Agno's JSON database wrote them and as a query of its SQLite database gives
+them) must stop, whatever the stop rule, where the run written as
 doneseq's JSONL stops: lines made from the test's own script (the model's turns) and
 from what Agno's tool hook saw (the prompts, each tool's result). And a team's
 session, read from the database's rows, is the team's run."""
@@ -11,13 +12,17 @@ session, read from the database's rows, is the team's run."""
 from __future__ import annotations
 
 import json
+import sqlite3
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from agno.agent import Agent
+from agno.db.base import BaseDb
 from agno.db.json import JsonDb
+from agno.db.sqlite import SqliteDb
 from agno.models.openai import OpenAIChat
 from agno.team import Team
 from agno.tools import tool
@@ -89,10 +94,10 @@ def completion(turn: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def run_session(directory: Path) -> tuple[Agent, list[Any], list[Any], list[Any]]:
-    """The two runs of the agent in one session, stored by Agno's JsonDb under
-    ``directory``: the agent, the runs, the run as doneseq's JSONL lines, and the
-    requests the model was sent."""
+def run_session(db: BaseDb) -> tuple[Agent, list[Any], list[Any], list[Any]]:
+    """The two runs of the agent in one session, stored in Agno's database ``db``: the
+    agent, the runs, the run as doneseq's JSONL lines, and the requests the model was
+    sent."""
     turns = iter(SCRIPT)
     requests: list[Any] = []
     lines: list[Any] = []
@@ -123,7 +128,7 @@ def run_session(directory: Path) -> tuple[Agent, list[Any], list[Any], list[Any]
         tools=[add, divide, report],
         tool_hooks=[seen],
         instructions="Be brief.",
-        db=JsonDb(db_path=str(directory)),
+        db=db,
         session_id="s1",
         add_history_to_context=True,
     )
@@ -140,6 +145,11 @@ def write_lines(path: Path, records: list[Any]) -> Path:
     return path
 
 
+def write_text(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
 def write_json(path: Path, value: Any) -> Path:
     path.write_text(json.dumps(value, indent=2), encoding="utf-8")
     return path
@@ -150,7 +160,18 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """The session's records, each written to a file as Agno gives it, and doneseq's
     JSONL of the session."""
     directory = tmp_path_factory.mktemp("agno")
-    agent, runs, lines, requests = run_session(directory / "db")
+    agent, runs, lines, requests = run_session(JsonDb(db_path=str(directory / "db")))
+    # The same session stored in Agno's SQLite database: its runs as the documented
+    # query gives them (the top-level runs' data, one a line, in their order).
+    sqlite = directory / "agno.db"
+    run_session(SqliteDb(db_file=str(sqlite)))
+    with closing(sqlite3.connect(sqlite)) as db:
+        query = (
+            "select run_data from agno_runs where session_id = 's1' "
+            "and parent_run_id is null order by created_at, run_index"
+        )
+        sql_runs = [row[0] for row in db.execute(query)]
+    assert len(sql_runs) == len(PROMPTS)
     # The tool calls in the order the script made them, and the hook's lines in order
     # of the calls (the hook gave no call id: the script's calls give them).
     calls = [call for turn in SCRIPT for call in turn.get("calls", [])]
@@ -182,6 +203,9 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         "runs": write_json(directory / "runs.json", [r.to_dict() for r in runs]),
         "session": write_json(directory / "session.json", session.to_dict()),
         "rows": rows,
+        "sqlite runs": write_text(
+            directory / "sqlite-runs.jsonl", "".join(r + "\n" for r in sql_runs)
+        ),
         "run": write_lines(directory / "run.jsonl", lines),
     }
 
@@ -216,6 +240,7 @@ def test_agnos_records_of_a_session_stop_as_the_session(run, stop):
         run["runs"]: "agno",
         run["session"]: "agno",
         run["rows"]: "agno",
+        run["sqlite runs"]: "agno",
     }
     replay = read_alike(stop, saved, run["run"])
     assert (replay["recorded_steps"], replay["recorded_tokens"]) == (STEPS, TOKENS)
