@@ -126,6 +126,10 @@ fn detection_tells_agno_from_the_formats_it_resembles() {
         ),
         (r#"{"role": "user", "content": "Hi"}"#, Format::Jsonl),
         (r#"{"run_id": "r", "messages": []}"#, Format::Agno),
+        (
+            r#"{"run_id": "r", "input": {"input_content": "hi"}, "messages": []}"#,
+            Format::Agno,
+        ),
         (r#"{"session_id": "s", "runs": []}"#, Format::Agno),
     ] {
         let mut reader = doneseq::transcript::Reader::new(text.as_bytes(), Format::Auto);
@@ -153,6 +157,10 @@ fn errors_name_the_run_and_the_format() {
         (
             r#"{"run_id": "w", "session_id": "s", "run_data": {"run_id": "w", "workflow_id": "f", "step_results": []}}"#.to_owned(),
             "an Agno run without messages (a workflow's run",
+        ),
+        (
+            r#"{"run_id": "p", "input": {"input_content": "hi"}, "status": "PAUSED"}"#.to_owned(),
+            "line 1: an Agno run without messages",
         ),
         (
             r#"[{"session_id": "s", "session_type": "agent", "session_data": {}}]"#.to_owned(),

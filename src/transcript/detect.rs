@@ -36,8 +36,6 @@ struct Keys {
     /// `run_id` (an Agno run's, and its database row's; Pydantic AI's messages have
     /// one too).
     run_id: bool,
-    /// `run_data` (a row of Agno's database of runs).
-    run_data: bool,
     /// `session_id` (an Agno session's, beside `runs` or `session_type`).
     session_id: bool,
     /// `runs` or `session_type` (an Agno session's).
@@ -91,7 +89,8 @@ struct Keys {
 /// {"message": {...}, "message_id": 3}         Strands session's message
 /// {"scope": "agent", "schema_version", ...}   Strands snapshot
 /// {"role", "content", "from_history", ...}    Agno message
-/// {"run_id", "messages"}, {"run_id", "run_data"}  Agno run, database row
+/// {"run_id", "messages"}, {"run_id", "run_data"}  Agno run, database row (a run
+///                                             without messages is one too: `run_id`)
 /// {"session_id", "runs"}                      Agno session
 /// ```
 pub(super) fn kind(text: &str) -> Option<Kind> {
@@ -121,7 +120,7 @@ fn decide(k: &Keys) -> Option<Kind> {
         Kind::StrandsSnapshot
     } else if k.role && k.agno_message && !typed {
         Kind::AgnoMessage
-    } else if k.run_id && (k.messages || k.run_data) && !k.parts && !k.role && !typed {
+    } else if k.run_id && !k.parts && !k.role && !typed {
         Kind::AgnoRun
     } else if k.session_id && k.agno_session && !k.role && !typed && !k.messages {
         Kind::AgnoSession
@@ -243,7 +242,6 @@ impl<'de> Visitor<'de> for Look<'_> {
                         "schema_version" => k.schema_version = true,
                         "from_history" | "stop_after_tool_call" => k.agno_message = true,
                         "run_id" => k.run_id = true,
-                        "run_data" => k.run_data = true,
                         "session_id" => k.session_id = true,
                         "runs" | "session_type" => k.agno_session = true,
                         "role" => k.role = true,
