@@ -47,6 +47,9 @@ fn cycle(format: Format) -> Vec<String> {
         Format::Bedrock => include_str!("cycles/bedrock.jsonl"),
         // As Agno's `Message.to_dict()` writes it (its ids, flags, metrics and times).
         Format::Agno => include_str!("cycles/agno.jsonl"),
+        // As LlamaIndex's `ChatMessage.model_dump()` writes it (no usage: LlamaIndex's
+        // messages keep none).
+        Format::LlamaIndex => include_str!("cycles/llamaindex.jsonl"),
         // doneseq's JSONL with Langroid's roles and tool JSON in the content.
         Format::Langroid => include_str!("cycles/langroid.jsonl"),
         // Its header first: written once, before the cycles.
@@ -171,7 +174,7 @@ fn read_once() -> bool {
 }
 
 /// The formats the bench reads, `jsonl` first.
-const FORMATS: [Format; 13] = [
+const FORMATS: [Format; 14] = [
     Format::Jsonl,
     Format::OpenAi,
     Format::Responses,
@@ -185,6 +188,7 @@ const FORMATS: [Format; 13] = [
     Format::LangroidTsv,
     Format::Bedrock,
     Format::Agno,
+    Format::LlamaIndex,
 ];
 
 /// `DONESEQ_BEST_OF=<rounds>`: each format's transcript read once in turn, and its

@@ -23,6 +23,7 @@ mod langchain;
 mod langroid;
 mod langroid_tsv;
 mod layers;
+mod llamaindex;
 #[cfg(feature = "json")]
 mod lowering;
 mod monitor;

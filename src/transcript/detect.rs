@@ -40,6 +40,13 @@ struct Keys {
     session_id: bool,
     /// `runs` or `session_type` (an Agno session's).
     agno_session: bool,
+    /// `blocks` or `additional_kwargs` (a LlamaIndex message's; LangChain's messages
+    /// have `additional_kwargs` too, beside their `type`).
+    llamaindex_message: bool,
+    /// `store` (a LlamaIndex chat store's).
+    store: bool,
+    /// `chat_store` (a LlamaIndex memory's).
+    chat_store: bool,
     /// `lc` (LangChain's serialization has it).
     lc: bool,
     input: bool,
@@ -92,6 +99,8 @@ struct Keys {
 /// {"run_id", "messages"}, {"run_id", "run_data"}  Agno run, database row (a run
 ///                                             without messages is one too: `run_id`)
 /// {"session_id", "runs"}                      Agno session
+/// {"role", "blocks", "additional_kwargs"}     LlamaIndex message
+/// {"store": {...}}, {"chat_store", ...}       LlamaIndex chat store, memory
 /// ```
 pub(super) fn kind(text: &str) -> Option<Kind> {
     let mut keys = Keys::default();
@@ -124,6 +133,12 @@ fn decide(k: &Keys) -> Option<Kind> {
         Kind::AgnoRun
     } else if k.session_id && k.agno_session && !k.role && !typed && !k.messages {
         Kind::AgnoSession
+    } else if k.role && k.llamaindex_message && !typed {
+        Kind::LlamaIndexMessage
+    } else if k.store && !k.role && !typed {
+        Kind::LlamaIndexStore
+    } else if k.chat_store && !k.role && !typed {
+        Kind::LlamaIndexMemory
     } else if k.parts && matches!(k.message_kind.as_deref(), Some("request" | "response")) {
         Kind::PydanticAi
     } else if k.parts && k.message_kind.is_none() && !typed {
@@ -244,6 +259,9 @@ impl<'de> Visitor<'de> for Look<'_> {
                         "run_id" => k.run_id = true,
                         "session_id" => k.session_id = true,
                         "runs" | "session_type" => k.agno_session = true,
+                        "blocks" | "additional_kwargs" => k.llamaindex_message = true,
+                        "store" => k.store = true,
+                        "chat_store" => k.chat_store = true,
                         "role" => k.role = true,
                         "input" => k.input = true,
                         "output" => k.output = true,

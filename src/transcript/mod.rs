@@ -29,6 +29,7 @@ mod gemini;
 mod langchain;
 mod langroid;
 mod langroid_tsv;
+mod llamaindex;
 mod otel;
 mod parts;
 mod pydantic_ai;
@@ -119,11 +120,14 @@ pub enum Format {
     /// Agno's runs: its messages (`Message.to_dict()`), a run (`RunOutput.to_dict()`),
     /// a session with its runs, or the rows of its JSON database's runs.
     Agno,
+    /// LlamaIndex's chat messages (`ChatMessage.model_dump()`, an agent's memory), a
+    /// `SimpleChatStore` as it persists, or a `ChatMemoryBuffer`'s `to_dict()`.
+    LlamaIndex,
 }
 
 impl Format {
     /// Every format, in the order `--help` lists them.
-    pub const ALL: [Format; 15] = [
+    pub const ALL: [Format; 16] = [
         Format::Auto,
         Format::Jsonl,
         Format::OpenAi,
@@ -139,6 +143,7 @@ impl Format {
         Format::Smolagents,
         Format::Bedrock,
         Format::Agno,
+        Format::LlamaIndex,
     ];
 
     /// The format's name, as [`str::parse`] reads it.
@@ -160,6 +165,7 @@ impl Format {
             Format::Smolagents => "smolagents",
             Format::Bedrock => "bedrock",
             Format::Agno => "agno",
+            Format::LlamaIndex => "llamaindex",
         }
     }
 

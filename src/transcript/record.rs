@@ -8,7 +8,7 @@ use serde::Deserialize;
 use super::wire::{Converted, JsonLine, Listed, MessageSeed, RawArguments, StringOrList};
 use super::{
     Format, TranscriptErrorKind, agno, anthropic, autogen, bedrock, completion, fast, gemini,
-    langchain, langroid, otel, pydantic_ai, responses, smolagents,
+    langchain, langroid, llamaindex, otel, pydantic_ai, responses, smolagents,
 };
 use crate::{Message, ToolCall};
 
@@ -81,6 +81,12 @@ pub(super) enum Kind {
     AgnoRun,
     /// An Agno session (`{"session_id", "runs": [...]}`).
     AgnoSession,
+    /// A LlamaIndex chat message (`{"role", "blocks", "additional_kwargs"}`).
+    LlamaIndexMessage,
+    /// A LlamaIndex `SimpleChatStore` (`{"store": {key: [messages]}}`).
+    LlamaIndexStore,
+    /// A LlamaIndex `ChatMemoryBuffer` (`{"chat_store", "chat_store_key"}`).
+    LlamaIndexMemory,
 }
 
 impl Kind {
@@ -124,6 +130,11 @@ impl Kind {
                 "an Agno run ({\"run_id\", \"messages\"} or {\"run_id\", \"run_data\"})"
             }
             Kind::AgnoSession => "an Agno session ({\"session_id\", \"runs\"})",
+            Kind::LlamaIndexMessage => {
+                "a LlamaIndex message ({\"role\", \"blocks\", \"additional_kwargs\"})"
+            }
+            Kind::LlamaIndexStore => "a LlamaIndex chat store ({\"store\": {key: [...]}})",
+            Kind::LlamaIndexMemory => "a LlamaIndex memory ({\"chat_store\", \"chat_store_key\"})",
         }
     }
 
@@ -150,6 +161,9 @@ impl Kind {
             | Kind::StrandsSessionMessage
             | Kind::StrandsSnapshot => Format::Bedrock,
             Kind::AgnoMessage | Kind::AgnoRun | Kind::AgnoSession => Format::Agno,
+            Kind::LlamaIndexMessage | Kind::LlamaIndexStore | Kind::LlamaIndexMemory => {
+                Format::LlamaIndex
+            }
         }
     }
 
@@ -192,6 +206,9 @@ impl Kind {
                 Kind::AgnoMessage,
                 Kind::AgnoRun,
                 Kind::AgnoSession,
+                Kind::LlamaIndexMessage,
+                Kind::LlamaIndexStore,
+                Kind::LlamaIndexMemory,
             ],
             Format::Jsonl | Format::Langroid => &[Kind::Message],
             Format::OpenAi => &[Kind::Message, Kind::Completion, Kind::ChatRequest],
@@ -222,6 +239,11 @@ impl Kind {
                 Kind::StrandsSnapshot,
             ],
             Format::Agno => &[Kind::AgnoMessage, Kind::AgnoRun, Kind::AgnoSession],
+            Format::LlamaIndex => &[
+                Kind::LlamaIndexMessage,
+                Kind::LlamaIndexStore,
+                Kind::LlamaIndexMemory,
+            ],
             // Not JSON: its lines go to its own reader.
             Format::LangroidTsv => &[],
         }
@@ -422,6 +444,9 @@ fn read_kind<'a>(
         Kind::AgnoMessage => agno::read_message(parse(text)?, text, out),
         Kind::AgnoRun => agno::read_run(parse(text)?, text, &mut cx.agno, out),
         Kind::AgnoSession => agno::read_session(parse(text)?, text, &mut cx.agno, out),
+        Kind::LlamaIndexMessage => llamaindex::read_message(parse(text)?, text, out),
+        Kind::LlamaIndexStore => llamaindex::read_store(parse(text)?, text, out),
+        Kind::LlamaIndexMemory => llamaindex::read_memory(parse(text)?, text, out),
     }
 }
 
