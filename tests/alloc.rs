@@ -355,6 +355,16 @@ fn agno_messages_borrow_their_lines() {
     each_cycle_allocates("", CYCLE, [6, 2, 5], lists + rare);
 }
 
+/// Reading LlamaIndex's messages with `Reader::next_borrowed`: every text and call
+/// borrows its line (the scanner folds each block as it reads it: no list of blocks;
+/// the provider's copy of the calls is skipped). What is left to allocate, each cycle
+/// of the conversation (the bench's): the two calls' lists.
+fn llamaindex_messages_borrow_their_lines() {
+    const CYCLE: &str = include_str!("../benches/cycles/llamaindex.jsonl");
+    assert_eq!(CYCLE.lines().count(), 6, "the cycle's messages");
+    each_cycle_allocates("", CYCLE, [6, 2, 5], 2);
+}
+
 /// How long the size test runs each monitor (CI builds this test without
 /// optimizations: 5,000 steps, about 350 rounds of the stream, take seconds).
 const STEPS: usize = 5_000;
@@ -407,7 +417,7 @@ fn run_state_does_not_grow_with_the_run() {
 }
 
 fn main() {
-    let tests: [(&str, fn()); 9] = [
+    let tests: [(&str, fn()); 10] = [
         (
             "borrowed_reading_copies_no_text",
             borrowed_reading_copies_no_text,
@@ -435,6 +445,10 @@ fn main() {
         (
             "agno_messages_borrow_their_lines",
             agno_messages_borrow_their_lines,
+        ),
+        (
+            "llamaindex_messages_borrow_their_lines",
+            llamaindex_messages_borrow_their_lines,
         ),
         (
             "steady_state_observe_allocates_nothing",

@@ -6,7 +6,7 @@
 //! message of the common fields (doneseq's, OpenAI's, Anthropic's content blocks),
 //! OpenAI's `chat.completion` object, Anthropic's response message, OpenAI's
 //! Responses items, AutoGen's messages and their tool calls and results, Bedrock
-//! Converse messages, Agno's messages. It builds a
+//! Converse messages, Agno's and LlamaIndex's messages. It builds a
 //! chat message directly, and for the other records fills the struct serde fills, so
 //! that one conversion reads both; texts are borrowed from the line where they have
 //! no escapes.
@@ -59,6 +59,7 @@ macro_rules! match_key {
 pub(super) mod agno;
 pub(super) mod converse;
 mod fields;
+pub(super) mod llamaindex;
 mod scan;
 
 use std::borrow::Cow;

@@ -48,24 +48,25 @@ struct Kwargs<'a> {
     name: Option<Str<'a>>,
 }
 
-/// A content block: the fields of the kinds read (`block_type` says which).
+/// A content block: the fields of the kinds read (`block_type` says which). (Filled
+/// by serde, or by the scanner, which leaves a citable block to serde.)
 #[derive(Deserialize)]
-struct Block<'a> {
+pub(super) struct Block<'a> {
     #[serde(borrow)]
-    block_type: Str<'a>,
+    pub(super) block_type: Str<'a>,
     #[serde(default, borrow)]
-    text: Option<Str<'a>>,
+    pub(super) text: Option<Str<'a>>,
     /// A `tool_call` block's call.
     #[serde(default, borrow)]
-    tool_call_id: Option<Str<'a>>,
+    pub(super) tool_call_id: Option<Str<'a>>,
     #[serde(default, borrow)]
-    tool_name: Option<Str<'a>>,
+    pub(super) tool_name: Option<Str<'a>>,
     #[serde(default)]
-    tool_kwargs: Option<RawArguments<'a>>,
+    pub(super) tool_kwargs: Option<RawArguments<'a>>,
     /// A `citable` block's content (text and images; a `thinking` block's is its
     /// text, not read): read once the kind is known.
     #[serde(default, borrow)]
-    content: Option<&'a RawValue>,
+    pub(super) content: Option<&'a RawValue>,
 }
 
 /// The block kinds that hold no text of the message's: media, a cache point, the
@@ -86,58 +87,80 @@ pub(super) fn read_message<'a>(
 
 /// The message, or what is wrong with it.
 fn convert(message: LlamaMessage<'_>) -> Result<Message<'_>, String> {
-    let role = match &*message.role.0 {
-        "system" | "developer" => Role::System,
-        "user" => Role::User,
-        "assistant" | "chatbot" | "model" => Role::Llm,
-        "tool" | "function" => Role::Agent,
-        other => {
+    let mut read = Read {
+        text: message.content.map(Str::into_cow),
+        ..Read::default()
+    };
+    for (i, block) in message.blocks.unwrap_or_default().into_iter().enumerate() {
+        fold(i, block, &mut read.text, &mut read.calls)?;
+    }
+    if let Some(kwargs) = message.additional_kwargs {
+        read.kwarg_calls = kwargs.tool_calls.map(RawValue::get);
+        read.call_id = kwargs.tool_call_id.map(Str::into_cow);
+        read.name = kwargs.name.map(Str::into_cow);
+    }
+    read.into_message(&message.role.0)
+}
+
+/// A message as read, its blocks folded, by serde ([`convert`]) or by the scanner,
+/// which both finish it with [`Read::into_message`].
+#[derive(Default)]
+pub(super) struct Read<'a> {
+    pub(super) text: Option<Cow<'a, str>>,
+    /// The `tool_call` blocks' calls.
+    pub(super) calls: Vec<ToolCall<'a>>,
+    /// `additional_kwargs`' `tool_calls`, as JSON text (read only where the blocks hold
+    /// no call: they most often repeat them).
+    pub(super) kwarg_calls: Option<&'a str>,
+    pub(super) call_id: Option<Cow<'a, str>>,
+    pub(super) name: Option<Cow<'a, str>>,
+}
+
+impl<'a> Read<'a> {
+    /// The message of `role`, or what is wrong with it.
+    pub(super) fn into_message(mut self, role_text: &str) -> Result<Message<'a>, String> {
+        let role = match role_text {
+            "system" | "developer" => Role::System,
+            "user" => Role::User,
+            "assistant" | "chatbot" | "model" => Role::Llm,
+            "tool" | "function" => Role::Agent,
+            other => {
+                return Err(format!(
+                    "a LlamaIndex message of role \"{other}\" (expected system, developer, \
+                     user, assistant, chatbot, model, tool or function)"
+                ));
+            }
+        };
+        if self.calls.is_empty()
+            && let Some(listed) = self.kwarg_calls
+        {
+            let listed: Option<Calls<'a, RawArguments<'a>>> = serde_json::from_str(listed)
+                .map_err(|e| format!("its additional_kwargs' tool_calls: {e}"))?;
+            self.calls = listed
+                .map(Calls::into_calls)
+                .transpose()?
+                .unwrap_or_default();
+        }
+        if !self.calls.is_empty() && role != Role::Llm {
             return Err(format!(
-                "a LlamaIndex message of role \"{other}\" (expected system, developer, user, \
-                 assistant, chatbot, model, tool or function)"
+                "a LlamaIndex message of role \"{role_text}\" holds tool calls"
             ));
         }
-    };
-    let mut text: Option<Cow<'_, str>> = message.content.map(Str::into_cow);
-    let mut calls = Vec::new();
-    for (i, block) in message.blocks.unwrap_or_default().into_iter().enumerate() {
-        fold(i, block, &mut text, &mut calls)?;
-    }
-    let kwargs = message.additional_kwargs;
-    let (kwarg_calls, call_id, name) = match kwargs {
-        Some(k) => (k.tool_calls, k.tool_call_id, k.name),
-        None => (None, None, None),
-    };
-    if calls.is_empty()
-        && let Some(listed) = kwarg_calls
-    {
-        let listed: Option<Calls<'_, RawArguments<'_>>> = serde_json::from_str(listed.get())
-            .map_err(|e| format!("its additional_kwargs' tool_calls: {e}"))?;
-        calls = listed
-            .map(Calls::into_calls)
-            .transpose()?
-            .unwrap_or_default();
-    }
-    if !calls.is_empty() && role != Role::Llm {
-        return Err(format!(
-            "a LlamaIndex message of role \"{}\" holds tool calls",
-            message.role.0
-        ));
-    }
-    let mut read = Message::new(role, text.unwrap_or_default());
-    read.tool_calls = calls;
-    if role == Role::Agent {
-        read.tool_call_id = call_id.map(Str::into_cow);
-        if let Some(name) = name {
-            read = read.with_tool_name(name.into_cow());
+        let mut read = Message::new(role, self.text.unwrap_or_default());
+        read.tool_calls = self.calls;
+        if role == Role::Agent {
+            read.tool_call_id = self.call_id;
+            if let Some(name) = self.name {
+                read = read.with_tool_name(name);
+            }
         }
+        Ok(read)
     }
-    Ok(read)
 }
 
 /// Block `i` added to what the blocks before it made: its text joined to `text`, its
 /// call added to `calls`.
-fn fold<'a>(
+pub(super) fn fold<'a>(
     i: usize,
     block: Block<'a>,
     text: &mut Option<Cow<'a, str>>,

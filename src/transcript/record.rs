@@ -492,6 +492,7 @@ pub(super) fn scan<'a>(
         }
         Kind::BedrockMessage => fast::converse::message(text, chat),
         Kind::AgnoMessage => fast::agno::message(text, chat),
+        Kind::LlamaIndexMessage => fast::llamaindex::message(text, chat),
         _ => None,
     }
 }
@@ -507,6 +508,7 @@ pub(super) fn scans(kind: Kind, cx: &Context) -> bool {
             | Kind::AnthropicResponse
             | Kind::BedrockMessage
             | Kind::AgnoMessage
+            | Kind::LlamaIndexMessage
     ) && (langroid_too || !cx.langroid)
         && !cx.responses.is_open()
 }

@@ -8,7 +8,7 @@ use proptest::prelude::*;
 
 use super::super::{
     Chat, agno, anthropic_response, completion, converse, execution_results, function_calls,
-    responses_item,
+    llamaindex, responses_item,
 };
 use super::{damaged, sample_files, serde_only};
 use crate::Message;
@@ -208,6 +208,55 @@ fn agno_messages_are_scanned_as_serde_reads_them() {
     reads_alike(&AGNO.join("\n")).unwrap();
 }
 
+/// LlamaIndex's messages (`ChatMessage.model_dump()`).
+const LLAMA: &[&str] = &[
+    r#"{"role": "user", "additional_kwargs": {}, "blocks": [{"block_type": "text", "text": "What is 17 times 23, plus 4?"}]}"#,
+    r#"{"role": "assistant", "additional_kwargs": {"tool_calls": [{"id": "call_1", "function": {"arguments": "{\"expression\": \"17 * 23 + 4\"}", "name": "calculator"}, "type": "function"}]}, "blocks": [{"block_type": "text", "text": "Let me compute that."}, {"block_type": "tool_call", "tool_call_id": "call_1", "tool_name": "calculator", "tool_kwargs": "{\"expression\": \"17 * 23 + 4\"}"}]}"#,
+    r#"{"role": "tool", "additional_kwargs": {"tool_call_id": "call_1", "name": "calculator", "other": [1]}, "blocks": [{"block_type": "text", "text": "395 \u00e9"}]}"#,
+    r#"{"role": "assistant", "additional_kwargs": {"tool_calls": [{"id": "c2", "function": {"name": "g", "arguments": "{}"}, "type": "function"}]}, "blocks": []}"#,
+    r#"{"role": "assistant", "additional_kwargs": null, "blocks": [{"block_type": "thinking", "content": "hm", "num_tokens": null}, {"block_type": "tool_call", "tool_name": "f", "tool_kwargs": {"x": [1, 2]}}, {"block_type": "image", "url": "u", "detail": null}]}"#,
+    r#"{"blocks": [{"text": "a", "block_type": "text"}, {"block_type": "text", "text": "b"}], "role": "developer", "extra": {}}"#,
+    r#"{"role": "user", "blocks": null, "additional_kwargs": {"tool_calls": null}}"#,
+];
+
+/// LlamaIndex's messages the scanner leaves to the serde path (which reads or
+/// refuses them).
+const LLAMA_LEFT: &[&str] = &[
+    r#"{"role": "user", "content": "old", "additional_kwargs": {}}"#,
+    r#"{"role": "user", "blocks": [{"block_type": "citable", "content": [{"block_type": "text", "text": "c"}]}]}"#,
+    r#"{"role": "robot", "blocks": []}"#,
+    r#"{"role": "user", "blocks": [{"block_type": "hologram"}]}"#,
+    r#"{"role": "user", "blocks": [{"block_type": "text"}]}"#,
+    r#"{"role": "user", "blocks": [{"text": "a"}]}"#,
+    r#"{"role": "user", "blocks": [{"block_type": "tool_call", "tool_name": "f"}]}"#,
+    r#"{"role": "assistant", "blocks": [{"block_type": "text", "text": "a", "text": "b"}]}"#,
+    r#"{"role": "assistant", "additional_kwargs": {"tool_calls": [{"id": "c"}]}, "blocks": []}"#,
+    r#"{"role": "assistant", "additional_kwargs": {"name": "a", "name": "b"}, "blocks": []}"#,
+    r#"{"blocks": []}"#,
+];
+
+#[test]
+fn llamaindex_messages_are_scanned_as_serde_reads_them() {
+    for line in LLAMA {
+        assert!(
+            llamaindex::message(line, &mut Chat::default()).is_some(),
+            "{line}"
+        );
+    }
+    for line in LLAMA_LEFT {
+        assert!(
+            llamaindex::message(line, &mut Chat::default()).is_none(),
+            "{line}"
+        );
+    }
+    // After a LlamaIndex message, which makes the log's kind known (the scanner
+    // reads only then).
+    for line in LLAMA.iter().chain(LLAMA_LEFT) {
+        reads_alike(&format!("{}\n{line}\n", LLAMA[0])).unwrap();
+    }
+    reads_alike(&LLAMA.join("\n")).unwrap();
+}
+
 #[test]
 fn converse_messages_are_scanned_as_serde_reads_them() {
     for line in CONVERSE {
@@ -368,6 +417,9 @@ const ALL: &[&str] = &[
     AGNO[1],
     AGNO[2],
     AGNO[3],
+    LLAMA[1],
+    LLAMA[2],
+    LLAMA[4],
 ];
 
 /// The lines of Responses logs: items of every kind, items left to the serde path
