@@ -4,6 +4,7 @@ the same each way, and stops where the live adapter stopped the same script."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -72,3 +73,34 @@ def assert_reads_as_its_messages(run: tuple[Path, Path], stop: str) -> None:
     the answer) and token counted alike."""
     trace, messages = run
     assert read_alike(stop, {trace: "otel"}, messages)["recorded_steps"] == 4
+
+
+def completion(turn: Mapping[str, Any]) -> dict[str, Any]:
+    """The OpenAI Chat Completions response of a scripted model turn: its ``text``, its
+    ``calls`` (id, name, arguments) and its ``usage`` (input and output tokens; 10 and
+    2 where the turn gives none), as an offline transport answers the real SDK."""
+    message: dict[str, Any] = {"role": "assistant", "content": turn.get("text")}
+    if turn.get("calls"):
+        message["tool_calls"] = [
+            {"id": i, "type": "function", "function": {"name": n, "arguments": json.dumps(a)}}
+            for i, n, a in turn["calls"]
+        ]
+    usage = turn.get("usage", (10, 2))
+    return {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "created": 1,
+        "model": "gpt-4o",
+        "choices": [
+            {
+                "index": 0,
+                "message": message,
+                "finish_reason": "tool_calls" if turn.get("calls") else "stop",
+            }
+        ],
+        "usage": {
+            "prompt_tokens": usage[0],
+            "completion_tokens": usage[1],
+            "total_tokens": sum(usage),
+        },
+    }

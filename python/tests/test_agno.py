@@ -26,7 +26,7 @@ from agno.db.sqlite import SqliteDb
 from agno.models.openai import OpenAIChat
 from agno.team import Team
 from agno.tools import tool
-from recorded_runs import model_line, read_alike, replayed
+from recorded_runs import completion, model_line, read_alike, replayed
 
 import doneseq
 
@@ -64,34 +64,6 @@ SCRIPT: list[dict[str, Any]] = [
 ]
 # The turns of the first run.
 FIRST_RUN = 2
-
-
-def completion(turn: dict[str, Any]) -> dict[str, Any]:
-    """The Chat Completions response of a scripted turn."""
-    message: dict[str, Any] = {"role": "assistant", "content": turn.get("text")}
-    if turn.get("calls"):
-        message["tool_calls"] = [
-            {"id": i, "type": "function", "function": {"name": n, "arguments": json.dumps(a)}}
-            for i, n, a in turn["calls"]
-        ]
-    return {
-        "id": "chatcmpl-1",
-        "object": "chat.completion",
-        "created": 1,
-        "model": "gpt-4o",
-        "choices": [
-            {
-                "index": 0,
-                "message": message,
-                "finish_reason": "tool_calls" if turn.get("calls") else "stop",
-            }
-        ],
-        "usage": {
-            "prompt_tokens": turn["usage"][0],
-            "completion_tokens": turn["usage"][1],
-            "total_tokens": sum(turn["usage"]),
-        },
-    }
 
 
 def run_session(db: BaseDb) -> tuple[Agent, list[Any], list[Any], list[Any]]:

@@ -22,7 +22,7 @@ from llama_index.core.memory import ChatMemoryBuffer
 from llama_index.core.storage.chat_store import SimpleChatStore
 from llama_index.core.workflow import Context
 from llama_index.llms.openai import OpenAI
-from recorded_runs import read_alike
+from recorded_runs import completion, read_alike
 
 import doneseq
 
@@ -49,30 +49,6 @@ SCRIPT: list[dict[str, Any]] = [
     {"calls": [("call_3", "add", {"a": 5, "b": 5})]},
     {"text": "Twice 5 is 10."},
 ]
-
-
-def completion(turn: dict[str, Any]) -> dict[str, Any]:
-    """The Chat Completions response of a scripted turn."""
-    message: dict[str, Any] = {"role": "assistant", "content": turn.get("text")}
-    if turn.get("calls"):
-        message["tool_calls"] = [
-            {"id": i, "type": "function", "function": {"name": n, "arguments": json.dumps(a)}}
-            for i, n, a in turn["calls"]
-        ]
-    return {
-        "id": "chatcmpl-1",
-        "object": "chat.completion",
-        "created": 1,
-        "model": "gpt-4o",
-        "choices": [
-            {
-                "index": 0,
-                "message": message,
-                "finish_reason": "tool_calls" if turn.get("calls") else "stop",
-            }
-        ],
-        "usage": {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12},
-    }
 
 
 async def run_agent() -> tuple[list[ChatMessage], list[Any]]:
