@@ -79,6 +79,11 @@ fn detection_tells_llamaindex_from_langchain() {
             r#"{"store": {"k": []}, "class_name": "SimpleChatStore"}"#,
             Format::LlamaIndex,
         ),
+        // OpenAI's Responses requests have a `store` too.
+        (
+            r#"{"model": "gpt-4o", "store": true, "input": [{"role": "user", "content": "hi"}]}"#,
+            Format::Responses,
+        ),
     ] {
         let mut reader = doneseq::transcript::Reader::new(text.as_bytes(), Format::Auto);
         reader.by_ref().for_each(|m| drop(m.unwrap()));
@@ -126,7 +131,7 @@ fn errors_name_the_block_and_the_format() {
             "a LlamaIndex memory whose store holds no conversation \"b\"",
         ),
         (
-            r#"{"store": {"a": [{"role": "user", "blocks": [{"block_type": "x"}]}]}}"#,
+            r#"{"store": {"a": [{"role": "user", "blocks": [{"block_type": "x"}]}]}, "class_name": "SimpleChatStore"}"#,
             "element 1 of 1: block 0 has an unknown type \"x\"",
         ),
     ] {

@@ -43,8 +43,10 @@ struct Keys {
     /// `blocks` or `additional_kwargs` (a LlamaIndex message's; LangChain's messages
     /// have `additional_kwargs` too, beside their `type`).
     llamaindex_message: bool,
-    /// `store` (a LlamaIndex chat store's).
-    store: bool,
+    /// The value of `class_name` (LlamaIndex's serialized objects name their class:
+    /// `SimpleChatStore`; a key `store` alone says nothing, OpenAI's Responses
+    /// requests and objects have one too).
+    class_name: Option<String>,
     /// `chat_store` (a LlamaIndex memory's).
     chat_store: bool,
     /// `lc` (LangChain's serialization has it).
@@ -100,7 +102,8 @@ struct Keys {
 ///                                             without messages is one too: `run_id`)
 /// {"session_id", "runs"}                      Agno session
 /// {"role", "blocks", "additional_kwargs"}     LlamaIndex message
-/// {"store": {...}}, {"chat_store", ...}       LlamaIndex chat store, memory
+/// {"store": {...}, "class_name": "SimpleChatStore"}, {"chat_store", ...}
+///                                             LlamaIndex chat store, memory
 /// ```
 pub(super) fn kind(text: &str) -> Option<Kind> {
     let mut keys = Keys::default();
@@ -135,7 +138,7 @@ fn decide(k: &Keys) -> Option<Kind> {
         Kind::AgnoSession
     } else if k.role && k.llamaindex_message && !typed {
         Kind::LlamaIndexMessage
-    } else if k.store && !k.role && !typed {
+    } else if k.class_name.as_deref() == Some("SimpleChatStore") && !k.role && !typed {
         Kind::LlamaIndexStore
     } else if k.chat_store && !k.role && !typed {
         Kind::LlamaIndexMemory
@@ -233,6 +236,11 @@ impl<'de> Visitor<'de> for Look<'_> {
                         .next_value::<Option<serde_json::Value>>()?
                         .and_then(string);
                 }
+                "class_name" => {
+                    k.class_name = map
+                        .next_value::<Option<serde_json::Value>>()?
+                        .and_then(string);
+                }
                 "kind" => {
                     k.message_kind = map
                         .next_value::<Option<serde_json::Value>>()?
@@ -260,7 +268,6 @@ impl<'de> Visitor<'de> for Look<'_> {
                         "session_id" => k.session_id = true,
                         "runs" | "session_type" => k.agno_session = true,
                         "blocks" | "additional_kwargs" => k.llamaindex_message = true,
-                        "store" => k.store = true,
                         "chat_store" => k.chat_store = true,
                         "role" => k.role = true,
                         "input" => k.input = true,
