@@ -565,7 +565,7 @@ fn help_lists_every_format_and_a_corpus_of_every_format_is_read() {
     let out = check(&["--stop", "final | done_signal", "examples/formats"]);
     let text = stdout(&out);
     assert!(
-        text.contains("28 runs: 7 done") && text.contains(" 0 errors"),
+        text.contains("30 runs: 7 done") && text.contains(" 0 errors"),
         "{text}"
     );
     for name in [
@@ -589,6 +589,8 @@ fn help_lists_every_format_and_a_corpus_of_every_format_is_read() {
         "strands-snapshot.json",
         "agno-runs.json",
         "llamaindex-memory.jsonl",
+        "crewai-crew.json",
+        "crewai-react.json",
         "otel-strands.json",
         "otel-strands-latest.json",
     ] {

@@ -12,6 +12,7 @@ mod check_cli;
 mod cli;
 #[cfg(feature = "cli")]
 mod corpus;
+mod crewai;
 mod errors;
 #[cfg(feature = "json")]
 mod formats;

@@ -49,6 +49,11 @@ struct Keys {
     class_name: Option<String>,
     /// `chat_store` (a LlamaIndex memory's).
     chat_store: bool,
+    /// `tasks_output` (a CrewAI crew's output).
+    tasks_output: bool,
+    /// `expected_output`, `output_format` or `agent_role` (a CrewAI task's or
+    /// agent's output, beside its `messages`).
+    crewai_output: bool,
     /// `lc` (LangChain's serialization has it).
     lc: bool,
     input: bool,
@@ -104,6 +109,9 @@ struct Keys {
 /// {"role", "blocks", "additional_kwargs"}     LlamaIndex message
 /// {"store": {...}, "class_name": "SimpleChatStore"}, {"chat_store", ...}
 ///                                             LlamaIndex chat store, memory
+/// {"tasks_output": [...], "token_usage"}      CrewAI crew's output
+/// {"messages", "raw", "expected_output"}      CrewAI task's output (an agent's:
+///                                             `agent_role` for `expected_output`)
 /// ```
 pub(super) fn kind(text: &str) -> Option<Kind> {
     let mut keys = Keys::default();
@@ -120,6 +128,10 @@ fn decide(k: &Keys) -> Option<Kind> {
         Kind::Otlp
     } else if k.resource_logs {
         Kind::OtlpLogs
+    } else if k.tasks_output && !k.role && !typed {
+        Kind::CrewAiCrew
+    } else if k.crewai_output && !k.role && !typed {
+        Kind::CrewAiTask
     } else if k.role && k.converse_content && !typed {
         Kind::BedrockMessage
     } else if k.messages && k.first_message_converse {
@@ -269,6 +281,10 @@ impl<'de> Visitor<'de> for Look<'_> {
                         "runs" | "session_type" => k.agno_session = true,
                         "blocks" | "additional_kwargs" => k.llamaindex_message = true,
                         "chat_store" => k.chat_store = true,
+                        "tasks_output" => k.tasks_output = true,
+                        "expected_output" | "output_format" | "agent_role" => {
+                            k.crewai_output = true;
+                        }
                         "role" => k.role = true,
                         "input" => k.input = true,
                         "output" => k.output = true,

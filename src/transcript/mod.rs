@@ -22,6 +22,7 @@ mod anthropic;
 mod autogen;
 mod bedrock;
 mod completion;
+mod crewai;
 mod detect;
 mod fast;
 mod first_key;
@@ -123,11 +124,15 @@ pub enum Format {
     /// LlamaIndex's chat messages (`ChatMessage.model_dump()`, an agent's memory), a
     /// `SimpleChatStore` as it persists, or a `ChatMemoryBuffer`'s `to_dict()`.
     LlamaIndex,
+    /// CrewAI's outputs: a crew's (`CrewOutput`), a task's (`TaskOutput`) or an
+    /// agent's (`LiteAgentOutput`), with the messages of each task's agent, its
+    /// final answer and its tools' failures.
+    CrewAi,
 }
 
 impl Format {
     /// Every format, in the order `--help` lists them.
-    pub const ALL: [Format; 16] = [
+    pub const ALL: [Format; 17] = [
         Format::Auto,
         Format::Jsonl,
         Format::OpenAi,
@@ -144,6 +149,7 @@ impl Format {
         Format::Bedrock,
         Format::Agno,
         Format::LlamaIndex,
+        Format::CrewAi,
     ];
 
     /// The format's name, as [`str::parse`] reads it.
@@ -166,6 +172,7 @@ impl Format {
             Format::Bedrock => "bedrock",
             Format::Agno => "agno",
             Format::LlamaIndex => "llamaindex",
+            Format::CrewAi => "crewai",
         }
     }
 

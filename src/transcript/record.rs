@@ -7,8 +7,8 @@ use serde::Deserialize;
 
 use super::wire::{Converted, JsonLine, Listed, MessageSeed, RawArguments, StringOrList};
 use super::{
-    Format, TranscriptErrorKind, agno, anthropic, autogen, bedrock, completion, fast, gemini,
-    langchain, langroid, llamaindex, otel, pydantic_ai, responses, smolagents,
+    Format, TranscriptErrorKind, agno, anthropic, autogen, bedrock, completion, crewai, fast,
+    gemini, langchain, langroid, llamaindex, otel, pydantic_ai, responses, smolagents,
 };
 use crate::{Message, ToolCall};
 
@@ -87,6 +87,11 @@ pub(super) enum Kind {
     LlamaIndexStore,
     /// A LlamaIndex `ChatMemoryBuffer` (`{"chat_store", "chat_store_key"}`).
     LlamaIndexMemory,
+    /// A CrewAI crew's output (`{"tasks_output": [...], "token_usage", ...}`).
+    CrewAiCrew,
+    /// A CrewAI task's output (`{"messages", "raw", "agent", "expected_output", ...}`)
+    /// or an agent's (`{"messages", "raw", "agent_role", ...}`).
+    CrewAiTask,
 }
 
 impl Kind {
@@ -135,6 +140,10 @@ impl Kind {
             }
             Kind::LlamaIndexStore => "a LlamaIndex chat store ({\"store\": {key: [...]}})",
             Kind::LlamaIndexMemory => "a LlamaIndex memory ({\"chat_store\", \"chat_store_key\"})",
+            Kind::CrewAiCrew => "a CrewAI crew's output ({\"tasks_output\": [...]})",
+            Kind::CrewAiTask => {
+                "a CrewAI task's or agent's output ({\"messages\", \"raw\", \"agent\", ...})"
+            }
         }
     }
 
@@ -164,6 +173,7 @@ impl Kind {
             Kind::LlamaIndexMessage | Kind::LlamaIndexStore | Kind::LlamaIndexMemory => {
                 Format::LlamaIndex
             }
+            Kind::CrewAiCrew | Kind::CrewAiTask => Format::CrewAi,
         }
     }
 
@@ -209,6 +219,8 @@ impl Kind {
                 Kind::LlamaIndexMessage,
                 Kind::LlamaIndexStore,
                 Kind::LlamaIndexMemory,
+                Kind::CrewAiCrew,
+                Kind::CrewAiTask,
             ],
             Format::Jsonl | Format::Langroid => &[Kind::Message],
             Format::OpenAi => &[Kind::Message, Kind::Completion, Kind::ChatRequest],
@@ -244,6 +256,7 @@ impl Kind {
                 Kind::LlamaIndexStore,
                 Kind::LlamaIndexMemory,
             ],
+            Format::CrewAi => &[Kind::CrewAiCrew, Kind::CrewAiTask],
             // Not JSON: its lines go to its own reader.
             Format::LangroidTsv => &[],
         }
@@ -447,6 +460,8 @@ fn read_kind<'a>(
         Kind::LlamaIndexMessage => llamaindex::read_message(parse(text)?, text, out),
         Kind::LlamaIndexStore => llamaindex::read_store(parse(text)?, text, out),
         Kind::LlamaIndexMemory => llamaindex::read_memory(parse(text)?, text, out),
+        Kind::CrewAiCrew => crewai::read_crew(parse(text)?, out),
+        Kind::CrewAiTask => crewai::read_task(parse(text)?, text, out),
     }
 }
 

@@ -63,7 +63,9 @@ pub(super) struct Line<'a, A = Arguments<'a>> {
 
 /// The keys of a [`Line`], in its fields' order (which error messages list).
 /// `metadata` (free-form data for the log's own use), `annotations` and `audio`
-/// (OpenAI's, carrying nothing doneseq classifies) are read and ignored.
+/// (OpenAI's, carrying nothing doneseq classifies), `raw_tool_call_parts` (CrewAI's
+/// copy of the calls in `tool_calls`, as Gemini's SDK gave them) and `files` (the
+/// files CrewAI attaches to a task's message: media, not text) are read and ignored.
 #[derive(Clone, Copy, Debug, Deserialize)]
 #[serde(field_identifier, rename_all = "snake_case")]
 enum Key {
@@ -89,6 +91,8 @@ enum Key {
     Refusal,
     Annotations,
     Audio,
+    RawToolCallParts,
+    Files,
 }
 
 /// Reads a [`Line`] from a map: serde's derived visitor, written out (the same
@@ -136,6 +140,8 @@ where
     let mut refusal: Option<Option<Str<'a>>> = None;
     let mut annotations: Option<Option<IgnoredAny>> = None;
     let mut audio: Option<Option<IgnoredAny>> = None;
+    let mut raw_tool_call_parts: Option<Option<IgnoredAny>> = None;
+    let mut files: Option<Option<IgnoredAny>> = None;
     while let Some(key) = map.next_key::<Key>()? {
         match key {
             Key::Role => once(&mut map, &mut role, "role")?,
@@ -160,6 +166,10 @@ where
             Key::Refusal => once(&mut map, &mut refusal, "refusal")?,
             Key::Annotations => once(&mut map, &mut annotations, "annotations")?,
             Key::Audio => once(&mut map, &mut audio, "audio")?,
+            Key::RawToolCallParts => {
+                once(&mut map, &mut raw_tool_call_parts, "raw_tool_call_parts")?;
+            }
+            Key::Files => once(&mut map, &mut files, "files")?,
         }
     }
     Ok(Line {
@@ -211,6 +221,8 @@ const LINE_FIELDS: &[&str] = &[
     "refusal",
     "annotations",
     "audio",
+    "raw_tool_call_parts",
+    "files",
 ];
 
 impl<'de: 'a, 'a, A: Deserialize<'de> + ArgumentsText<'a>> Deserialize<'de> for Line<'a, A> {

@@ -49,7 +49,8 @@ pub(crate) struct Args {
     /// agent.memory.get_full_steps()); bedrock (Amazon Bedrock Converse messages, e.g. a
     /// Strands agent's agent.messages, its saved sessions and snapshots, requests,
     /// responses); agno (Agno's messages, runs, sessions, its database's rows of runs);
-    /// llamaindex (LlamaIndex's chat messages, e.g. an agent's memory, chat stores).
+    /// llamaindex (LlamaIndex's chat messages, e.g. an agent's memory, chat stores);
+    /// crewai (CrewAI's outputs: a crew's, a task's or an agent's, with its messages).
     /// All but jsonl, langroid and langroid-tsv also read JSON documents (an array, or
     /// one record on many lines; several one after another).
     #[arg(long, default_value = "auto", value_parser = parse_format)]
