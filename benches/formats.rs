@@ -50,6 +50,8 @@ fn cycle(format: Format) -> Vec<String> {
         // As LlamaIndex's `ChatMessage.model_dump()` writes it (no usage: LlamaIndex's
         // messages keep none).
         Format::LlamaIndex => include_str!("cycles/llamaindex.jsonl"),
+        // A task's output (`TaskOutput.model_dump()`) a line, its six messages in it.
+        Format::CrewAi => include_str!("cycles/crewai.jsonl"),
         // doneseq's JSONL with Langroid's roles and tool JSON in the content.
         Format::Langroid => include_str!("cycles/langroid.jsonl"),
         // Its header first: written once, before the cycles.
@@ -119,11 +121,17 @@ fn formats_bench(c: &mut Criterion) {
     let expected = read(&transcript(Format::Jsonl), Format::Jsonl);
     for format in FORMATS {
         let text = transcript(format);
-        // The same messages and tokens in every format (the Responses items and
-        // Langroid's task log carry no usage).
+        // The same messages and tokens in every format (the Responses items,
+        // Langroid's task log, LlamaIndex's and CrewAI's messages carry no usage).
+        // (smolagents' has one more message: its final answer is a call of its
+        // `final_answer` tool and that call's result.)
         let (count, tokens) = read(&text, Format::Auto);
-        assert_eq!(count, expected.0, "{format}");
-        if !matches!(format, Format::Responses | Format::LangroidTsv) {
+        let more = if format == Format::Smolagents { CYCLES } else { 0 };
+        assert_eq!(count, expected.0 + more, "{format}");
+        if !matches!(
+            format,
+            Format::Responses | Format::LangroidTsv | Format::LlamaIndex | Format::CrewAi
+        ) {
             assert_eq!(tokens, expected.1, "{format}");
         }
         group.throughput(Throughput::Elements(count as u64));
@@ -174,7 +182,7 @@ fn read_once() -> bool {
 }
 
 /// The formats the bench reads, `jsonl` first.
-const FORMATS: [Format; 14] = [
+const FORMATS: [Format; 15] = [
     Format::Jsonl,
     Format::OpenAi,
     Format::Responses,
@@ -189,6 +197,7 @@ const FORMATS: [Format; 14] = [
     Format::Bedrock,
     Format::Agno,
     Format::LlamaIndex,
+    Format::CrewAi,
 ];
 
 /// `DONESEQ_BEST_OF=<rounds>`: each format's transcript read once in turn, and its

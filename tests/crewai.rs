@@ -270,3 +270,16 @@ fn errors_name_the_task_the_message_and_the_format() {
         assert!(error.contains("CrewAI"), "{error}");
     }
 }
+
+#[test]
+fn crewais_copies_of_calls_and_its_files_are_not_text() {
+    // Where Gemini's SDK gave the calls, CrewAI keeps them again beside `tool_calls`;
+    // files given with a task ride on its user message.
+    assert_eq!(
+        task(
+            r#"{"role": "user", "content": "Read it.", "files": {"report": {"path": "r.pdf"}}}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c", "type": "function", "function": {"name": "f", "arguments": "{}"}}], "raw_tool_call_parts": [{"function_call": {"name": "f", "args": {}}}]}"#,
+            ""
+        ),
+        "0 user \"Read it.\"\n1 llm @A call f({}) id=Some(\"c\")\n"
+    );
+}
