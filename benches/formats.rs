@@ -126,7 +126,11 @@ fn formats_bench(c: &mut Criterion) {
         // (smolagents' has one more message: its final answer is a call of its
         // `final_answer` tool and that call's result.)
         let (count, tokens) = read(&text, Format::Auto);
-        let more = if format == Format::Smolagents { CYCLES } else { 0 };
+        let more = if format == Format::Smolagents {
+            CYCLES
+        } else {
+            0
+        };
         assert_eq!(count, expected.0 + more, "{format}");
         if !matches!(
             format,

@@ -55,7 +55,7 @@ pub(super) struct TaskOutput<'a> {
 /// A tool that ran and failed (`ToolFailureRecord`): its name and arguments (CrewAI
 /// keeps no call id), and what it said.
 #[derive(Deserialize)]
-struct ToolFailure<'a> {
+pub(super) struct ToolFailure<'a> {
     #[serde(borrow)]
     tool_name: Str<'a>,
     #[serde(borrow)]
@@ -71,9 +71,43 @@ struct Reported<'a> {
     message: Str<'a>,
 }
 
-/// A crew's tasks, in order.
-pub(super) fn read_crew<'a>(crew: CrewOutput<'a>, out: &mut Out<'a>) -> Result<(), Failure<'a>> {
-    each(crew.tasks_output, read_task, out)
+/// A crew's tasks, in order, each read by `read_task` (from its text: the scanner's,
+/// then serde's, as a task's output that is a record of its own).
+pub(super) fn read_crew<'a>(
+    crew: CrewOutput<'a>,
+    out: &mut Out<'a>,
+    mut read_task: impl FnMut(&'a str, &mut Out<'a>) -> Result<(), Failure<'a>>,
+) -> Result<(), Failure<'a>> {
+    each(
+        crew.tasks_output,
+        |task: &'a RawValue, _, out: &mut Out<'a>| read_task(task.get(), out),
+        out,
+    )
+}
+
+/// A task's output as the scanner reads it: its messages (each converted as the
+/// chat message's serde path converts it), its agent and its final answer. (A task
+/// with tool failures is left to serde.)
+#[derive(Default)]
+pub(super) struct Scanned<'a> {
+    pub(super) messages: Vec<Message<'a>>,
+    pub(super) raw: Option<Cow<'a, str>>,
+    pub(super) agent: Option<Cow<'a, str>>,
+    pub(super) agent_role: Option<Cow<'a, str>>,
+}
+
+/// A task's output the scanner read.
+pub(super) fn read_scanned<'a>(
+    task: Scanned<'a>,
+    within: &'a str,
+    out: &mut Out<'a>,
+) -> Result<(), Failure<'a>> {
+    let agent = task.agent.or(task.agent_role);
+    let start = out.len();
+    for message in task.messages {
+        push(message, agent.as_ref(), out);
+    }
+    finish(start, agent.as_ref(), task.raw, &[], within, out)
 }
 
 /// A task's messages, its final answer where they do not end with it, and its
@@ -98,13 +132,34 @@ pub(super) fn read_task<'a>(
         },
         out,
     )?;
+    let failures = task.tool_failures.unwrap_or_default();
+    finish(
+        start,
+        agent.as_ref(),
+        task.raw.map(Str::into_cow),
+        &failures,
+        within,
+        out,
+    )
+}
+
+/// The end of a task whose messages are `out[start..]`: its final answer (`raw`)
+/// where they do not end with it, and its tools' failures marked on their results.
+fn finish<'a>(
+    start: usize,
+    agent: Option<&Cow<'a, str>>,
+    raw: Option<Cow<'a, str>>,
+    failures: &[ToolFailure<'a>],
+    within: &'a str,
+    out: &mut Out<'a>,
+) -> Result<(), Failure<'a>> {
     let answered = out[start..]
         .last()
         .is_some_and(|m| m.role == Role::Llm && m.tool_calls.is_empty());
-    if let Some(raw) = task.raw.filter(|raw| !answered && !raw.is_empty()) {
-        push(Message::llm(raw.into_cow()), agent.as_ref(), out);
+    if let Some(raw) = raw.filter(|raw| !answered && !raw.is_empty()) {
+        push(Message::llm(raw), agent, out);
     }
-    for (i, failure) in task.tool_failures.unwrap_or_default().iter().enumerate() {
+    for (i, failure) in failures.iter().enumerate() {
         mark_failed(failure, &mut out[start..]).map_err(|problem| {
             Failure::message(within, format!("tool failure {}: {problem}", i + 1))
         })?;
@@ -154,6 +209,9 @@ const OBSERVATION: &str = "\nObservation:";
 /// first (the model's answer, not a call), then an action.
 fn written_call<'a>(message: &mut Message<'a>) -> Option<Message<'a>> {
     let text = &*message.content;
+    // Most of the model's messages are not actions: one search for the word the
+    // pattern needs spares them the rest.
+    memchr::memmem::find(text.as_bytes(), b"Action")?;
     let (asked, result) = match text.find(OBSERVATION) {
         // CrewAI writes `"\nObservation: {result}"`: the result is what follows the
         // space.

@@ -58,6 +58,7 @@ macro_rules! match_key {
 
 pub(super) mod agno;
 pub(super) mod converse;
+pub(super) mod crewai;
 mod fields;
 pub(super) mod llamaindex;
 mod scan;

@@ -460,9 +460,19 @@ fn read_kind<'a>(
         Kind::LlamaIndexMessage => llamaindex::read_message(parse(text)?, text, out),
         Kind::LlamaIndexStore => llamaindex::read_store(parse(text)?, text, out),
         Kind::LlamaIndexMemory => llamaindex::read_memory(parse(text)?, text, out),
-        Kind::CrewAiCrew => crewai::read_crew(parse(text)?, out),
-        Kind::CrewAiTask => crewai::read_task(parse(text)?, text, out),
+        Kind::CrewAiCrew => crewai::read_crew(parse(text)?, out, crewai_task),
+        Kind::CrewAiTask => crewai_task(text, out),
     }
+}
+
+/// A CrewAI task's output: scanned where the scanner is sure of it, else read by
+/// serde.
+fn crewai_task<'a>(text: &'a str, out: &mut Out<'a>) -> Result<(), Failure<'a>> {
+    let mut task = crewai::Scanned::default();
+    if fast::crewai::task(text, &mut task).is_some() {
+        return crewai::read_scanned(task, text, out);
+    }
+    crewai::read_task(parse(text)?, text, out)
 }
 
 /// The messages of the record `text` of kind `kind` scanned straight from its bytes

@@ -7,8 +7,8 @@ use std::borrow::Cow;
 use proptest::prelude::*;
 
 use super::super::{
-    Chat, agno, anthropic_response, completion, converse, execution_results, function_calls,
-    llamaindex, responses_item,
+    Chat, agno, anthropic_response, completion, converse, crewai, execution_results,
+    function_calls, llamaindex, responses_item,
 };
 use super::{damaged, sample_files, serde_only};
 use crate::Message;
@@ -257,6 +257,46 @@ fn llamaindex_messages_are_scanned_as_serde_reads_them() {
     reads_alike(&LLAMA.join("\n")).unwrap();
 }
 
+/// CrewAI's task outputs (`TaskOutput.model_dump()`, an agent's `LiteAgentOutput`).
+const CREWAI: &[&str] = &[
+    r#"{"description": "Add.", "name": "Add.", "expected_output": "a number", "summary": "Add....", "raw": "5", "pydantic": null, "json_dict": null, "agent": "Analyst", "output_format": "raw", "messages": [{"role": "system", "content": "You are Analyst."}, {"role": "user", "content": "Add 2 and 3."}, {"role": "assistant", "content": "", "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "add", "arguments": "{\"a\": 2, \"b\": 3}"}}]}, {"role": "tool", "content": "5", "tool_call_id": "call_1", "name": "add"}, {"role": "assistant", "content": "5"}], "tool_failures": []}"#,
+    r#"{"raw": "42", "agent_role": "Analyst", "usage_metrics": null, "messages": [{"role": "user", "content": "6*7?"}, {"role": "assistant", "content": "Thought: t\nAction: calculator\nAction Input: {\"x\": \"6*7\"}\nObservation: 42"}, {"role": "user", "content": "Analyze the tool result."}], "tool_failures": null, "plan": null}"#,
+    r#"{"agent": "A", "expected_output": "x", "messages": [], "raw": ""}"#,
+    r#"{"agent": null, "expected_output": "x", "messages": [{"role": "assistant", "content": [{"type": "text", "text": "caf\u00e9"}]}], "raw": null}"#,
+];
+
+/// CrewAI's task outputs the scanner leaves to the serde path (which reads or
+/// refuses them).
+const CREWAI_LEFT: &[&str] = &[
+    r#"{"agent": "A", "expected_output": "x", "messages": [{"role": "tool", "content": "Error", "tool_call_id": "c", "name": "f"}], "tool_failures": [{"tool_name": "f", "failure": {"message": "boom"}, "tool_args": null}]}"#,
+    r#"{"agent": "A", "expected_output": "x", "messages": [{"role": "user", "content": "a", "files": {}}]}"#,
+    r#"{"agent": "A", "expected_output": "x", "messages": [{"role": "robot", "content": "a"}]}"#,
+    r#"{"agent": "A", "expected_output": "x", "messages": [], "messages": []}"#,
+    r#"{"agent": "A", "expected_output": "x", "raw": 5, "messages": []}"#,
+    r#"{"agent": "A", "expected_output": "x"}"#,
+    r#"{"agent": "A", "expected_output": "x", "messages": null}"#,
+];
+
+#[test]
+fn crewai_tasks_are_scanned_as_serde_reads_them() {
+    for line in CREWAI {
+        assert!(
+            crewai::task(line, &mut Default::default()).is_some(),
+            "{line}"
+        );
+    }
+    for line in CREWAI_LEFT {
+        assert!(
+            crewai::task(line, &mut Default::default()).is_none(),
+            "{line}"
+        );
+    }
+    for line in CREWAI.iter().chain(CREWAI_LEFT) {
+        reads_alike(&format!("{}\n{line}\n", CREWAI[0])).unwrap();
+    }
+    reads_alike(&CREWAI.join("\n")).unwrap();
+}
+
 #[test]
 fn converse_messages_are_scanned_as_serde_reads_them() {
     for line in CONVERSE {
@@ -420,6 +460,8 @@ const ALL: &[&str] = &[
     LLAMA[1],
     LLAMA[2],
     LLAMA[4],
+    CREWAI[0],
+    CREWAI[1],
 ];
 
 /// The lines of Responses logs: items of every kind, items left to the serde path
