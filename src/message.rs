@@ -149,12 +149,17 @@ impl<'a> CallArguments<'a> {
     /// The same arguments free of what they borrowed from (an escaped text decoded:
     /// a fourth case, escaped and owned, made every call's drop dearer, measured).
     pub(crate) fn into_owned(self) -> CallArguments<'static> {
-        CallArguments::Owned(match self {
+        CallArguments::Owned(self.into_string())
+    }
+
+    /// The arguments' JSON text, owned (an escaped text decoded).
+    pub(crate) fn into_string(self) -> String {
+        match self {
             CallArguments::Borrowed(text) => text.to_owned(),
             CallArguments::Owned(text) => text,
             #[cfg(feature = "json")]
             CallArguments::Escaped(quoted) => decode_escaped(quoted),
-        })
+        }
     }
 }
 
@@ -204,6 +209,13 @@ impl<'a> ToolCall<'a> {
     #[must_use]
     pub fn new(name: impl Into<Cow<'a, str>>, arguments: impl Into<Cow<'a, str>>) -> ToolCall<'a> {
         ToolCall::with_arguments(name.into(), CallArguments::text(arguments))
+    }
+
+    /// The call's name, arguments and id (the transcript reader keeps a call apart
+    /// and builds it again with [`ToolCall::with_arguments`]).
+    #[cfg(feature = "json")]
+    pub(crate) fn into_parts(self) -> (Cow<'a, str>, CallArguments<'a>, Option<Cow<'a, str>>) {
+        (self.name, self.arguments, self.id)
     }
 
     /// A call of `name` with `arguments` however they are kept (the transcript
@@ -344,6 +356,24 @@ impl Rare<'_> {
     #[cfg(feature = "json")]
     pub(crate) fn is_empty(&self) -> bool {
         *self == Rare::default()
+    }
+
+    /// The same fields owning their texts.
+    pub(crate) fn into_owned(self) -> Rare<'static> {
+        fn own(text: Cow<'_, str>) -> Cow<'static, str> {
+            Cow::Owned(text.into_owned())
+        }
+        Rare {
+            error: self.error.map(own),
+            confidence: self.confidence,
+            reward: self.reward,
+            metrics: self.metrics.into_iter().map(|(n, v)| (own(n), v)).collect(),
+            elapsed: self.elapsed,
+            stop: self.stop,
+            handoff: self.handoff.map(own),
+            tool_name: self.tool_name.map(own),
+            input: self.input,
+        }
     }
 }
 
@@ -555,20 +585,7 @@ impl<'a> Message<'a> {
                 .collect(),
             usage: self.usage,
             tool_call_id: self.tool_call_id.map(own),
-            rare: self.rare.map(|rare| {
-                let rare = *rare;
-                Box::new(Rare {
-                    error: rare.error.map(own),
-                    confidence: rare.confidence,
-                    reward: rare.reward,
-                    metrics: rare.metrics.into_iter().map(|(n, v)| (own(n), v)).collect(),
-                    elapsed: rare.elapsed,
-                    stop: rare.stop,
-                    handoff: rare.handoff.map(own),
-                    tool_name: rare.tool_name.map(own),
-                    input: rare.input,
-                })
-            }),
+            rare: self.rare.map(|rare| Box::new(rare.into_owned())),
         }
     }
 

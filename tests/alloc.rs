@@ -365,6 +365,20 @@ fn llamaindex_messages_borrow_their_lines() {
     each_cycle_allocates("", CYCLE, [6, 2, 5], 2);
 }
 
+/// Reading CrewAI's task outputs with `Reader::next_borrowed`: a line stands for six
+/// messages, the five after its first given at the next calls, borrowing the line
+/// then (kept as spans of it meanwhile, not copied). What is left to allocate, each
+/// cycle of the conversation (the bench's, a task's output a line): the scanner's
+/// list of the task's messages and the reader's of the line's, the two calls' lists,
+/// and the two tool results' rarer fields (the tool's name, boxed), boxed again to
+/// wait (the tool's name a span).
+fn crewai_tasks_borrow_their_lines() {
+    const CYCLE: &str = include_str!("../benches/cycles/crewai.jsonl");
+    assert_eq!(CYCLE.lines().count(), 1, "the cycle's lines");
+    let (lists, calls, rare, waiting) = (2, 2, 2, 2);
+    each_cycle_allocates("", CYCLE, [6, 2, 5], lists + calls + rare + waiting);
+}
+
 /// How long the size test runs each monitor (CI builds this test without
 /// optimizations: 5,000 steps, about 350 rounds of the stream, take seconds).
 const STEPS: usize = 5_000;
@@ -417,7 +431,7 @@ fn run_state_does_not_grow_with_the_run() {
 }
 
 fn main() {
-    let tests: [(&str, fn()); 10] = [
+    let tests: [(&str, fn()); 11] = [
         (
             "borrowed_reading_copies_no_text",
             borrowed_reading_copies_no_text,
@@ -449,6 +463,10 @@ fn main() {
         (
             "llamaindex_messages_borrow_their_lines",
             llamaindex_messages_borrow_their_lines,
+        ),
+        (
+            "crewai_tasks_borrow_their_lines",
+            crewai_tasks_borrow_their_lines,
         ),
         (
             "steady_state_observe_allocates_nothing",

@@ -104,6 +104,7 @@ pub(super) fn read_scanned<'a>(
 ) -> Result<(), Failure<'a>> {
     let agent = task.agent.or(task.agent_role);
     let start = out.len();
+    out.reserve(task.messages.len() + 1);
     for message in task.messages {
         push(message, agent.as_ref(), out);
     }

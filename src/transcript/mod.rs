@@ -33,6 +33,7 @@ mod langroid_tsv;
 mod llamaindex;
 mod otel;
 mod parts;
+mod pending;
 mod pydantic_ai;
 mod record;
 mod responses;
@@ -504,7 +505,7 @@ struct State<R> {
     by_first_key: first_key::FirstKeys,
     /// Messages read and not yet given: a record's after its first, and those of a
     /// whole document.
-    pending: std::collections::VecDeque<Message<'static>>,
+    pending: std::collections::VecDeque<pending::Pending>,
     cx: record::Context,
     /// The Langroid task log being read, once its header is (its lines are not JSON).
     tsv: Option<langroid_tsv::Log>,
@@ -633,7 +634,7 @@ impl<R: BufRead> State<R> {
     ) -> Result<Option<Message<'b>>, TranscriptError> {
         loop {
             if let Some(message) = self.pending.pop_front() {
-                return Ok(Some(message));
+                return Ok(Some(message.into_message(buffer)));
             }
             if self.carried {
                 self.carried = false;
@@ -702,7 +703,7 @@ impl<R: BufRead> State<R> {
         // the kind by the first key.)
         let trimmed = text.trim();
         let (key, predicted) = self.predict(trimmed);
-        if let Some(first) = self.scan(trimmed, key, predicted) {
+        if let Some(first) = self.scan(text, trimmed, key, predicted) {
             return Ok(Some(first));
         }
         if predicted.or(self.kind) == Some(record::Kind::ResponsesItem)
@@ -720,8 +721,10 @@ impl<R: BufRead> State<R> {
             }
             if !out.is_empty() {
                 let message = out.remove(0);
-                self.pending
-                    .extend(out.into_iter().map(Message::into_owned));
+                self.pending.extend(
+                    out.into_iter()
+                        .map(|m| pending::Pending::InLine(pending::Detached::new(m, text))),
+                );
                 return Ok(Some(message));
             }
         }
@@ -729,7 +732,7 @@ impl<R: BufRead> State<R> {
         // records are read into the scratch buffer.
         loop {
             if let Some(message) = self.pending.pop_front() {
-                return Ok(Some(message));
+                return Ok(Some(message.into_message(buffer)));
             }
             if self.ended {
                 return Ok(None);
@@ -738,13 +741,14 @@ impl<R: BufRead> State<R> {
         }
     }
 
-    /// The line `trimmed` scanned straight into its messages ([`record::scan`]), as
-    /// the kind `predicted` by its first key (where the log predicts kinds by it),
-    /// else the kind read last: the first message, any others kept (owned) for the
-    /// next calls. `None` where the scanner does not read the line (the record
-    /// reader then does).
+    /// The line `trimmed` (of the buffer's `text`) scanned straight into its messages
+    /// ([`record::scan`]), as the kind `predicted` by its first key (where the log
+    /// predicts kinds by it), else the kind read last: the first message, any others
+    /// kept for the next calls as spans of `text`. `None` where the scanner does not
+    /// read the line (the record reader then does).
     fn scan<'t>(
         &mut self,
+        text: &'t str,
         trimmed: &'t str,
         key: Option<&'t str>,
         predicted: Option<record::Kind>,
@@ -769,7 +773,9 @@ impl<R: BufRead> State<R> {
                 results.extend(message);
                 let mut rest = results.into_iter();
                 let first = rest.next();
-                self.pending.extend(rest.map(Message::into_owned));
+                self.pending.extend(
+                    rest.map(|m| pending::Pending::InLine(pending::Detached::new(m, text))),
+                );
                 first
             }
         }
@@ -859,7 +865,7 @@ impl<R: BufRead> State<R> {
                 }
                 // An item from outside the model, which ends the turn: given after it.
                 self.pending
-                    .extend(out.into_iter().map(Message::into_owned));
+                    .extend(out.into_iter().map(pending::Pending::owned));
                 return Ok(false);
             }
         }
@@ -870,7 +876,7 @@ impl<R: BufRead> State<R> {
             .reopen(turn.take().map(Message::into_owned));
         self.read_record_in(trimmed, key, predicted, text, line, &mut out)?;
         self.pending
-            .extend(out.into_iter().map(Message::into_owned));
+            .extend(out.into_iter().map(pending::Pending::owned));
         Ok(false)
     }
 
@@ -918,7 +924,8 @@ impl<R: BufRead> State<R> {
             // given now, and the line read at the next call as its caller's line, so
             // that its message borrows it (read here, it would be copied to wait).
             // Seen on the bytes: the line is validated as UTF-8 once, when it is read.
-            self.pending.extend(self.cx.responses.take());
+            self.pending
+                .extend(self.cx.responses.take().map(pending::Pending::Owned));
             self.carried = true;
             return Ok(());
         }
@@ -929,7 +936,7 @@ impl<R: BufRead> State<R> {
         let mut out = record::Out::new();
         self.read_record_in(trimmed, key, predicted, text, line, &mut out)?;
         self.pending
-            .extend(out.into_iter().map(Message::into_owned));
+            .extend(out.into_iter().map(pending::Pending::owned));
         Ok(())
     }
 
@@ -940,7 +947,8 @@ impl<R: BufRead> State<R> {
         self.ended = true;
         let mut rest = record::Out::new();
         let problem = self.cx.finish(&mut rest);
-        self.pending.extend(rest);
+        self.pending
+            .extend(rest.into_iter().map(pending::Pending::Owned));
         match problem {
             None => Ok(()),
             Some(problem) => {
@@ -1002,7 +1010,7 @@ impl<R: BufRead> State<R> {
                     // The documents before it are given, then the error.
                     out.truncate(before);
                     self.pending
-                        .extend(out.into_iter().map(Message::into_owned));
+                        .extend(out.into_iter().map(pending::Pending::owned));
                     self.line = start + lines;
                     self.deferred = Some(error);
                     return Ok(());
@@ -1010,7 +1018,7 @@ impl<R: BufRead> State<R> {
             }
         }
         self.pending
-            .extend(out.into_iter().map(Message::into_owned));
+            .extend(out.into_iter().map(pending::Pending::owned));
         self.line = start + lines;
         self.end()
     }

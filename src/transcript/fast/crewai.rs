@@ -19,6 +19,9 @@ pub(in crate::transcript) fn task<'a>(text: &'a str, task: &mut Scanned<'a>) -> 
             match_key!(s, {
                 b"messages" => {
                     seen.once(0)?;
+                    // Room for a task's few messages at once (growing from none
+                    // costs more than allocating).
+                    task.messages.reserve(8);
                     s.elements(2, |s| {
                         let mut chat = Chat::default();
                         s.chat(3, false, &mut chat)?;
