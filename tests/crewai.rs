@@ -283,3 +283,27 @@ fn crewais_copies_of_calls_and_its_files_are_not_text() {
         "0 user \"Read it.\"\n1 llm @A call f({}) id=Some(\"c\")\n"
     );
 }
+
+#[test]
+fn crewais_output_log_is_refused_not_taken_for_smolagents_tasks() {
+    // `Crew(output_log_file="log.json")` writes each task's status and output: no
+    // messages. Its `task` is a smolagents task step's key too.
+    let log = r#"[
+    {"timestamp": "2026-11-28 06:19:18", "task_name": null, "task": "What is 6*7?", "agent": "Math", "status": "started"},
+    {"timestamp": "2026-11-28 06:19:19", "task_name": null, "task": "What is 6*7?", "agent": "Math", "status": "completed", "output": "42"}
+]"#;
+    for format in [Format::Auto, Format::CrewAi] {
+        let error = read(log, format).unwrap_err().to_string();
+        assert!(
+            error.starts_with("line 2: element 1 of 2 of the array: a CrewAI output log (output_log_file) holds each task's status and output, not the messages of its run")
+                && error.contains("format crewai"),
+            "{error}"
+        );
+    }
+    let mut reader = Reader::new(
+        r#"{"task": "What is 6*7?", "task_images": null}"#.as_bytes(),
+        Format::Auto,
+    );
+    reader.by_ref().for_each(|m| drop(m.unwrap()));
+    assert_eq!(reader.format(), Format::Smolagents);
+}

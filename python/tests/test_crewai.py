@@ -122,8 +122,11 @@ class Model:
         return f"http://127.0.0.1:{self.server.server_port}/v1"
 
 
-def run_crew(script: list[dict[str, Any]], react: bool) -> tuple[Any, list[Any]]:
-    """The crew's run: CrewAI's output, and the run as doneseq's JSONL lines."""
+def run_crew(
+    script: list[dict[str, Any]], react: bool, log: Path | None = None
+) -> tuple[Any, list[Any]]:
+    """The crew's run: CrewAI's output, and the run as doneseq's JSONL lines (and
+    CrewAI's output log at ``log``, if given)."""
     RAN.clear()
     model = Model(script)
     try:
@@ -153,7 +156,10 @@ def run_crew(script: list[dict[str, Any]], react: bool) -> tuple[Any, list[Any]]
             ),
             Task(description="And twice the sum?", expected_output="a number", agent=writer),
         ]
-        output = Crew(agents=[analyst, writer], tasks=tasks).kickoff()
+        crew = Crew(agents=[analyst, writer], tasks=tasks)
+        if log is not None:
+            crew.output_log_file = str(log)
+        output = crew.kickoff()
     finally:
         model.server.shutdown()
     assert next(model.turns, None) is None
@@ -248,10 +254,11 @@ def saved(directory: Path, output: Any, lines: list[Any]) -> dict[str, Path]:
 
 @pytest.fixture(scope="module")
 def native(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    output, lines = run_crew(NATIVE, react=False)
+    directory = tmp_path_factory.mktemp("native")
+    output, lines = run_crew(NATIVE, react=False, log=directory / "log.json")
     failures = [f.tool_name for t in output.tasks_output for f in t.tool_failures]
     assert failures == ["divide"]
-    return saved(tmp_path_factory.mktemp("native"), output, lines)
+    return {**saved(directory, output, lines), "log": directory / "log.json"}
 
 
 @pytest.fixture(scope="module")
@@ -325,4 +332,13 @@ def test_a_damaged_message_is_an_error_naming_its_task_and_message(native, tmp_p
     damaged = write_text(tmp_path / "damaged.json", json.dumps(crew, indent=2))
     replay = doneseq.Monitor(stop="max_turns(50)").check_file(damaged)
     assert "element 2 of 2: element 3 of 5: unknown role 'oracle'" in replay["error"], replay
+    assert "format crewai (detected)" in replay["error"], replay
+
+
+def test_crewais_output_log_is_refused_with_what_to_read_instead(native):
+    # The crew's `output_log_file`: each task's status and output, no messages.
+    entries = json.loads(native["log"].read_text())
+    assert [e["status"] for e in entries] == ["started", "completed"] * 2
+    replay = doneseq.Monitor(stop="max_turns(50)").check_file(native["log"])
+    assert "a CrewAI output log (output_log_file) holds each task's status" in replay["error"]
     assert "format crewai (detected)" in replay["error"], replay

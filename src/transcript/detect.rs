@@ -54,6 +54,10 @@ struct Keys {
     /// `expected_output`, `output_format` or `agent_role` (a CrewAI task's or
     /// agent's output, beside its `messages`).
     crewai_output: bool,
+    /// `agent` (a CrewAI task's output, and its output log's entries).
+    agent: bool,
+    /// `status` (a CrewAI output log's entry, beside `task` and `agent`).
+    status: bool,
     /// `lc` (LangChain's serialization has it).
     lc: bool,
     input: bool,
@@ -112,6 +116,7 @@ struct Keys {
 /// {"tasks_output": [...], "token_usage"}      CrewAI crew's output
 /// {"messages", "raw", "expected_output"}      CrewAI task's output (an agent's:
 ///                                             `agent_role` for `expected_output`)
+/// {"task", "agent", "status", "timestamp"}    CrewAI output log's entry (refused)
 /// ```
 pub(super) fn kind(text: &str) -> Option<Kind> {
     let mut keys = Keys::default();
@@ -132,6 +137,9 @@ fn decide(k: &Keys) -> Option<Kind> {
         Kind::CrewAiCrew
     } else if k.crewai_output && !k.role && !typed {
         Kind::CrewAiTask
+    } else if k.status && k.agent && k.smolagents && !k.role && !typed {
+        // Not a smolagents task (`task`): an entry of CrewAI's output log.
+        Kind::CrewAiLog
     } else if k.role && k.converse_content && !typed {
         Kind::BedrockMessage
     } else if k.messages && k.first_message_converse {
@@ -282,6 +290,8 @@ impl<'de> Visitor<'de> for Look<'_> {
                         "blocks" | "additional_kwargs" => k.llamaindex_message = true,
                         "chat_store" => k.chat_store = true,
                         "tasks_output" => k.tasks_output = true,
+                        "agent" => k.agent = true,
+                        "status" => k.status = true,
                         "expected_output" | "output_format" | "agent_role" => {
                             k.crewai_output = true;
                         }

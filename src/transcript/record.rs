@@ -92,6 +92,9 @@ pub(super) enum Kind {
     /// A CrewAI task's output (`{"messages", "raw", "agent", "expected_output", ...}`)
     /// or an agent's (`{"messages", "raw", "agent_role", ...}`).
     CrewAiTask,
+    /// An entry of a CrewAI crew's `output_log_file` (`{"task", "agent", "status",
+    /// ...}`): refused, it holds no messages.
+    CrewAiLog,
 }
 
 impl Kind {
@@ -144,6 +147,7 @@ impl Kind {
             Kind::CrewAiTask => {
                 "a CrewAI task's or agent's output ({\"messages\", \"raw\", \"agent\", ...})"
             }
+            Kind::CrewAiLog => "a CrewAI output log's entry ({\"task\", \"agent\", \"status\"})",
         }
     }
 
@@ -173,7 +177,7 @@ impl Kind {
             Kind::LlamaIndexMessage | Kind::LlamaIndexStore | Kind::LlamaIndexMemory => {
                 Format::LlamaIndex
             }
-            Kind::CrewAiCrew | Kind::CrewAiTask => Format::CrewAi,
+            Kind::CrewAiCrew | Kind::CrewAiTask | Kind::CrewAiLog => Format::CrewAi,
         }
     }
 
@@ -221,6 +225,7 @@ impl Kind {
                 Kind::LlamaIndexMemory,
                 Kind::CrewAiCrew,
                 Kind::CrewAiTask,
+                Kind::CrewAiLog,
             ],
             Format::Jsonl | Format::Langroid => &[Kind::Message],
             Format::OpenAi => &[Kind::Message, Kind::Completion, Kind::ChatRequest],
@@ -256,7 +261,7 @@ impl Kind {
                 Kind::LlamaIndexStore,
                 Kind::LlamaIndexMemory,
             ],
-            Format::CrewAi => &[Kind::CrewAiCrew, Kind::CrewAiTask],
+            Format::CrewAi => &[Kind::CrewAiCrew, Kind::CrewAiTask, Kind::CrewAiLog],
             // Not JSON: its lines go to its own reader.
             Format::LangroidTsv => &[],
         }
@@ -462,6 +467,12 @@ fn read_kind<'a>(
         Kind::LlamaIndexMemory => llamaindex::read_memory(parse(text)?, text, out),
         Kind::CrewAiCrew => crewai::read_crew(parse(text)?, out, crewai_task),
         Kind::CrewAiTask => crewai_task(text, out),
+        Kind::CrewAiLog => Err(Failure::message(
+            text,
+            "a CrewAI output log (output_log_file) holds each task's status and output, not \
+             the messages of its run: read the crew's output instead (crew.kickoff()'s \
+             model_dump_json(), its tasks' messages in it)",
+        )),
     }
 }
 
