@@ -5,7 +5,10 @@ the same each way, and stops where the live adapter stopped the same script."""
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -104,3 +107,35 @@ def completion(turn: Mapping[str, Any]) -> dict[str, Any]:
             "total_tokens": sum(usage),
         },
     }
+
+
+@contextmanager
+def scripted_server(
+    answer: Callable[[Any], Any],
+) -> Iterator[tuple[str, list[Any]]]:
+    """A server on the loopback interface that answers each JSON request posted to it
+    with ``answer(request)``, as JSON, for a framework's real SDK to reach offline:
+    its address (``http://127.0.0.1:<port>``) and the requests, in order."""
+    requests: list[Any] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = self.rfile.read(int(self.headers["Content-Length"]))
+            request = json.loads(body)
+            requests.append(request)
+            reply = json.dumps(answer(request)).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(reply)))
+            self.end_headers()
+            self.wfile.write(reply)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}", requests
+    finally:
+        server.shutdown()

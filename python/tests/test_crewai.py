@@ -1,26 +1,25 @@
 """The crewai transcript format against real CrewAI runs: a crew of two agents of
 CrewAI's own OpenAI LLM, its OpenAI client (the real SDK) answered offline by a
-scripted server on the loopback interface, run twice: with the model's native tool
-calls, and with CrewAI's ReAct prompt (the LLM taken for one without native calls:
-the model writes ``Action:`` and ``Action Input:``, CrewAI appends the tool's
-``Observation:``). What CrewAI keeps of each run (the crew's output, its tasks'
-outputs one a line and in a JSON array, an agent's own output) must stop, whatever
-the stop rule, where the run written as doneseq's JSONL stops: lines made from the
-test's own script (the model's turns), the prompts as the model received them, and
-the tools' own record of each call (its result, and whether it raised)."""
+scripted server on the loopback interface (``recorded_runs.scripted_server``), run
+twice: with the model's native tool calls, and with CrewAI's ReAct prompt (the LLM
+taken for one without native calls: the model writes ``Action:`` and ``Action
+Input:``, CrewAI appends the tool's ``Observation:``). What CrewAI keeps of each run
+(the crew's output, its tasks' outputs one a line and in a JSON array, an agent's own
+output) must stop, whatever the stop rule, where the run written as doneseq's JSONL
+stops: lines made from the test's own script (the model's turns), the prompts as the
+model received them, and the tools' own record of each call (its result, and whether
+it raised)."""
 
 from __future__ import annotations
 
 import json
 import os
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
-from recorded_runs import completion, read_alike
+from recorded_runs import completion, read_alike, scripted_server
 
 import doneseq
 
@@ -92,45 +91,15 @@ REACT: list[dict[str, Any]] = [
 ]
 
 
-class Model:
-    """The scripted model, served as OpenAI's Chat Completions on the loopback
-    interface: each request answered by the next turn, each request kept."""
-
-    def __init__(self, script: list[dict[str, Any]]) -> None:
-        self.turns: Iterator[dict[str, Any]] = iter(script)
-        self.requests: list[dict[str, Any]] = []
-        model = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers["content-length"]))
-                model.requests.append(json.loads(body))
-                data = json.dumps(completion(next(model.turns))).encode()
-                self.send_response(200)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_port}/v1"
-
-
 def run_crew(
     script: list[dict[str, Any]], react: bool, log: Path | None = None
 ) -> tuple[Any, list[Any]]:
     """The crew's run: CrewAI's output, and the run as doneseq's JSONL lines (and
     CrewAI's output log at ``log``, if given)."""
     RAN.clear()
-    model = Model(script)
-    try:
-        llm = LLM(model="gpt-4o", api_key="offline", base_url=model.url())
+    turns = iter(script)
+    with scripted_server(lambda _request: completion(next(turns))) as (address, requests):
+        llm = LLM(model="gpt-4o", api_key="offline", base_url=f"{address}/v1")
         if react:
             # An LLM without native calls: CrewAI prompts for its ReAct format.
             llm.supports_function_calling = lambda: False  # type: ignore[method-assign]
@@ -160,10 +129,8 @@ def run_crew(
         if log is not None:
             crew.output_log_file = str(log)
         output = crew.kickoff()
-    finally:
-        model.server.shutdown()
-    assert next(model.turns, None) is None
-    return output, lines_of(script, model.requests, react)
+    assert next(turns, None) is None
+    return output, lines_of(script, requests, react)
 
 
 def attempts() -> Iterator[tuple[str, dict[str, Any], str, bool]]:

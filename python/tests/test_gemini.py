@@ -18,10 +18,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +32,7 @@ from google.adk.models import BaseLlm, LlmResponse
 from google.adk.runners import InMemoryRunner
 from google.adk.tools import ToolContext
 from google.genai import types
-from recorded_runs import read_alike
+from recorded_runs import read_alike, scripted_server
 
 import doneseq
 
@@ -325,29 +323,15 @@ REPLIES = [
 def gemini_server() -> Iterator[tuple[str, list[Any]]]:
     """A local server that answers each ``generateContent`` with the next of
     ``REPLIES`` (as the Gemini API writes them): its address, and the requests."""
-    requests: list[Any] = []
+    served = 0
 
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            body = self.rfile.read(int(self.headers["Content-Length"]))
-            requests.append(json.loads(body))
-            reply = json.dumps(REPLIES[(len(requests) - 1) % len(REPLIES)]).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(reply)))
-            self.end_headers()
-            self.wfile.write(reply)
+    def reply(_request: Any) -> Any:
+        nonlocal served
+        served += 1
+        return REPLIES[(served - 1) % len(REPLIES)]
 
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = HTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}", requests
-    finally:
-        server.shutdown()
+    with scripted_server(reply) as (address, requests):
+        yield address, requests
 
 
 def div(a: int, b: int) -> float:

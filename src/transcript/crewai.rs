@@ -123,10 +123,13 @@ pub(super) fn read_task<'a>(
     each(
         task.messages,
         |line: JsonLine<'a>, text, out: &mut Out<'a>| {
+            // The tool results its content holds (Anthropic's blocks) come first,
+            // added as the scanner's are.
+            let mut results = Out::new();
             let message = line
-                .into_message(out)
+                .into_message(&mut results)
                 .map_err(|m| Failure::message(text, m))?;
-            if let Some(message) = message {
+            for message in results.into_iter().chain(message) {
                 push(message, agent.as_ref(), out);
             }
             Ok(())

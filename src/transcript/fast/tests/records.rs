@@ -263,6 +263,7 @@ const CREWAI: &[&str] = &[
     r#"{"raw": "42", "agent_role": "Analyst", "usage_metrics": null, "messages": [{"role": "user", "content": "6*7?"}, {"role": "assistant", "content": "Thought: t\nAction: calculator\nAction Input: {\"x\": \"6*7\"}\nObservation: 42"}, {"role": "user", "content": "Analyze the tool result."}], "tool_failures": null, "plan": null}"#,
     r#"{"agent": "A", "expected_output": "x", "messages": [], "raw": ""}"#,
     r#"{"agent": null, "expected_output": "x", "messages": [{"role": "assistant", "content": [{"type": "text", "text": "caf\u00e9"}]}], "raw": null}"#,
+    r#"{"agent": "A", "expected_output": "x", "messages": [{"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "add", "input": {"a": 1}}]}, {"role": "user", "name": "add", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "2"}, {"type": "text", "text": "Go on."}]}]}"#,
 ];
 
 /// CrewAI's task outputs the scanner leaves to the serde path (which reads or
