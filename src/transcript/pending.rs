@@ -3,7 +3,7 @@
 //! reader's next calls, which do not write the line's buffer until they are given: so
 //! they wait as spans of the line, not as copies of their texts, and are given
 //! borrowing the buffer again, each span's bytes checked as UTF-8 once more (the safe
-//! way to borrow bytes as text). A CrewAI task's messages read in 4,065 instructions
+//! way to borrow bytes as text). A CrewAI task's messages read in 4,070 instructions
 //! each this way, 4,601 copied; the copies were most of its allocations.
 
 use std::borrow::Cow;
