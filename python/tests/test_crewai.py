@@ -31,7 +31,6 @@ os.environ.update(
 )
 
 from crewai import LLM, Agent, Crew, Task
-from crewai.lite_agent_output import LiteAgentOutput
 from crewai.tools import tool
 
 # What each tool did, in the order they ran: (name, arguments, result, raised).
@@ -91,6 +90,25 @@ REACT: list[dict[str, Any]] = [
 ]
 
 
+def agents(llm: Any) -> tuple[Any, Any]:
+    """The crew's two agents, of ``llm``."""
+    analyst = Agent(
+        role="Analyst",
+        goal="Compute exactly.",
+        backstory="You check arithmetic.",
+        tools=[add, divide],
+        llm=llm,
+    )
+    writer = Agent(
+        role="Writer",
+        goal="Answer in one sentence.",
+        backstory="You write short answers.",
+        tools=[add],
+        llm=llm,
+    )
+    return analyst, writer
+
+
 def run_crew(
     script: list[dict[str, Any]], react: bool, log: Path | None = None
 ) -> tuple[Any, list[Any]]:
@@ -103,20 +121,7 @@ def run_crew(
         if react:
             # An LLM without native calls: CrewAI prompts for its ReAct format.
             llm.supports_function_calling = lambda: False  # type: ignore[method-assign]
-        analyst = Agent(
-            role="Analyst",
-            goal="Compute exactly.",
-            backstory="You check arithmetic.",
-            tools=[add, divide],
-            llm=llm,
-        )
-        writer = Agent(
-            role="Writer",
-            goal="Answer in one sentence.",
-            backstory="You write short answers.",
-            tools=[add],
-            llm=llm,
-        )
+        analyst, writer = agents(llm)
         tasks = [
             Task(
                 description="Add 2 and 3, then divide 1 by 0.",
@@ -205,18 +210,17 @@ def write_text(path: Path, text: str) -> Path:
 
 def saved(directory: Path, output: Any, lines: list[Any]) -> dict[str, Path]:
     """A run's output, each way CrewAI gives it, and doneseq's JSONL."""
-    crew = json.loads(output.model_dump_json())
-    tasks = crew["tasks_output"]
+    tasks = json.loads(output.model_dump_json())["tasks_output"]
     return {
         "crew": write_text(directory / "crew.json", output.model_dump_json(indent=2)),
-        "tasks": write_text(
-            directory / "tasks.jsonl", "".join(json.dumps(t) + "\n" for t in tasks)
-        ),
+        "tasks": write_text(directory / "tasks.jsonl", one_a_line(tasks)),
         "list": write_text(directory / "tasks.json", json.dumps(tasks)),
-        "run": write_text(
-            directory / "run.jsonl", "".join(json.dumps(line) + "\n" for line in lines)
-        ),
+        "run": write_text(directory / "run.jsonl", one_a_line(lines)),
     }
+
+
+def one_a_line(values: list[Any]) -> str:
+    return "".join(json.dumps(value) + "\n" for value in values)
 
 
 @pytest.fixture(scope="module")
@@ -274,23 +278,29 @@ def test_both_modes_read_as_the_same_steps(native, react):
     assert (native_steps, react_steps) == (8, 12)
 
 
-def test_an_agents_own_output_reads_as_its_task(native, tmp_path):
-    # `Agent.kickoff()` gives a LiteAgentOutput: the agent's role as `agent_role`.
-    task = json.loads(native["list"].read_text())[0]
-    own = LiteAgentOutput(
-        raw=task["raw"],
-        agent_role=task["agent"],
-        messages=task["messages"],
-        tool_failures=task["tool_failures"],
-    )
-    path = write_text(tmp_path / "agent.json", own.model_dump_json())
-    task_path = write_text(tmp_path / "task.json", json.dumps(task))
-    monitor = doneseq.Monitor(stop="consecutive_errors(1)")
-    as_agent = monitor.check_file(path, format="crewai")
-    as_task = monitor.check_file(task_path, format="crewai")
-    del as_agent["path"], as_task["path"]
-    assert as_agent == as_task
-    assert as_agent["kind"] == "failed", as_agent
+@pytest.fixture(scope="module")
+def own(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The analyst's own run (``Agent.kickoff()``, no crew): its ``LiteAgentOutput``,
+    and the run as doneseq's JSONL."""
+    RAN.clear()
+    script = NATIVE[:2]
+    turns = iter(script)
+    with scripted_server(lambda _request: completion(next(turns))) as (address, requests):
+        llm = LLM(model="gpt-4o", api_key="offline", base_url=f"{address}/v1")
+        analyst, _ = agents(llm)
+        output = analyst.kickoff("Add 2 and 3, then divide 1 by 0.")
+    assert next(turns, None) is None
+    assert type(output).__name__ == "LiteAgentOutput"
+    directory = tmp_path_factory.mktemp("own")
+    return {
+        "output": write_text(directory / "agent.json", output.model_dump_json(indent=2)),
+        "run": write_text(directory / "run.jsonl", one_a_line(lines_of(script, requests, False))),
+    }
+
+
+@pytest.mark.parametrize("stop", STOPS)
+def test_an_agents_own_run_stops_as_the_run(own, stop):
+    read_alike(stop, {own["output"]: "crewai"}, own["run"])
 
 
 def test_a_damaged_message_is_an_error_naming_its_task_and_message(native, tmp_path):
