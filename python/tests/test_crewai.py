@@ -270,7 +270,7 @@ def test_crewais_outputs_stop_as_the_run(request, mode, stop):
     read_alike(stop, outputs, run["run"])
 
 
-def test_both_modes_read_as_the_same_steps(native, react):
+def test_the_react_run_has_crewais_prompt_after_each_result(native, react):
     # The ReAct run has CrewAI's prompt after each tool's result: three more steps.
     monitor = doneseq.Monitor(stop="max_turns(100)")
     native_steps = monitor.check_file(native["crew"])["recorded_steps"]
