@@ -136,6 +136,12 @@ fn the_final_answer_is_raw_where_the_messages_do_not_end_with_it() {
     );
     // An empty `raw` (a task that failed before answering) is no answer.
     assert_eq!(task(user, r#", "raw": """#), "0 user \"Go.\"\n");
+    // `raw` is the answer as CrewAI parsed it: text that reads as an action is its
+    // text, not a call.
+    assert_eq!(
+        task(user, r#", "raw": "Action: f\nAction Input: {}""#),
+        "0 user \"Go.\"\n1 llm @A \"Action: f\\nAction Input: {}\"\n"
+    );
 }
 
 /// A native call of `name` with `arguments` (JSON text) and its result.

@@ -161,7 +161,10 @@ fn finish<'a>(
         .last()
         .is_some_and(|m| m.role == Role::Llm && m.tool_calls.is_empty());
     if let Some(raw) = raw.filter(|raw| !answered && !raw.is_empty()) {
-        push(Message::llm(raw), agent, out);
+        // The answer as CrewAI parsed it: not searched for a call written as text.
+        let mut answer = Message::llm(raw);
+        answer.responder = agent.cloned();
+        out.push(answer);
     }
     for (i, failure) in failures.iter().enumerate() {
         mark_failed(failure, &mut out[start..]).map_err(|problem| {
@@ -275,7 +278,7 @@ fn mark_failed<'a>(failure: &ToolFailure<'a>, messages: &mut [Message<'a>]) -> R
         None => true,
         Some(serde_json::Value::String(text)) => *call.arguments() == **text,
         Some(value) => {
-            serde_json::from_str::<serde_json::Value>(&call.arguments()).ok() == Some(value.clone())
+            serde_json::from_str::<serde_json::Value>(&call.arguments()).is_ok_and(|v| v == *value)
         }
     };
     let found = candidates

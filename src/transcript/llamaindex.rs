@@ -17,7 +17,7 @@ use serde_json::value::RawValue;
 
 use super::parts::join;
 use super::record::{Failure, Out, each};
-use super::wire::{Calls, RawArguments, Str, arguments_of};
+use super::wire::{Calls, RawArguments, Str, tool_call};
 use crate::{Message, Role, ToolCall};
 
 /// A message as `model_dump()` writes it.
@@ -196,11 +196,7 @@ pub(super) fn fold<'a>(
                 .map(Str::into_cow)
                 .filter(|n| !n.is_empty())
                 .ok_or_else(|| format!("block {i} of type \"tool_call\" has no \"tool_name\""))?;
-            let call = ToolCall::with_arguments(name, arguments_of(block.tool_kwargs));
-            calls.push(match block.tool_call_id {
-                Some(id) => call.with_id(id.into_cow()),
-                None => call,
-            });
+            calls.push(tool_call(name, block.tool_kwargs, block.tool_call_id));
         }
         kind if SILENT.contains(&kind) => {}
         other => {
