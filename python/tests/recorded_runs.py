@@ -139,3 +139,9 @@ def scripted_server(
         yield f"http://127.0.0.1:{server.server_port}", requests
     finally:
         server.shutdown()
+
+
+def write_text(path: Path, text: str) -> Path:
+    """``text`` written to ``path`` (UTF-8), which is returned."""
+    path.write_text(text, encoding="utf-8")
+    return path

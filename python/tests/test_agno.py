@@ -26,7 +26,7 @@ from agno.db.sqlite import SqliteDb
 from agno.models.openai import OpenAIChat
 from agno.team import Team
 from agno.tools import tool
-from recorded_runs import completion, model_line, read_alike, replayed
+from recorded_runs import completion, model_line, read_alike, replayed, write_text
 
 import doneseq
 
@@ -114,11 +114,6 @@ def run_session(db: BaseDb) -> tuple[Agent, list[Any], list[Any], list[Any]]:
 
 def write_lines(path: Path, records: list[Any]) -> Path:
     path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
-    return path
-
-
-def write_text(path: Path, text: str) -> Path:
-    path.write_text(text, encoding="utf-8")
     return path
 
 

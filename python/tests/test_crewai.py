@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from recorded_runs import completion, read_alike, scripted_server
+from recorded_runs import completion, read_alike, scripted_server, write_text
 
 import doneseq
 
@@ -171,7 +171,7 @@ def lines_of(
             if m["role"] in ("system", "user")
         )
         seen = messages
-        calls = [(i, n, a) for i, n, a in turn.get("calls", [])]
+        calls = list(turn.get("calls", []))
         if react and "answer" not in turn:
             action = turn["text"].split("\nAction: ")[1]
             name, arguments = action.split("\nAction Input: ")
@@ -201,11 +201,6 @@ def lines_of(
             lines.append(line)
     assert next(ran, None) is None
     return lines
-
-
-def write_text(path: Path, text: str) -> Path:
-    path.write_text(text, encoding="utf-8")
-    return path
 
 
 def saved(directory: Path, output: Any, lines: list[Any]) -> dict[str, Path]:

@@ -22,7 +22,7 @@ from llama_index.core.memory import ChatMemoryBuffer
 from llama_index.core.storage.chat_store import SimpleChatStore
 from llama_index.core.workflow import Context
 from llama_index.llms.openai import OpenAI
-from recorded_runs import completion, read_alike
+from recorded_runs import completion, read_alike, write_text
 
 import doneseq
 
@@ -97,11 +97,6 @@ async def run_agent() -> tuple[list[ChatMessage], list[Any]]:
     assert next(turns, None) is None
     memory = await ctx.store.get("memory")
     return await memory.aget_all(), lines
-
-
-def write_text(path: Path, text: str) -> Path:
-    path.write_text(text, encoding="utf-8")
-    return path
 
 
 @pytest.fixture(scope="module")

@@ -27,7 +27,7 @@ from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-from recorded_runs import model_line, read_alike
+from recorded_runs import model_line, read_alike, write_text
 from strands import Agent, tool
 from strands.hooks import AfterModelCallEvent, AfterToolCallEvent
 from strands.models.bedrock import BedrockModel
@@ -215,11 +215,6 @@ def run_agent(
 def every_invocation(**_: Any) -> bool:
     """A snapshot trigger: an immutable snapshot after every invocation."""
     return True
-
-
-def write_text(path: Path, text: str) -> Path:
-    path.write_text(text, encoding="utf-8")
-    return path
 
 
 def write_lines(path: Path, records: list[Any]) -> Path:

@@ -52,7 +52,8 @@ struct Keys {
     /// `tasks_output` (a CrewAI crew's output).
     tasks_output: bool,
     /// `expected_output`, `output_format` or `agent_role` (a CrewAI task's or
-    /// agent's output, beside its `messages`).
+    /// agent's output; its `messages` are not asked for, so that a task's output
+    /// without them is refused as one).
     crewai_output: bool,
     /// `agent` (a CrewAI task's output, and its output log's entries).
     agent: bool,
