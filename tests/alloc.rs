@@ -379,6 +379,18 @@ fn crewai_tasks_borrow_their_lines() {
     each_cycle_allocates("", CYCLE, [6, 2, 5], lists + calls + rare + waiting);
 }
 
+/// Reading LangChain's messages (`messages_to_dict()`) with `Reader::next_borrowed`:
+/// every text and call borrows its line (the scanner reads them). What is left to
+/// allocate, each cycle of the conversation (the bench's): the two calls' lists, as
+/// read (LangChain's calls) and as converted, and the two tool results' rarer fields
+/// (the tool's name, boxed).
+fn langchain_messages_borrow_their_lines() {
+    const CYCLE: &str = include_str!("../benches/cycles/langchain.jsonl");
+    assert_eq!(CYCLE.lines().count(), 6, "the cycle's messages");
+    let (read, converted, rare) = (2, 2, 2);
+    each_cycle_allocates("", CYCLE, [6, 2, 5], read + converted + rare);
+}
+
 /// How long the size test runs each monitor (CI builds this test without
 /// optimizations: 5,000 steps, about 350 rounds of the stream, take seconds).
 const STEPS: usize = 5_000;
@@ -431,7 +443,7 @@ fn run_state_does_not_grow_with_the_run() {
 }
 
 fn main() {
-    let tests: [(&str, fn()); 11] = [
+    let tests: [(&str, fn()); 12] = [
         (
             "borrowed_reading_copies_no_text",
             borrowed_reading_copies_no_text,
@@ -467,6 +479,10 @@ fn main() {
         (
             "crewai_tasks_borrow_their_lines",
             crewai_tasks_borrow_their_lines,
+        ),
+        (
+            "langchain_messages_borrow_their_lines",
+            langchain_messages_borrow_their_lines,
         ),
         (
             "steady_state_observe_allocates_nothing",

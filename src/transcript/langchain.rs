@@ -58,54 +58,55 @@ fn type_of_class(prefix: &str) -> Option<&'static str> {
 }
 
 /// One record, in any of the three shapes: the fields of a message, and those of the
-/// two envelopes (`data`; `lc`, `id` and `kwargs`).
-#[derive(Deserialize)]
+/// two envelopes (`data`; `lc`, `id` and `kwargs`). (The fast path's scanner fills
+/// it too.)
+#[derive(Deserialize, Default)]
 pub(super) struct Record<'a> {
     /// Required of a record; a message inside an envelope may leave it out (its
     /// envelope says it).
     #[serde(rename = "type", default, borrow)]
-    kind: Str<'a>,
+    pub(super) kind: Str<'a>,
     /// `messages_to_dict()`'s message (read in the same pass: boxed, as the type is
     /// recursive).
     #[serde(default, borrow)]
-    data: Option<Box<Record<'a>>>,
+    pub(super) data: Option<Box<Record<'a>>>,
     /// `dumpd()`'s message, and its class's path (the last is its class).
     #[serde(default, borrow)]
-    kwargs: Option<Box<Record<'a>>>,
+    pub(super) kwargs: Option<Box<Record<'a>>>,
     #[serde(default, borrow)]
-    id: Option<&'a RawValue>,
+    pub(super) id: Option<&'a RawValue>,
     #[serde(default, borrow)]
-    content: Option<Content<'a>>,
+    pub(super) content: Option<Content<'a>>,
     #[serde(default, borrow)]
-    name: Option<Str<'a>>,
+    pub(super) name: Option<Str<'a>>,
     #[serde(default, borrow)]
-    tool_calls: Option<Vec<Call<'a>>>,
+    pub(super) tool_calls: Option<Vec<Call<'a>>>,
     #[serde(default, borrow)]
-    invalid_tool_calls: Option<Vec<Call<'a>>>,
+    pub(super) invalid_tool_calls: Option<Vec<Call<'a>>>,
     #[serde(default)]
-    usage_metadata: Option<TokenCounts>,
+    pub(super) usage_metadata: Option<TokenCounts>,
     #[serde(default, borrow)]
-    tool_call_id: Option<Str<'a>>,
+    pub(super) tool_call_id: Option<Str<'a>>,
     #[serde(default, borrow)]
-    status: Option<Str<'a>>,
+    pub(super) status: Option<Str<'a>>,
     /// A `chat` message's role.
     #[serde(default, borrow)]
-    role: Option<Str<'a>>,
+    pub(super) role: Option<Str<'a>>,
 }
 
 /// A tool call (`{"name", "args", "id", "type": "tool_call"}`, its arguments an
 /// object), or one the model made that LangChain could not parse (`invalid_tool_calls`:
 /// its arguments the text the model wrote, and why).
-#[derive(Deserialize)]
-struct Call<'a> {
+#[derive(Deserialize, Default)]
+pub(super) struct Call<'a> {
     #[serde(default, borrow)]
-    name: Option<Str<'a>>,
+    pub(super) name: Option<Str<'a>>,
     #[serde(default)]
-    args: Option<RawArguments<'a>>,
+    pub(super) args: Option<RawArguments<'a>>,
     #[serde(default, borrow)]
-    id: Option<Str<'a>>,
+    pub(super) id: Option<Str<'a>>,
     #[serde(default, borrow)]
-    error: Option<Str<'a>>,
+    pub(super) error: Option<Str<'a>>,
 }
 
 /// A content block (a list's item that is not a string): the fields the blocks read
@@ -194,7 +195,7 @@ fn convert<'a>(record: Record<'a>, within: &'a str, out: &mut Out<'a>) -> Result
 }
 
 /// A record's message (none for `remove`), or what is wrong with it.
-fn message(record: Record<'_>) -> Result<Option<Message<'_>>, String> {
+pub(super) fn message(record: Record<'_>) -> Result<Option<Message<'_>>, String> {
     let kind = record.kind.0;
     let kind = chunk_type(&kind).unwrap_or(&kind);
     let role = match kind {

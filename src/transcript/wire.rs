@@ -712,6 +712,16 @@ pub(super) struct TokenCounts {
     output_tokens: u64,
 }
 
+impl From<Usage> for TokenCounts {
+    /// The counts the fast path's scanner read.
+    fn from(usage: Usage) -> TokenCounts {
+        TokenCounts {
+            input_tokens: usage.input_tokens,
+            output_tokens: usage.output_tokens,
+        }
+    }
+}
+
 impl From<TokenCounts> for Usage {
     fn from(counts: TokenCounts) -> Usage {
         Usage {

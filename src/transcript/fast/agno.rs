@@ -5,8 +5,7 @@
 //! is not sure of give up, and the serde path reads the line.
 
 use super::Chat;
-use super::scan::{Scan, Seen};
-use crate::Usage;
+use super::scan::Seen;
 use crate::transcript::agno::Fields;
 use crate::transcript::parts::Found;
 
@@ -74,30 +73,4 @@ pub(in crate::transcript) fn message<'a>(text: &'a str, chat: &mut Chat<'a>) -> 
         chat.message = Some(fields.into_message().ok()?);
         Some(())
     })
-}
-
-impl Scan<'_> {
-    /// Token counts (`input_tokens`, `output_tokens`), any other key skipped (as serde
-    /// does); its braces at nesting `depth`.
-    fn token_counts(&mut self, depth: usize) -> Option<Usage> {
-        let mut seen = Seen::default();
-        let mut usage = Usage::default();
-        self.object(|s| {
-            match_key!(s, {
-                b"input_tokens" => {
-                    seen.once(0)?;
-                    usage.input_tokens = s.count()?;
-                },
-                b"output_tokens" => {
-                    seen.once(1)?;
-                    usage.output_tokens = s.count()?;
-                },
-                _ | b"total_tokens" | b"duration" | b"time_to_first_token" => {
-                    s.skip(depth + 1)?;
-                },
-            });
-            Some(())
-        })?;
-        Some(usage)
-    }
 }

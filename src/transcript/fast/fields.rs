@@ -36,6 +36,32 @@ impl<'a> Scan<'a> {
         Some(usage)
     }
 
+    /// Token counts (`input_tokens`, `output_tokens`: Agno's metrics, LangChain's
+    /// `usage_metadata`), any other key skipped (as serde does); its braces at
+    /// nesting `depth`.
+    pub(super) fn token_counts(&mut self, depth: usize) -> Option<Usage> {
+        let mut seen = Seen::default();
+        let mut usage = Usage::default();
+        self.object(|s| {
+            match_key!(s, {
+                b"input_tokens" => {
+                    seen.once(0)?;
+                    usage.input_tokens = s.count()?;
+                },
+                b"output_tokens" => {
+                    seen.once(1)?;
+                    usage.output_tokens = s.count()?;
+                },
+                _ | b"total_tokens" | b"duration" | b"time_to_first_token"
+                | b"input_token_details" | b"output_token_details" => {
+                    s.skip(depth + 1)?;
+                },
+            });
+            Some(())
+        })?;
+        Some(usage)
+    }
+
     /// A provider's usage (OpenAI's names as aliases, Anthropic's cache counts); any
     /// other key skipped, as serde does. Its braces at nesting `depth`.
     pub(super) fn provider_usage(&mut self, depth: usize) -> Option<ProviderUsage> {

@@ -29,6 +29,11 @@ impl Seen {
     pub(super) fn has(&self, bit: u32) -> bool {
         self.0 & (1 << bit) != 0
     }
+
+    /// Whether any key of a bit below `bit` was seen.
+    pub(super) fn any_below(&self, bit: u32) -> bool {
+        self.0 & ((1 << bit) - 1) != 0
+    }
 }
 
 /// A cursor over a line's JSON.

@@ -8,7 +8,7 @@ use proptest::prelude::*;
 
 use super::super::{
     Chat, agno, anthropic_response, completion, converse, crewai, execution_results,
-    function_calls, llamaindex, responses_item,
+    function_calls, langchain, llamaindex, responses_item,
 };
 use super::{damaged, sample_files, serde_only};
 use crate::Message;
@@ -298,6 +298,60 @@ fn crewai_tasks_are_scanned_as_serde_reads_them() {
     reads_alike(&CREWAI.join("\n")).unwrap();
 }
 
+/// LangChain's messages: `messages_to_dict()`'s envelope and a message's own
+/// `model_dump()`.
+const LANGCHAIN: &[&str] = &[
+    r#"{"type": "human", "data": {"content": "What is 17 times 23, plus 4?", "additional_kwargs": {}, "response_metadata": {}, "type": "human", "name": null, "id": "f2"}}"#,
+    r#"{"type": "ai", "data": {"content": "Let me compute that.", "additional_kwargs": {}, "response_metadata": {"model_name": "gpt-4o"}, "type": "ai", "name": "Planner", "id": "lc_run--01", "tool_calls": [{"name": "calculator", "args": {"expression": "17 * 23 + 4"}, "id": "call_1", "type": "tool_call"}], "invalid_tool_calls": [], "usage_metadata": {"input_tokens": 61, "output_tokens": 22, "total_tokens": 83, "input_token_details": {"cache_read": 0}}}}"#,
+    r#"{"type": "tool", "data": {"content": "395 \u00e9", "type": "tool", "name": "calculator", "id": "9e", "tool_call_id": "call_1", "artifact": null, "status": "success"}}"#,
+    r#"{"type": "tool", "data": {"content": "boom", "type": "tool", "name": "f", "tool_call_id": "c", "status": "error"}}"#,
+    r#"{"type": "ai", "data": {"content": "", "tool_calls": [{"name": "g", "args": "{\"x\": 1}", "id": null}], "invalid_tool_calls": [{"name": "h", "args": "{oops", "id": "c3", "error": "bad JSON", "type": "invalid_tool_call"}, {"name": null, "args": null, "error": null}], "usage_metadata": null}}"#,
+    r#"{"data": {"content": "no type inside", "type": ""}, "type": "system"}"#,
+    r#"{"type": "chat", "data": {"content": "as the user", "role": "user"}}"#,
+    r#"{"type": "AIMessageChunk", "data": {"content": "a chunk", "type": "AIMessageChunk", "tool_call_chunks": []}}"#,
+    r#"{"content": "bare", "additional_kwargs": {}, "response_metadata": {}, "type": "ai", "name": null, "id": "run-1", "tool_calls": [], "invalid_tool_calls": [], "usage_metadata": {"input_tokens": 1, "output_tokens": 2}}"#,
+    r#"{"type": "function", "content": null, "name": "legacy", "extra": [1, {"a": null}]}"#,
+];
+
+/// LangChain's messages the scanner leaves to the serde path (which reads or refuses
+/// them).
+const LANGCHAIN_LEFT: &[&str] = &[
+    r#"{"type": "ai", "data": {"content": [{"type": "text", "text": "blocks"}], "type": "ai"}}"#,
+    r#"{"lc": 1, "type": "constructor", "id": ["langchain", "schema", "messages", "AIMessage"], "kwargs": {"content": "dumpd", "type": "ai"}}"#,
+    r#"{"type": "ai", "content": "beside", "data": {"content": "inside", "type": "ai"}}"#,
+    r#"{"type": "ai", "data": {"content": "a", "content": "b"}}"#,
+    r#"{"type": "ai", "data": {"content": "a", "data": {"content": "b"}}}"#,
+    r#"{"type": "ai", "data": null}"#,
+    r#"{"type": "robot", "data": {"content": "a"}}"#,
+    r#"{"type": "remove", "data": {"id": "m1"}}"#,
+    r#"{"type": "ai", "data": {"content": "a", "tool_calls": [{"args": {}}]}}"#,
+    r#"{"type": "human", "data": {"content": "a", "usage_metadata": {"input_tokens": 1.5}}}"#,
+    r#"{"type": "chat", "data": {"content": "a"}}"#,
+    r#"{"data": {"content": "a"}}"#,
+];
+
+#[test]
+fn langchain_messages_are_scanned_as_serde_reads_them() {
+    for line in LANGCHAIN {
+        assert!(
+            langchain::message(line, &mut Chat::default()).is_some(),
+            "{line}"
+        );
+    }
+    for line in LANGCHAIN_LEFT {
+        assert!(
+            langchain::message(line, &mut Chat::default()).is_none(),
+            "{line}"
+        );
+    }
+    // After a LangChain message, which makes the log's kind known (the scanner reads
+    // only then).
+    for line in LANGCHAIN.iter().chain(LANGCHAIN_LEFT) {
+        reads_alike(&format!("{}\n{line}\n", LANGCHAIN[0])).unwrap();
+    }
+    reads_alike(&LANGCHAIN.join("\n")).unwrap();
+}
+
 #[test]
 fn converse_messages_are_scanned_as_serde_reads_them() {
     for line in CONVERSE {
@@ -463,6 +517,10 @@ const ALL: &[&str] = &[
     LLAMA[4],
     CREWAI[0],
     CREWAI[1],
+    LANGCHAIN[1],
+    LANGCHAIN[2],
+    LANGCHAIN[4],
+    LANGCHAIN[8],
 ];
 
 /// The lines of Responses logs: items of every kind, items left to the serde path
