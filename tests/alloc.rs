@@ -391,6 +391,18 @@ fn langchain_messages_borrow_their_lines() {
     each_cycle_allocates("", CYCLE, [6, 2, 5], read + converted + rare);
 }
 
+/// Reading Pydantic AI's messages (a `ModelRequest` or `ModelResponse` a line) with
+/// `Reader::next_borrowed`: every text and call borrows its line (the scanner reads
+/// them). What is left to allocate, each cycle of the conversation (the bench's):
+/// each message's list of parts (six), the two calls' lists, and the two tool
+/// returns' rarer fields (the tool's name, boxed).
+fn pydantic_ai_messages_borrow_their_lines() {
+    const CYCLE: &str = include_str!("../benches/cycles/pydantic-ai.jsonl");
+    assert_eq!(CYCLE.lines().count(), 6, "the cycle's messages");
+    let (parts, lists, rare) = (6, 2, 2);
+    each_cycle_allocates("", CYCLE, [6, 2, 5], parts + lists + rare);
+}
+
 /// How long the size test runs each monitor (CI builds this test without
 /// optimizations: 5,000 steps, about 350 rounds of the stream, take seconds).
 const STEPS: usize = 5_000;
@@ -443,7 +455,7 @@ fn run_state_does_not_grow_with_the_run() {
 }
 
 fn main() {
-    let tests: [(&str, fn()); 12] = [
+    let tests: [(&str, fn()); 13] = [
         (
             "borrowed_reading_copies_no_text",
             borrowed_reading_copies_no_text,
@@ -483,6 +495,10 @@ fn main() {
         (
             "langchain_messages_borrow_their_lines",
             langchain_messages_borrow_their_lines,
+        ),
+        (
+            "pydantic_ai_messages_borrow_their_lines",
+            pydantic_ai_messages_borrow_their_lines,
         ),
         (
             "steady_state_observe_allocates_nothing",

@@ -6,10 +6,10 @@
 //! message of the common fields (doneseq's, OpenAI's, Anthropic's content blocks),
 //! OpenAI's `chat.completion` object, Anthropic's response message, OpenAI's
 //! Responses items, AutoGen's messages and their tool calls and results, Bedrock
-//! Converse messages, Agno's, LlamaIndex's and LangChain's messages, CrewAI's task
-//! outputs. It builds a chat message directly, and for the other records fills the
-//! struct serde fills, so that one conversion reads both; texts are borrowed from the
-//! line where they have no escapes.
+//! Converse messages, Agno's, LlamaIndex's and LangChain's messages, Pydantic AI's
+//! requests and responses, CrewAI's task outputs. It builds a chat message directly,
+//! and for the other records fills the struct serde fills, so that one conversion
+//! reads both; texts are borrowed from the line where they have no escapes.
 //!
 //! It accepts only what it is sure of. Anything else (a key it does not know where
 //! serde refuses unknown keys, a `null` role, a float where a count goes, an escape
@@ -62,6 +62,7 @@ pub(super) mod crewai;
 mod fields;
 pub(super) mod langchain;
 pub(super) mod llamaindex;
+pub(super) mod pydantic_ai;
 mod scan;
 
 use std::borrow::Cow;

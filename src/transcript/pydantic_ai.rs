@@ -21,54 +21,75 @@ use super::record::{Context, Failure, Out};
 use super::wire::{RawArguments, Str, failed};
 use crate::{Message, Role, ToolCall};
 
-/// One `ModelRequest` or `ModelResponse` (`kind` says which).
-#[derive(Deserialize)]
+/// One `ModelRequest` or `ModelResponse` (`kind` says which). (The fast path's
+/// scanner fills it too.)
+#[derive(Deserialize, Default)]
 pub(super) struct ModelMessage<'a> {
     #[serde(borrow)]
-    kind: Str<'a>,
+    pub(super) kind: Str<'a>,
     #[serde(borrow)]
-    parts: Vec<Part<'a>>,
+    pub(super) parts: Vec<Part<'a>>,
     /// A request's instructions.
     #[serde(default, borrow)]
-    instructions: Option<Str<'a>>,
+    pub(super) instructions: Option<Str<'a>>,
     /// A response's usage.
     #[serde(default)]
-    usage: Option<Usage>,
+    pub(super) usage: Option<Usage>,
 }
 
 /// A part of either: the union of the fields the parts read here carry (`part_kind`
 /// says which it is). Other fields (timestamps, ids, provider details, a tool
 /// return's metadata and retry counts) are not read.
-#[derive(Deserialize)]
-struct Part<'a> {
+#[derive(Deserialize, Default)]
+pub(super) struct Part<'a> {
     #[serde(borrow)]
-    part_kind: Str<'a>,
+    pub(super) part_kind: Str<'a>,
     /// Text, a user prompt's list of items, or a tool's return (any JSON).
     #[serde(default, borrow)]
-    content: Option<&'a RawValue>,
+    pub(super) content: Option<PartContent<'a>>,
     #[serde(default, borrow)]
-    tool_name: Option<Str<'a>>,
+    pub(super) tool_name: Option<Str<'a>>,
     #[serde(default, borrow)]
-    tool_call_id: Option<Str<'a>>,
+    pub(super) tool_call_id: Option<Str<'a>>,
     /// A tool call's arguments: a JSON object, or its JSON text.
     #[serde(default)]
-    args: Option<RawArguments<'a>>,
+    pub(super) args: Option<RawArguments<'a>>,
     /// A tool return's outcome: `success`, or how the call failed.
     #[serde(default, borrow)]
-    outcome: Option<Str<'a>>,
+    pub(super) outcome: Option<Str<'a>>,
     /// Speech's transcript.
     #[serde(default, borrow)]
-    transcript: Option<Str<'a>>,
+    pub(super) transcript: Option<Str<'a>>,
+}
+
+/// A part's `content`: a string's text (decoded), or any other value's JSON text
+/// (read by the part's kind).
+pub(super) enum PartContent<'a> {
+    Text(Cow<'a, str>),
+    Json(&'a str),
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for PartContent<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<PartContent<'a>, D::Error> {
+        let raw = <&'de RawValue>::deserialize(deserializer)?.get();
+        if raw.starts_with('"') {
+            let text = serde_json::from_str::<Str<'de>>(raw).map_err(serde::de::Error::custom)?;
+            return Ok(PartContent::Text(text.0));
+        }
+        Ok(PartContent::Json(raw))
+    }
 }
 
 /// A response's token usage. Pydantic AI counts cache reads and writes within
 /// `input_tokens` (earlier versions wrote `request_tokens` and `response_tokens`).
-#[derive(Deserialize)]
-struct Usage {
+#[derive(Deserialize, Default)]
+pub(super) struct Usage {
     #[serde(default, alias = "request_tokens")]
-    input_tokens: Option<u64>,
+    pub(super) input_tokens: Option<u64>,
     #[serde(default, alias = "response_tokens")]
-    output_tokens: Option<u64>,
+    pub(super) output_tokens: Option<u64>,
 }
 
 /// The instructions read last, so that a request that repeats them (each does) is
@@ -239,7 +260,7 @@ fn tool_return<'a>(
 /// Pydantic AI's feedback on a response it could not use (no tool's): a message of
 /// the agent's code, failed with the feedback.
 fn feedback<'a>(
-    content: Option<&'a RawValue>,
+    content: Option<PartContent<'a>>,
     at: &dyn Fn() -> String,
 ) -> Result<Message<'a>, String> {
     let feedback = Message::new(Role::Agent, any_text(content, at)?);
@@ -248,26 +269,28 @@ fn feedback<'a>(
 
 /// A content that is a string.
 fn string<'a>(
-    content: Option<&'a RawValue>,
+    content: Option<PartContent<'a>>,
     at: &dyn Fn() -> String,
 ) -> Result<Cow<'a, str>, String> {
-    let raw = content.ok_or_else(|| format!("{} has no \"content\"", at()))?;
-    serde_json::from_str::<Str<'a>>(raw.get())
-        .map(Str::into_cow)
-        .map_err(|_| format!("{}: \"content\" is not a string", at()))
+    match content.ok_or_else(|| format!("{} has no \"content\"", at()))? {
+        PartContent::Text(text) => Ok(text),
+        PartContent::Json(_) => Err(format!("{}: \"content\" is not a string", at())),
+    }
 }
 
 /// A content of any JSON: a string is its text, any other value its JSON text,
 /// compact as Pydantic AI gives it to the model (`null` or none: no text).
 fn any_text<'a>(
-    content: Option<&'a RawValue>,
+    content: Option<PartContent<'a>>,
     at: &dyn Fn() -> String,
 ) -> Result<Cow<'a, str>, String> {
     match content {
         None => Ok(Cow::Borrowed("")),
-        Some(raw) if raw.get() == "null" => Ok(Cow::Borrowed("")),
-        Some(raw) => super::value_text(raw.get())
-            .map_err(|_| format!("{}: \"content\" is not a string", at())),
+        Some(PartContent::Text(text)) => Ok(text),
+        Some(PartContent::Json("null")) => Ok(Cow::Borrowed("")),
+        Some(PartContent::Json(raw)) => {
+            super::value_text(raw).map_err(|_| format!("{}: \"content\" is not a string", at()))
+        }
     }
 }
 
@@ -275,23 +298,26 @@ fn any_text<'a>(
 /// `text-content` or `structured-content` item's `content`) are joined by newlines;
 /// images, audio, video, documents and files are not text.
 fn prompt<'a>(
-    content: Option<&'a RawValue>,
+    content: Option<PartContent<'a>>,
     at: &dyn Fn() -> String,
 ) -> Result<Cow<'a, str>, String> {
-    let raw = content.ok_or_else(|| format!("{} has no \"content\"", at()))?;
-    if raw.get().starts_with('"') {
-        return string(content, at);
-    }
-    let items = serde_json::from_str::<Vec<&'a RawValue>>(raw.get())
+    let raw = match content.ok_or_else(|| format!("{} has no \"content\"", at()))? {
+        PartContent::Text(text) => return Ok(text),
+        PartContent::Json(raw) => raw,
+    };
+    let items = serde_json::from_str::<Vec<PartContent<'a>>>(raw)
         .map_err(|_| format!("{}: \"content\" is neither a string nor a list", at()))?;
     let mut text = None;
     for (i, item) in items.into_iter().enumerate() {
         let item_at = || format!("{}, item {}", at(), i + 1);
-        if item.get().starts_with('"') {
-            text = Some(join(text, string(Some(item), &item_at)?));
-            continue;
-        }
-        let item = serde_json::from_str::<Item<'a>>(item.get())
+        let item = match item {
+            PartContent::Text(piece) => {
+                text = Some(join(text, piece));
+                continue;
+            }
+            PartContent::Json(item) => item,
+        };
+        let item = serde_json::from_str::<Item<'a>>(item)
             .map_err(|e| format!("{}: a string or an object with a \"kind\": {e}", item_at()))?;
         match &*item.kind.0 {
             "text-content" | "structured-content" => {
@@ -317,7 +343,7 @@ struct Item<'a> {
     #[serde(borrow)]
     kind: Str<'a>,
     #[serde(default, borrow)]
-    content: Option<&'a RawValue>,
+    content: Option<PartContent<'a>>,
 }
 
 /// Speech's transcript (none when it was not transcribed).

@@ -445,7 +445,14 @@ fn read_kind<'a>(
         Kind::TaskResult => autogen::read_result(parse(text)?, out),
         Kind::Otlp => otel::read(parse(text)?, text, cx, out),
         Kind::OtlpLogs => otel::read_logs(parse(text)?, text, cx, out),
-        Kind::PydanticAi => pydantic_ai::read(parse(text)?, text, cx, out),
+        Kind::PydanticAi => {
+            // Filled where it is read (it is large; a move of it is a copy).
+            let mut message = pydantic_ai::ModelMessage::default();
+            if fast::pydantic_ai::message(text, &mut message).is_none() {
+                message = parse(text)?;
+            }
+            pydantic_ai::read(message, text, cx, out)
+        }
         Kind::LangChain => langchain::read(parse(text)?, text, out),
         Kind::LangGraphState => langchain::read_state(parse(text)?, out),
         Kind::GeminiContent => gemini::read(parse(text)?, text, out),

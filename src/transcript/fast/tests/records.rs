@@ -8,7 +8,7 @@ use proptest::prelude::*;
 
 use super::super::{
     Chat, agno, anthropic_response, completion, converse, crewai, execution_results,
-    function_calls, langchain, llamaindex, responses_item,
+    function_calls, langchain, llamaindex, pydantic_ai, responses_item,
 };
 use super::{damaged, sample_files, serde_only};
 use crate::Message;
@@ -352,6 +352,62 @@ fn langchain_messages_are_scanned_as_serde_reads_them() {
     reads_alike(&LANGCHAIN.join("\n")).unwrap();
 }
 
+/// Pydantic AI's messages (`ModelRequest`, `ModelResponse`), as
+/// `ModelMessagesTypeAdapter` writes each.
+const PYDANTIC: &[&str] = &[
+    r#"{"parts":[{"content":"You are terse.","timestamp":"t","dynamic_ref":null,"part_kind":"system-prompt"},{"content":"What is 17 times 23, plus 4?","timestamp":"2026-11-27T15:36:10.859617Z","part_kind":"user-prompt"}],"timestamp":"t","instructions":"Be brief.","kind":"request","run_id":"r","conversation_id":"c","metadata":null,"state":"complete"}"#,
+    r#"{"parts":[{"content":"Let me compute that.","id":null,"provider_name":null,"provider_details":null,"citations":null,"part_kind":"text"},{"tool_name":"calculator","args":{"expression":"17 * 23 + 4"},"tool_call_id":"call_1","tool_kind":null,"id":null,"provider_name":null,"provider_details":null,"part_kind":"tool-call"}],"usage":{"input_tokens":61,"cache_write_tokens":0,"cache_read_tokens":0,"output_tokens":22,"audio_seconds":0.0,"details":{},"cost":null},"model_name":"m","timestamp":"t","kind":"response","provider_name":null,"finish_reason":null,"run_id":"r","metadata":null,"state":"complete"}"#,
+    r#"{"parts":[{"tool_name":"calculator","content":"395 \u00e9","tool_call_id":"call_1","tool_kind":null,"metadata":null,"timestamp":"t","outcome":"success","retry":null,"part_kind":"tool-return"}],"instructions":"Be brief.","kind":"request"}"#,
+    r#"{"parts":[{"tool_name":"f","content":{"error": [1, 2.5, null]},"tool_call_id":"c2","outcome":"failed","part_kind":"tool-return"},{"tool_name":"g","content":null,"part_kind":"retry-prompt"},{"content":[{"loc": ["x"]}],"part_kind":"retry-prompt"}],"kind":"request"}"#,
+    r#"{"parts":[{"content":["look at", {"kind":"image-url","url":"u"}, {"kind":"text-content","content":"this"}],"part_kind":"user-prompt"}],"kind":"request"}"#,
+    r#"{"parts":[{"tool_name":"g","args":"{\"x\": 1}","tool_call_id":null,"part_kind":"tool-call"},{"content":"hm","part_kind":"thinking","signature":"s"},{"tool_name":"web","args":null,"tool_call_id":"b1","part_kind":"builtin-tool-call"},{"tool_name":"web","content":"found","tool_call_id":"b1","part_kind":"builtin-tool-return"}],"usage":{"request_tokens":5,"response_tokens":null},"kind":"response"}"#,
+    r#"{"kind":"response","parts":[],"usage":null}"#,
+    r#"{"parts":[{"transcript":null,"part_kind":"speech"},{"content":"now","part_kind":"retry-feedback"}],"kind":"request","instructions":null}"#,
+];
+
+/// Pydantic AI's messages the scanner leaves to the serde path (which reads or
+/// refuses them).
+const PYDANTIC_LEFT: &[&str] = &[
+    r#"{"parts":[{"content":"a"}],"kind":"request"}"#,
+    r#"{"parts":[{"content":"a","part_kind":"user-prompt","part_kind":"text"}],"kind":"request"}"#,
+    r#"{"parts":[],"kind":"response","usage":{"input_tokens":1,"request_tokens":2}}"#,
+    r#"{"parts":[],"kind":"response","usage":{"input_tokens":1.5}}"#,
+    r#"{"parts":[{"content":"a","part_kind":null}],"kind":"request"}"#,
+    r#"{"parts":null,"kind":"request"}"#,
+    r#"{"kind":"request"}"#,
+    r#"{"parts":[]}"#,
+    r#"{"parts":[{"content":"a","part_kind":"user-prompt"}],"kind":"request","kind":"response"}"#,
+];
+
+/// Pydantic AI's messages the scanner reads whose conversion refuses them (as the
+/// serde path's does: the same struct).
+const PYDANTIC_REFUSED: &[&str] = &[
+    r#"{"parts":[{"content":"a","part_kind":"hologram"}],"kind":"request"}"#,
+    r#"{"parts":[{"content":5,"part_kind":"system-prompt"}],"kind":"request"}"#,
+    r#"{"parts":[{"part_kind":"tool-call"}],"kind":"response"}"#,
+    r#"{"parts":[],"kind":"nonsense"}"#,
+];
+
+#[test]
+fn pydantic_ai_messages_are_scanned_as_serde_reads_them() {
+    for line in PYDANTIC.iter().chain(PYDANTIC_REFUSED) {
+        assert!(
+            pydantic_ai::message(line, &mut Default::default()).is_some(),
+            "{line}"
+        );
+    }
+    for line in PYDANTIC_LEFT {
+        assert!(
+            pydantic_ai::message(line, &mut Default::default()).is_none(),
+            "{line}"
+        );
+    }
+    for line in PYDANTIC.iter().chain(PYDANTIC_LEFT).chain(PYDANTIC_REFUSED) {
+        reads_alike(&format!("{}\n{line}\n", PYDANTIC[0])).unwrap();
+    }
+    reads_alike(&PYDANTIC.join("\n")).unwrap();
+}
+
 #[test]
 fn converse_messages_are_scanned_as_serde_reads_them() {
     for line in CONVERSE {
@@ -521,6 +577,10 @@ const ALL: &[&str] = &[
     LANGCHAIN[2],
     LANGCHAIN[4],
     LANGCHAIN[8],
+    PYDANTIC[1],
+    PYDANTIC[3],
+    PYDANTIC[4],
+    PYDANTIC[5],
 ];
 
 /// The lines of Responses logs: items of every kind, items left to the serde path
