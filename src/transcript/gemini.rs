@@ -21,23 +21,23 @@ use serde_json::value::RawValue;
 
 use super::parts::join;
 use super::record::{Failure, Out, each};
-use super::wire::{RawArguments, Str, failed, tool_call};
+use super::wire::{RawArguments, RawJson, Str, failed, tool_call};
 use crate::message::CallArguments;
 use crate::{Message, Role, ToolCall};
 
 /// A `Content`: its role (none is the user's) and its parts.
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 pub(super) struct Content<'a> {
     #[serde(default, borrow)]
-    role: Option<Str<'a>>,
+    pub(super) role: Option<Str<'a>>,
     /// Required (it may be `null`): an object without it is a record of another kind.
     #[serde(borrow)]
-    parts: Parts<'a>,
+    pub(super) parts: Parts<'a>,
 }
 
 /// A content's parts.
-#[derive(Deserialize)]
-struct Parts<'a>(#[serde(borrow)] Option<Vec<Part<'a>>>);
+#[derive(Deserialize, Default)]
+pub(super) struct Parts<'a>(#[serde(borrow)] pub(super) Option<Vec<Part<'a>>>);
 
 /// A candidate's content, whose parts a response may leave out (an answer cut short).
 #[derive(Deserialize)]
@@ -52,17 +52,17 @@ struct CandidateContent<'a> {
 /// thought, and the keys it holds that are neither a kind read nor the metadata not
 /// read ([`METADATA`]). (Small: a content's parts are read into a list.)
 #[derive(Default)]
-struct Part<'a> {
-    data: Data<'a>,
+pub(super) struct Part<'a> {
+    pub(super) data: Data<'a>,
     /// The text is the model's thought, not its answer.
-    thought: bool,
+    pub(super) thought: bool,
     /// Keys not known, for the error on a part that holds none of the kinds read.
-    unknown: Vec<Cow<'a, str>>,
+    pub(super) unknown: Vec<Cow<'a, str>>,
 }
 
 /// A part's data.
 #[derive(Default)]
-enum Data<'a> {
+pub(super) enum Data<'a> {
     #[default]
     None,
     Text(Str<'a>),
@@ -178,29 +178,29 @@ impl<'de: 'a, 'a> Deserialize<'de> for Part<'a> {
     }
 }
 
-#[derive(Deserialize)]
-struct FunctionCall<'a> {
+#[derive(Deserialize, Default)]
+pub(super) struct FunctionCall<'a> {
     #[serde(default, borrow)]
-    id: Option<Str<'a>>,
+    pub(super) id: Option<Str<'a>>,
     #[serde(default, borrow)]
-    name: Option<Str<'a>>,
+    pub(super) name: Option<Str<'a>>,
     #[serde(default)]
-    args: Option<RawArguments<'a>>,
+    pub(super) args: Option<RawArguments<'a>>,
 }
 
-#[derive(Deserialize)]
-struct FunctionResponse<'a> {
+#[derive(Deserialize, Default)]
+pub(super) struct FunctionResponse<'a> {
     #[serde(default, borrow)]
-    id: Option<Str<'a>>,
+    pub(super) id: Option<Str<'a>>,
     #[serde(default, borrow)]
-    name: Option<Str<'a>>,
+    pub(super) name: Option<Str<'a>>,
     #[serde(default, borrow)]
-    response: Option<&'a RawValue>,
+    pub(super) response: Option<RawJson<'a>>,
 }
 
 /// The code execution tool's result: `OUTCOME_OK` or how it failed, and its output.
 #[derive(Deserialize)]
-struct CodeResult<'a> {
+pub(super) struct CodeResult<'a> {
     #[serde(default, borrow)]
     outcome: Option<Str<'a>>,
     #[serde(default, borrow)]
@@ -209,7 +209,7 @@ struct CodeResult<'a> {
 
 /// A server-side tool's call (`args`) or response (`response`).
 #[derive(Deserialize)]
-struct ServerTool<'a> {
+pub(super) struct ServerTool<'a> {
     #[serde(default, borrow)]
     id: Option<Str<'a>>,
     #[serde(default, borrow, alias = "toolType")]
@@ -217,11 +217,11 @@ struct ServerTool<'a> {
     #[serde(default)]
     args: Option<RawArguments<'a>>,
     #[serde(default, borrow)]
-    response: Option<&'a RawValue>,
+    response: Option<RawJson<'a>>,
 }
 
 #[derive(Deserialize)]
-struct Transcription<'a> {
+pub(super) struct Transcription<'a> {
     #[serde(default, borrow)]
     text: Option<Str<'a>>,
 }
@@ -237,16 +237,16 @@ struct ErrorKey<'a> {
 /// The token usage of a call (`usageMetadata`). The input is the prompt's tokens
 /// and the tool-use prompt's; the output the candidates' and the thoughts' (which
 /// the candidates' count leaves out): together, the call's total.
-#[derive(Deserialize)]
-struct Usage {
+#[derive(Deserialize, Default)]
+pub(super) struct Usage {
     #[serde(default, alias = "promptTokenCount")]
-    prompt_token_count: Option<u64>,
+    pub(super) prompt_token_count: Option<u64>,
     #[serde(default, alias = "toolUsePromptTokenCount")]
-    tool_use_prompt_token_count: Option<u64>,
+    pub(super) tool_use_prompt_token_count: Option<u64>,
     #[serde(default, alias = "candidatesTokenCount")]
-    candidates_token_count: Option<u64>,
+    pub(super) candidates_token_count: Option<u64>,
     #[serde(default, alias = "thoughtsTokenCount")]
-    thoughts_token_count: Option<u64>,
+    pub(super) thoughts_token_count: Option<u64>,
 }
 
 impl Usage {
@@ -263,7 +263,7 @@ impl Usage {
 
 /// The metadata a part may hold beside its kind (or alone: Gemini writes parts that
 /// carry only a thought signature), not read.
-const METADATA: &[&str] = &[
+pub(super) const METADATA: &[&str] = &[
     "thoughtSignature",
     "thought_signature",
     "videoMetadata",
@@ -436,9 +436,9 @@ fn server_tool_name<'a>(
 fn function_result<'a>(
     name: Str<'a>,
     id: Option<Str<'a>>,
-    response: Option<&'a RawValue>,
+    response: Option<RawJson<'a>>,
 ) -> Result<Message<'a>, String> {
-    let json = response.map(RawValue::get).filter(|r| *r != "null");
+    let json = response.map(|r| r.0).filter(|r| *r != "null");
     let text = json.map(super::compact).unwrap_or_default();
     let mut result = Message::new(Role::Agent, text).with_tool_name(name.into_cow());
     if let Some(id) = id {
@@ -656,33 +656,33 @@ pub(super) fn read_response<'a>(
 
 /// A Google ADK event. Its ids, timestamp, branch, state and artifact changes, the
 /// run's node and a streamed answer's metadata are not read.
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 pub(super) struct Event<'a> {
     #[serde(borrow)]
-    author: Str<'a>,
+    pub(super) author: Str<'a>,
     #[serde(default, borrow)]
-    content: Option<Content<'a>>,
+    pub(super) content: Option<Content<'a>>,
     #[serde(default, borrow)]
-    actions: Option<Actions<'a>>,
+    pub(super) actions: Option<Actions<'a>>,
     #[serde(default, alias = "usageMetadata")]
-    usage_metadata: Option<Usage>,
+    pub(super) usage_metadata: Option<Usage>,
     #[serde(default, borrow, alias = "errorCode")]
-    error_code: Option<Str<'a>>,
+    pub(super) error_code: Option<Str<'a>>,
     #[serde(default, borrow, alias = "errorMessage")]
-    error_message: Option<Str<'a>>,
+    pub(super) error_message: Option<Str<'a>>,
     /// A chunk of a streamed answer, which the whole answer's event follows.
     #[serde(default)]
-    partial: Option<bool>,
+    pub(super) partial: Option<bool>,
 }
 
 /// What an event did beyond its content: a transfer to another agent, an
 /// escalation (the loop the agent runs in ends).
-#[derive(Deserialize)]
-struct Actions<'a> {
+#[derive(Deserialize, Default)]
+pub(super) struct Actions<'a> {
     #[serde(default, borrow, alias = "transferToAgent")]
-    transfer_to_agent: Option<Str<'a>>,
+    pub(super) transfer_to_agent: Option<Str<'a>>,
     #[serde(default)]
-    escalate: Option<bool>,
+    pub(super) escalate: Option<bool>,
 }
 
 /// The author ADK gives the user's messages.

@@ -455,10 +455,23 @@ fn read_kind<'a>(
         }
         Kind::LangChain => langchain::read(parse(text)?, text, out),
         Kind::LangGraphState => langchain::read_state(parse(text)?, out),
-        Kind::GeminiContent => gemini::read(parse(text)?, text, out),
+        Kind::GeminiContent => {
+            let mut content = gemini::Content::default();
+            if fast::gemini::content(text, &mut content).is_none() {
+                content = parse(text)?;
+            }
+            gemini::read(content, text, out)
+        }
         Kind::GeminiRequest => gemini::read_request(parse(text)?, text, out),
         Kind::GeminiResponse => gemini::read_response(parse(text)?, text, out),
-        Kind::AdkEvent => gemini::read_event(parse(text)?, text, out),
+        Kind::AdkEvent => {
+            // Filled where it is read (it is large; a move of it is a copy).
+            let mut event = gemini::Event::default();
+            if fast::gemini::event(text, &mut event).is_none() {
+                event = parse(text)?;
+            }
+            gemini::read_event(event, text, out)
+        }
         Kind::AdkSession => gemini::read_session(parse(text)?, out),
         Kind::SmolagentsStep => smolagents::read(parse(text)?, text, out),
         Kind::BedrockMessage => bedrock::read(parse(text)?, text, out),

@@ -404,6 +404,20 @@ impl<'de: 'a, 'a, T: Deserialize<'de> + Listed> Deserialize<'de> for StringOrLis
     }
 }
 
+/// A value's JSON text as written, borrowed from the line: read by serde_json as a
+/// raw value, or by the fast path's scanner, which cannot make one (only serde_json
+/// makes a borrowed `RawValue`).
+#[derive(Clone, Copy)]
+pub(super) struct RawJson<'a>(pub(super) &'a str);
+
+impl<'de: 'a, 'a> Deserialize<'de> for RawJson<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<RawJson<'a>, D::Error> {
+        Ok(RawJson(
+            <&'de serde_json::value::RawValue>::deserialize(deserializer)?.get(),
+        ))
+    }
+}
+
 /// A tool call's arguments as JSON text (empty when there are none).
 pub(super) trait ArgumentsText<'a> {
     /// The arguments, as a call keeps them.

@@ -8,7 +8,7 @@ use proptest::prelude::*;
 
 use super::super::{
     Chat, agno, anthropic_response, completion, converse, crewai, execution_results,
-    function_calls, langchain, llamaindex, pydantic_ai, responses_item,
+    function_calls, gemini, langchain, llamaindex, pydantic_ai, responses_item,
 };
 use super::{damaged, sample_files, serde_only};
 use crate::Message;
@@ -408,6 +408,97 @@ fn pydantic_ai_messages_are_scanned_as_serde_reads_them() {
     reads_alike(&PYDANTIC.join("\n")).unwrap();
 }
 
+/// Google ADK's events (`model_dump_json()`, the SDK's names or the API's).
+const ADK: &[&str] = &[
+    r#"{"content":{"parts":[{"text":"What is 17 times 23, plus 4?"}],"role":"user"},"invocation_id":"e-1","author":"user","actions":{"state_delta":{},"artifact_delta":{},"requested_auth_configs":{},"requested_tool_confirmations":{}},"node_info":{"path":""},"id":"a1","timestamp":1795805292.8953989}"#,
+    r#"{"content":{"parts":[{"text":"Let me compute that."},{"function_call":{"id":"adk-1","args":{"expression":"17 * 23 + 4"},"name":"calculator"},"thought_signature":"c2ln"}],"role":"model"},"usage_metadata":{"candidates_token_count":22,"prompt_token_count":61,"total_token_count":83,"thoughts_token_count":5},"invocation_id":"e-1","author":"assistant","actions":{"state_delta":{"k":[1]}},"long_running_tool_ids":[],"id":"a2","timestamp":1.5}"#,
+    r#"{"content":{"parts":[{"function_response":{"id":"adk-1","name":"calculator","response":{"result":"395 \u00e9"}}}],"role":"user"},"author":"assistant","actions":{"transfer_to_agent":"Reviewer"}}"#,
+    r#"{"content":{"parts":[{"function_response":{"name":"f","response":{"error":"boom"},"will_continue":null}},{"text":"and go on"}],"role":"user"},"author":"assistant","error_code":"TOOL_ERROR","error_message":"it failed"}"#,
+    r#"{"author":"assistant","content":{"role":"model","parts":[{"text":"hm","thought":true},{"text":"done"},{"functionCall":{"name":"g","args":null}}]},"usageMetadata":{"promptTokenCount":3},"actions":{"escalate":true}}"#,
+    r#"{"author":"assistant","content":{"role":"model","parts":[{"text":"par"}]},"partial":true}"#,
+    r#"{"author":"assistant","content":null,"actions":null,"errorCode":"SAFETY"}"#,
+    r#"{"author":"user","content":{"parts":null}}"#,
+    r#"{"author":"assistant","content":{"role":"model","parts":[{"thoughtSignature":"x"},{"text":null,"function_call":{"name":"h","args":"{\"q\": 1}"}}]}}"#,
+];
+
+/// Gemini's contents (`{"role", "parts"}`).
+const GEMINI: &[&str] = &[
+    r#"{"role":"user","parts":[{"text":"What is 6 times 7?"}]}"#,
+    r#"{"role":"model","parts":[{"functionCall":{"name":"calc","args":{"x":"6*7"}}}]}"#,
+    r#"{"parts":[{"functionResponse":{"name":"calc","response":{"output":42}}}],"role":"function"}"#,
+];
+
+/// ADK's events and Gemini's contents the scanner leaves to the serde path (which
+/// reads or refuses them).
+const ADK_LEFT: &[&str] = &[
+    r#"{"author":"assistant","content":{"role":"model","parts":[{"executable_code":{"code":"1+1","language":"PYTHON"}}]}}"#,
+    r#"{"author":"assistant","content":{"role":"model","parts":[{"inline_data":{"mime_type":"image/png","data":"AA=="}}]}}"#,
+    r#"{"author":"assistant","content":{"role":"model","parts":[{"hologram":{}}]}}"#,
+    r#"{"author":"assistant","content":{"role":"model","parts":[{"text":"a","function_call":{"name":"f"}}]}}"#,
+    r#"{"author":"assistant","content":{"role":"model","parts":[{"text":"a","text":"b"}]}}"#,
+    r#"{"author":"assistant","content":{"role":"model","parts":[{"function_call":{"name":"f"},"functionCall":{"name":"g"}}]}}"#,
+    r#"{"author":"assistant","usage_metadata":{"prompt_token_count":1,"promptTokenCount":2}}"#,
+    r#"{"author":"assistant","usage_metadata":{"prompt_token_count":1.0}}"#,
+    r#"{"author":null,"content":{"parts":[]}}"#,
+    r#"{"content":{"role":"user","parts":[{"text":"no author"}]}}"#,
+    r#"{"author":"user","content":{"role":"user"}}"#,
+    r#"{"role":"user"}"#,
+];
+
+/// ADK's events and Gemini's contents the scanner reads whose conversion refuses
+/// them (as the serde path's does: the same structs).
+const ADK_REFUSED: &[&str] = &[
+    r#"{"author":"assistant","content":{"role":"robot","parts":[]}}"#,
+    r#"{"author":"user","content":{"role":"user","parts":[{"function_call":{"name":"f"}}]}}"#,
+    r#"{"author":"assistant","content":{"role":"model","parts":[{"function_response":{"name":"f","response":{}}}]}}"#,
+    r#"{"author":"assistant","content":{"role":"model","parts":[{"function_call":{"args":{}}}]}}"#,
+];
+
+#[test]
+fn adk_events_and_gemini_contents_are_scanned_as_serde_reads_them() {
+    for line in ADK.iter().chain(ADK_REFUSED) {
+        assert!(
+            gemini::event(line, &mut Default::default()).is_some(),
+            "{line}"
+        );
+    }
+    for line in GEMINI {
+        assert!(
+            gemini::content(line, &mut Default::default()).is_some(),
+            "{line}"
+        );
+    }
+    for line in ADK_LEFT {
+        let mut event = Default::default();
+        let mut content = Default::default();
+        assert!(gemini::event(line, &mut event).is_none(), "{line}");
+        assert!(gemini::content(line, &mut content).is_none(), "{line}");
+    }
+    let lines = || ADK.iter().chain(GEMINI).chain(ADK_LEFT).chain(ADK_REFUSED);
+    for line in lines() {
+        reads_alike(&format!("{}\n{line}\n", ADK[0])).unwrap();
+        reads_alike(&format!("{}\n{line}\n", GEMINI[0])).unwrap();
+    }
+    reads_alike(&ADK.join("\n")).unwrap();
+    reads_alike(&GEMINI.join("\n")).unwrap();
+}
+
+/// The part metadata the scanner skips is the metadata the serde path skips: a part
+/// of each key alone is read alike (the serde path keeps a key it does not know for
+/// its error, so one missing there would fail the record).
+#[test]
+fn the_scanner_skips_the_part_metadata_serde_skips() {
+    for key in crate::transcript::gemini::METADATA {
+        let line =
+            format!(r#"{{"author":"a","content":{{"role":"model","parts":[{{"{key}":"x"}}]}}}}"#);
+        assert!(
+            gemini::event(&line, &mut Default::default()).is_some(),
+            "{key}"
+        );
+        reads_alike(&format!("{}\n{line}\n", ADK[0])).unwrap();
+    }
+}
+
 #[test]
 fn converse_messages_are_scanned_as_serde_reads_them() {
     for line in CONVERSE {
@@ -581,6 +672,11 @@ const ALL: &[&str] = &[
     PYDANTIC[3],
     PYDANTIC[4],
     PYDANTIC[5],
+    ADK[1],
+    ADK[2],
+    ADK[3],
+    ADK[4],
+    GEMINI[2],
 ];
 
 /// The lines of Responses logs: items of every kind, items left to the serde path
