@@ -403,6 +403,30 @@ fn pydantic_ai_messages_borrow_their_lines() {
     each_cycle_allocates("", CYCLE, [6, 2, 5], parts + lists + rare);
 }
 
+/// Reading smolagents' steps with `Reader::next_borrowed`: every text and call
+/// borrows its line (the scanner reads them; the model message's copy of the step's
+/// calls is checked, not kept). What is left to allocate, each cycle of the
+/// conversation (the bench's: the task, three action steps, the last the final
+/// answer's): each action step's list of calls (converted in place: smolagents'
+/// call and doneseq's are one size), its result's rarer fields (the tool's name,
+/// boxed), boxed again to wait for the next call (the step's turn is given first).
+fn smolagents_steps_borrow_their_lines() {
+    const CYCLE: &str = include_str!("../benches/cycles/smolagents.jsonl");
+    assert_eq!(CYCLE.lines().count(), 4, "the cycle's steps");
+    let rounds = 200;
+    let (change, counts) = reading_after_the_first("", CYCLE, rounds);
+    let cycles = rounds - 1;
+    // Seven messages a cycle, six read before counting: the first cycle's last (the
+    // final answer's result, with text) is counted too.
+    assert_eq!(counts, [7 * cycles + 1, 3 * cycles, 5 * cycles + 1]);
+    let (lists, rare, waiting) = (3, 3, 3);
+    assert_eq!(
+        (change.allocations, change.reallocations),
+        (cycles * (lists + rare + waiting), 0),
+        "{change:?}"
+    );
+}
+
 /// How long the size test runs each monitor (CI builds this test without
 /// optimizations: 5,000 steps, about 350 rounds of the stream, take seconds).
 const STEPS: usize = 5_000;
@@ -455,7 +479,7 @@ fn run_state_does_not_grow_with_the_run() {
 }
 
 fn main() {
-    let tests: [(&str, fn()); 13] = [
+    let tests: [(&str, fn()); 14] = [
         (
             "borrowed_reading_copies_no_text",
             borrowed_reading_copies_no_text,
@@ -499,6 +523,10 @@ fn main() {
         (
             "pydantic_ai_messages_borrow_their_lines",
             pydantic_ai_messages_borrow_their_lines,
+        ),
+        (
+            "smolagents_steps_borrow_their_lines",
+            smolagents_steps_borrow_their_lines,
         ),
         (
             "steady_state_observe_allocates_nothing",

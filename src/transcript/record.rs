@@ -473,7 +473,14 @@ fn read_kind<'a>(
             gemini::read_event(event, text, out)
         }
         Kind::AdkSession => gemini::read_session(parse(text)?, out),
-        Kind::SmolagentsStep => smolagents::read(parse(text)?, text, out),
+        Kind::SmolagentsStep => {
+            // Filled where it is read (it is large; a move of it is a copy).
+            let mut step = smolagents::Step::default();
+            if fast::smolagents::step(text, &mut step).is_none() {
+                step = parse(text)?;
+            }
+            smolagents::read(step, text, out)
+        }
         Kind::BedrockMessage => bedrock::read(parse(text)?, text, out),
         Kind::BedrockRequest => bedrock::read_request(parse(text)?, out),
         Kind::BedrockResponse => bedrock::read_response(parse(text)?, text, out),

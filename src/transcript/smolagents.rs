@@ -13,54 +13,53 @@
 use std::borrow::Cow;
 
 use serde::Deserialize;
-use serde_json::value::RawValue;
 
 use super::parts::join;
 use super::record::{Failure, Out};
-use super::wire::{RawArguments, Str, TokenCounts, tool_call};
+use super::wire::{RawArguments, RawJson, Str, TokenCounts, tool_call};
 use crate::{Message, Role, ToolCall, Usage};
 
 /// One step: the union of the fields of the kinds read (the keys present say which
-/// it is).
-#[derive(Deserialize)]
+/// it is). (The fast path's scanner fills it too.)
+#[derive(Deserialize, Default)]
 pub(super) struct Step<'a> {
     /// A task step's task.
     #[serde(default, borrow)]
-    task: Option<Str<'a>>,
+    pub(super) task: Option<Str<'a>>,
     /// A system prompt step's prompt.
     #[serde(default, borrow)]
-    system_prompt: Option<Str<'a>>,
+    pub(super) system_prompt: Option<Str<'a>>,
     /// A planning step's plan.
     #[serde(default, borrow)]
-    plan: Option<Str<'a>>,
+    pub(super) plan: Option<Str<'a>>,
     /// An action step's number (counted from 1).
     #[serde(default)]
-    step_number: Option<u64>,
+    pub(super) step_number: Option<u64>,
     /// An action step's calls, as the agent ran them (a code action's is one call of
     /// `python_interpreter`, its code the arguments; a call that failed is left out:
     /// the model's message holds it).
     #[serde(default, borrow)]
-    tool_calls: Option<Vec<Call<'a>>>,
+    pub(super) tool_calls: Option<Vec<Call<'a>>>,
     #[serde(default, borrow)]
-    model_output_message: Option<OutputMessage<'a>>,
+    pub(super) model_output_message: Option<OutputMessage<'a>>,
     /// The model's output as text (or a list of content blocks).
     #[serde(default, borrow)]
-    model_output: Option<&'a RawValue>,
+    pub(super) model_output: Option<RawJson<'a>>,
     #[serde(default, borrow)]
-    observations: Option<Str<'a>>,
+    pub(super) observations: Option<Str<'a>>,
     #[serde(default, borrow)]
-    error: Option<StepError<'a>>,
+    pub(super) error: Option<StepError<'a>>,
     #[serde(default)]
-    token_usage: Option<TokenCounts>,
+    pub(super) token_usage: Option<TokenCounts>,
     #[serde(default)]
-    is_final_answer: Option<bool>,
+    pub(super) is_final_answer: Option<bool>,
     /// What the step's action returned: the answer, in the final answer's step.
     #[serde(default, borrow)]
-    action_output: Option<&'a RawValue>,
+    pub(super) action_output: Option<RawJson<'a>>,
     /// A final answer step's output, present (it repeats the last action step's; it
     /// may be `null`).
     #[serde(default, deserialize_with = "present")]
-    output: bool,
+    pub(super) output: bool,
 }
 
 /// `true` for a key that is present, whatever its value.
@@ -69,41 +68,41 @@ fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
 }
 
 /// A call: `{"id", "type": "function", "function": {"name", "arguments"}}`.
-#[derive(Deserialize)]
-struct Call<'a> {
+#[derive(Deserialize, Default)]
+pub(super) struct Call<'a> {
     #[serde(default, borrow)]
-    id: Option<Str<'a>>,
+    pub(super) id: Option<Str<'a>>,
     #[serde(borrow)]
-    function: Function<'a>,
+    pub(super) function: Function<'a>,
 }
 
-#[derive(Deserialize)]
-struct Function<'a> {
+#[derive(Deserialize, Default)]
+pub(super) struct Function<'a> {
     #[serde(borrow)]
-    name: Str<'a>,
+    pub(super) name: Str<'a>,
     /// An object, or a text (a code action's code).
     #[serde(default)]
-    arguments: Option<RawArguments<'a>>,
+    pub(super) arguments: Option<RawArguments<'a>>,
 }
 
 /// The model's message: its content and calls (its own usage and raw response are
 /// the step's too).
-#[derive(Deserialize)]
-struct OutputMessage<'a> {
+#[derive(Deserialize, Default)]
+pub(super) struct OutputMessage<'a> {
     #[serde(default, borrow)]
-    content: Option<&'a RawValue>,
+    pub(super) content: Option<RawJson<'a>>,
     #[serde(default, borrow)]
-    tool_calls: Option<Vec<Call<'a>>>,
+    pub(super) tool_calls: Option<Vec<Call<'a>>>,
 }
 
 /// What went wrong in the step: `type` the agent's error class
 /// (`AgentToolExecutionError`, `AgentParsingError`, `AgentMaxStepsError`, ...).
-#[derive(Deserialize)]
-struct StepError<'a> {
+#[derive(Deserialize, Default)]
+pub(super) struct StepError<'a> {
     #[serde(default, rename = "type", borrow)]
-    kind: Option<Str<'a>>,
+    pub(super) kind: Option<Str<'a>>,
     #[serde(default, borrow)]
-    message: Option<Str<'a>>,
+    pub(super) message: Option<Str<'a>>,
 }
 
 /// The messages of a step.
@@ -192,7 +191,7 @@ fn action<'a>(step: Step<'a>, out: &mut Out<'a>) -> Result<(), String> {
     let final_step = step.is_final_answer == Some(true);
     // What came of the turn: the observations (in the final answer's step, the
     // answer, where the step records it), failed with the error; or the error.
-    let answer = match step.action_output.map(RawValue::get) {
+    let answer = match step.action_output.map(|r| r.0) {
         Some(json) if final_step && json != "null" => Some(
             super::value_text(json).map_err(|e| format!("the step's \"action_output\": {e}"))?,
         ),
@@ -226,14 +225,14 @@ fn action<'a>(step: Step<'a>, out: &mut Out<'a>) -> Result<(), String> {
 }
 
 /// A model's output: a text, or a list of content blocks whose texts are joined.
-fn text_of(raw: &RawValue) -> Result<Option<Cow<'_, str>>, String> {
-    match raw.get().as_bytes().first() {
-        Some(b'"') => serde_json::from_str::<Str<'_>>(raw.get())
+fn text_of(raw: RawJson<'_>) -> Result<Option<Cow<'_, str>>, String> {
+    match raw.0.as_bytes().first() {
+        Some(b'"') => serde_json::from_str::<Str<'_>>(raw.0)
             .map(|t| Some(t.into_cow()))
             .map_err(|e| format!("the model's output: {e}")),
         Some(b'n') => Ok(None),
         Some(b'[') => {
-            let blocks = serde_json::from_str::<Vec<Block<'_>>>(raw.get())
+            let blocks = serde_json::from_str::<Vec<Block<'_>>>(raw.0)
                 .map_err(|e| format!("the model's output: {e}"))?;
             let mut text = None;
             for block in blocks {

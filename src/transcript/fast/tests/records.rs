@@ -8,7 +8,7 @@ use proptest::prelude::*;
 
 use super::super::{
     Chat, agno, anthropic_response, completion, converse, crewai, execution_results,
-    function_calls, gemini, langchain, llamaindex, pydantic_ai, responses_item,
+    function_calls, gemini, langchain, llamaindex, pydantic_ai, responses_item, smolagents,
 };
 use super::{damaged, sample_files, serde_only};
 use crate::Message;
@@ -499,6 +499,62 @@ fn the_scanner_skips_the_part_metadata_serde_skips() {
     }
 }
 
+/// smolagents' steps (`get_full_steps()`'s dicts).
+const SMOL: &[&str] = &[
+    r#"{"task": "What is 17 times 23, plus 4?", "task_images": null}"#,
+    r#"{"step_number": 1, "timing": {"start_time": 1.5, "end_time": 2.5, "duration": 1.0}, "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "calculator", "arguments": {"expression": "17 * 23 + 4"}}}], "error": null, "model_output_message": {"role": "assistant", "content": "Let me compute that.", "tool_calls": [{"function": {"arguments": {"expression": "17 * 23 + 4"}, "name": "calculator", "description": null}, "id": "call_1", "type": "function"}], "raw": null, "token_usage": {"input_tokens": 61, "output_tokens": 22, "total_tokens": 83}}, "model_output": "Let me compute that.", "code_action": null, "observations": "395 \u00e9", "observations_images": null, "action_output": null, "token_usage": {"input_tokens": 61, "output_tokens": 22, "total_tokens": 83}, "is_final_answer": false}"#,
+    r#"{"step_number": 2, "tool_calls": [{"id": "call_2", "type": "function", "function": {"name": "python_interpreter", "arguments": "print(divide(1, 0))"}}], "error": {"type": "AgentExecutionError", "message": "division by zero"}, "model_output_message": {"role": "assistant", "content": [{"type": "text", "text": "Thought: divide."}], "tool_calls": null}, "model_output": null, "observations": null, "token_usage": null}"#,
+    r#"{"step_number": 3, "tool_calls": [{"id": "call_3", "function": {"name": "final_answer", "arguments": {"answer": 395}}}], "error": null, "model_output": "Final.", "observations": "Last output: 395", "action_output": {"answer": [395, "x"]}, "token_usage": {"input_tokens": 5, "output_tokens": 1}, "is_final_answer": true}"#,
+    r#"{"step_number": 4, "tool_calls": [], "error": {"type": "AgentParsingError", "message": ""}, "model_output_message": {"content": "no call", "tool_calls": [{"id": "c", "function": {"name": "f", "arguments": null}}]}}"#,
+    r#"{"model_output_message": {"content": "calls after", "tool_calls": [{"id": "m", "function": {"name": "g"}}]}, "step_number": 5, "tool_calls": [{"id": "s", "function": {"name": "h"}}]}"#,
+    r#"{"output": null}"#,
+    r#"{"output": "done", "extra": [1, {"a": 2}]}"#,
+    r#"{"plan": "First add, then search.", "token_usage": {"input_tokens": 3, "output_tokens": 4}, "timing": {}}"#,
+    r#"{"system_prompt": "You are an agent."}"#,
+];
+
+/// smolagents' steps the scanner leaves to the serde path (which reads or refuses
+/// them).
+const SMOL_LEFT: &[&str] = &[
+    r#"{"step_number": 1.0, "tool_calls": []}"#,
+    r#"{"step_number": 1, "tool_calls": [{"id": "c"}]}"#,
+    r#"{"step_number": 1, "tool_calls": [{"function": {"arguments": {}}}]}"#,
+    r#"{"step_number": 1, "tool_calls": [{"function": {"name": null}}]}"#,
+    r#"{"step_number": 1, "step_number": 2}"#,
+    r#"{"task": 5}"#,
+    r#"{"step_number": 1, "token_usage": {"input_tokens": null}}"#,
+    // The message's calls, not kept where the step's came first, are checked.
+    r#"{"step_number": 1, "tool_calls": [{"id": "a", "function": {"name": "f"}}], "model_output_message": {"tool_calls": [{"id": "c"}]}}"#,
+];
+
+/// smolagents' steps the scanner reads whose conversion refuses them (as the serde
+/// path's does: the same struct).
+const SMOL_REFUSED: &[&str] = &[
+    r#"{"timing": {}}"#,
+    r#"{"step_number": 1, "model_output": 5}"#,
+    r#"{"step_number": 1, "tool_calls": [{"function": {"name": ""}}]}"#,
+];
+
+#[test]
+fn smolagents_steps_are_scanned_as_serde_reads_them() {
+    for line in SMOL.iter().chain(SMOL_REFUSED) {
+        assert!(
+            smolagents::step(line, &mut Default::default()).is_some(),
+            "{line}"
+        );
+    }
+    for line in SMOL_LEFT {
+        assert!(
+            smolagents::step(line, &mut Default::default()).is_none(),
+            "{line}"
+        );
+    }
+    for line in SMOL.iter().chain(SMOL_LEFT).chain(SMOL_REFUSED) {
+        reads_alike(&format!("{}\n{line}\n", SMOL[0])).unwrap();
+    }
+    reads_alike(&SMOL.join("\n")).unwrap();
+}
+
 #[test]
 fn converse_messages_are_scanned_as_serde_reads_them() {
     for line in CONVERSE {
@@ -677,6 +733,10 @@ const ALL: &[&str] = &[
     ADK[3],
     ADK[4],
     GEMINI[2],
+    SMOL[1],
+    SMOL[2],
+    SMOL[3],
+    SMOL[4],
 ];
 
 /// The lines of Responses logs: items of every kind, items left to the serde path
