@@ -32,7 +32,7 @@ pub(in crate::transcript) fn step<'a>(text: &'a str, step: &mut Step<'a>) -> Opt
                     // The message's calls are read only where the step's own are
                     // none (the conversion's rule): checked, not kept, where they
                     // came first.
-                    let keep = !step.tool_calls.as_ref().is_some_and(|c| !c.is_empty());
+                    let keep = step.tool_calls.as_ref().is_none_or(|c| c.is_empty());
                     step.model_output_message = s.nullable(|s| s.output_message(2, keep))?;
                 },
                 b"model_output" => {
