@@ -38,6 +38,7 @@ mod pydantic_ai;
 mod record;
 mod responses;
 mod smolagents;
+mod trim;
 mod wire;
 
 pub use langroid::MAX_TOOL_SEARCH_WORK;
@@ -701,7 +702,7 @@ impl<R: BufRead> State<R> {
         // one): the commonest lines are scanned straight into their messages (the
         // serde path reads anything else). (A log that has shown two kinds predicts
         // the kind by the first key.)
-        let trimmed = text.trim();
+        let trimmed = trim::trim(text);
         let (key, predicted) = self.predict(trimmed);
         if let Some(first) = self.scan(text, trimmed, key, predicted) {
             return Ok(Some(first));
@@ -850,7 +851,7 @@ impl<R: BufRead> State<R> {
         }
         let line = self.line;
         let text = utf8(scratch, line)?;
-        let trimmed = text.trim();
+        let trimmed = trim::trim(text);
         let (key, predicted) = self.predict(trimmed);
         let kind = predicted.or(self.kind);
         if kind == Some(record::Kind::ResponsesItem) {
@@ -931,7 +932,7 @@ impl<R: BufRead> State<R> {
         }
         let line = self.line;
         let text = utf8(scratch, line)?;
-        let trimmed = text.trim();
+        let trimmed = trim::trim(text);
         let (key, predicted) = self.predict(trimmed);
         let mut out = record::Out::new();
         self.read_record_in(trimmed, key, predicted, text, line, &mut out)?;
@@ -989,7 +990,7 @@ impl<R: BufRead> State<R> {
         // The document's last line, its final line end not counted.
         let body = &text.as_bytes()[..text.len() - line_end(text.as_bytes())];
         let lines = memchr::memchr_iter(b'\n', body).count();
-        let trimmed = text.trim();
+        let trimmed = trim::trim(text);
         let mut out = record::Out::new();
         // One document, most often: read as such (no parse spent on looking for
         // more). Where it is not one, because documents follow it, they are read in
