@@ -77,6 +77,11 @@ pub(super) struct Record<'a> {
     pub(super) id: Option<&'a RawValue>,
     #[serde(default, borrow)]
     pub(super) content: Option<Content<'a>>,
+    /// The content as the fast path's scanner read it, a list of blocks folded
+    /// block by block as it read them (serde's path reads `content`, and leaves this
+    /// empty).
+    #[serde(skip)]
+    pub(super) folded: Option<(Cow<'a, str>, Vec<ToolCall<'a>>)>,
     #[serde(default, borrow)]
     pub(super) name: Option<Str<'a>>,
     #[serde(default, borrow)]
@@ -111,21 +116,21 @@ pub(super) struct Call<'a> {
 
 /// A content block (a list's item that is not a string): the fields the blocks read
 /// here carry.
-#[derive(Deserialize)]
-struct Block<'a> {
+#[derive(Deserialize, Default)]
+pub(super) struct Block<'a> {
     #[serde(rename = "type", default, borrow)]
-    kind: Option<Str<'a>>,
+    pub(super) kind: Option<Str<'a>>,
     #[serde(default, borrow)]
-    text: Option<Str<'a>>,
+    pub(super) text: Option<Str<'a>>,
     #[serde(default, borrow)]
-    name: Option<Str<'a>>,
+    pub(super) name: Option<Str<'a>>,
     /// A `tool_call` block's arguments; a `tool_use` block's are its `input`.
     #[serde(default)]
-    args: Option<RawArguments<'a>>,
+    pub(super) args: Option<RawArguments<'a>>,
     #[serde(default)]
-    input: Option<RawArguments<'a>>,
+    pub(super) input: Option<RawArguments<'a>>,
     #[serde(default, borrow)]
-    id: Option<Str<'a>>,
+    pub(super) id: Option<Str<'a>>,
 }
 
 /// LangChain's own block types that hold no text: reasoning, media, the provider's
@@ -188,15 +193,21 @@ fn class_of(id: Option<&RawValue>) -> Option<&'static str> {
 }
 
 /// The message a record's fields (its envelope's, if any, taken off) stand for.
-fn convert<'a>(record: Record<'a>, within: &'a str, out: &mut Out<'a>) -> Result<(), Failure<'a>> {
-    let message = message(record).map_err(|m| Failure::message(within, m))?;
+fn convert<'a>(
+    mut record: Record<'a>,
+    within: &'a str,
+    out: &mut Out<'a>,
+) -> Result<(), Failure<'a>> {
+    let message = message(&mut record).map_err(|m| Failure::message(within, m))?;
     out.extend(message);
     Ok(())
 }
 
 /// A record's message (none for `remove`), or what is wrong with it.
-pub(super) fn message(record: Record<'_>) -> Result<Option<Message<'_>>, String> {
-    let kind = record.kind.0;
+/// (Its fields are taken from `record`, which the fast path fills in place: a record
+/// moved in is a copy of it.)
+pub(super) fn message<'a>(record: &mut Record<'a>) -> Result<Option<Message<'a>>, String> {
+    let kind = std::mem::take(&mut record.kind.0);
     let kind = chunk_type(&kind).unwrap_or(&kind);
     let role = match kind {
         "human" => Role::User,
@@ -218,24 +229,27 @@ pub(super) fn message(record: Record<'_>) -> Result<Option<Message<'_>>, String>
             ));
         }
     };
-    let (text, block_calls) = content(record.content)?;
+    let (text, block_calls) = match record.folded.take() {
+        Some(folded) => folded,
+        None => content(record.content.take())?,
+    };
     if role != Role::Llm && !block_calls.is_empty() {
         return Err(format!(
             "a {kind} message's content holds tool calls (only the model's may)"
         ));
     }
     let mut message = Message::new(role, text);
-    if let Some(name) = record.name.filter(|n| !n.is_empty()) {
+    if let Some(name) = record.name.take().filter(|n| !n.is_empty()) {
         message = match role {
             Role::Agent => message.with_tool_name(name.into_cow()),
             _ => message.with_responder(name.into_cow()),
         };
     }
     if role == Role::Agent {
-        if let Some(id) = record.tool_call_id {
+        if let Some(id) = record.tool_call_id.take() {
             message = message.with_tool_call_id(id.into_cow());
         }
-        if record.status.is_some_and(|s| s.0 == "error") {
+        if record.status.as_ref().is_some_and(|s| s.0 == "error") {
             message = failed(message, "the tool failed");
         }
         return Ok(Some(message));
@@ -244,7 +258,7 @@ pub(super) fn message(record: Record<'_>) -> Result<Option<Message<'_>>, String>
         return Ok(Some(message));
     }
     let mut calls = Vec::new();
-    for (i, call) in record.tool_calls.into_iter().flatten().enumerate() {
+    for (i, call) in record.tool_calls.take().into_iter().flatten().enumerate() {
         let Some(name) = call.name.filter(|n| !n.is_empty()) else {
             return Err(format!("tool call {} has no \"name\"", i + 1));
         };
@@ -256,7 +270,7 @@ pub(super) fn message(record: Record<'_>) -> Result<Option<Message<'_>>, String>
         calls = block_calls;
     }
     let mut errors = Vec::new();
-    for call in record.invalid_tool_calls.into_iter().flatten() {
+    for call in record.invalid_tool_calls.take().into_iter().flatten() {
         let name = call.name.filter(|n| !n.is_empty());
         let error = call.error.map(Str::into_cow).unwrap_or_default();
         let what = name.as_ref().map_or("", |n| &*n.0);
@@ -269,7 +283,7 @@ pub(super) fn message(record: Record<'_>) -> Result<Option<Message<'_>>, String>
     if !errors.is_empty() {
         message = message.with_error(errors.join("; "));
     }
-    message.usage = record.usage_metadata.map(Usage::from);
+    message.usage = record.usage_metadata.take().map(Usage::from);
     Ok(Some(message))
 }
 
@@ -285,17 +299,39 @@ fn content(content: Option<Content<'_>>) -> Result<(Cow<'_, str>, Vec<ToolCall<'
         Some(StringOrList::Text(text)) => return Ok((text, Vec::new())),
         Some(StringOrList::List(items)) => items,
     };
-    let (mut text, mut calls) = (None, Vec::new());
+    let mut fold = Fold::default();
     for (i, item) in items.into_iter().enumerate() {
         let at = i + 1;
         if item.get().starts_with('"') {
             let piece: Str<'_> =
                 serde_json::from_str(item.get()).map_err(|e| format!("content block {at}: {e}"))?;
-            text = Some(join(text, piece.into_cow()));
+            fold.text(piece.into_cow());
             continue;
         }
         let block: Block<'_> = serde_json::from_str(item.get())
             .map_err(|e| format!("content block {at}: a string or a block: {e}"))?;
+        fold.block(at, block)?;
+    }
+    Ok(fold.finish())
+}
+
+/// A content list read item by item (by serde's path, or as the fast path's scanner
+/// reads each): the text so far and the calls its blocks hold.
+#[derive(Default)]
+pub(super) struct Fold<'a> {
+    text: Option<Cow<'a, str>>,
+    calls: Vec<ToolCall<'a>>,
+}
+
+impl<'a> Fold<'a> {
+    /// A string item: text.
+    pub(super) fn text(&mut self, piece: Cow<'a, str>) {
+        self.text = Some(join(self.text.take(), piece));
+    }
+
+    /// Block `at` (counted from 1): its text, its call, nothing (a block without
+    /// text), or what is wrong with it.
+    pub(super) fn block(&mut self, at: usize, block: Block<'a>) -> Result<(), String> {
         let kind = block
             .kind
             .ok_or_else(|| format!("content block {at} has no \"type\""))?;
@@ -304,13 +340,13 @@ fn content(content: Option<Content<'_>>) -> Result<(Cow<'_, str>, Vec<ToolCall<'
                 let piece = block.text.ok_or_else(|| {
                     format!("content block {at} of type \"{kind}\" has no \"text\"")
                 })?;
-                text = Some(join(text, piece.into_cow()));
+                self.text(piece.into_cow());
             }
             kind @ ("tool_call" | "tool_use") => {
                 let name = (block.name).filter(|n| !n.is_empty()).ok_or_else(|| {
                     format!("content block {at} of type \"{kind}\" has no \"name\"")
                 })?;
-                calls.push(tool_call(
+                self.calls.push(tool_call(
                     name.into_cow(),
                     block.args.or(block.input),
                     block.id,
@@ -326,8 +362,13 @@ fn content(content: Option<Content<'_>>) -> Result<(Cow<'_, str>, Vec<ToolCall<'
                 ));
             }
         }
+        Ok(())
     }
-    Ok((text.unwrap_or_default(), calls))
+
+    /// The text and the calls.
+    pub(super) fn finish(self) -> (Cow<'a, str>, Vec<ToolCall<'a>>) {
+        (self.text.unwrap_or_default(), self.calls)
+    }
 }
 
 /// The tool's message `text` is, if it is one in any of LangChain's shapes (what

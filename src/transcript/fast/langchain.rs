@@ -1,13 +1,14 @@
 //! LangChain's messages, bare (`model_dump()`) or in `messages_to_dict()`'s envelope
 //! (`{"type", "data": {...}}`), one a line, scanned straight from their bytes into
 //! the [`Record`] the serde path reads, converted by the same
-//! [`langchain::message`]. Content given as a list of blocks, `dumpd()`'s envelope
-//! (`kwargs`), and anything else the scanner is not sure of give up, and the serde
-//! path reads the line.
+//! [`langchain::message`]; a content given as a list of blocks is folded block by
+//! block by the serde path's own [`Fold`]. `dumpd()`'s envelope (`kwargs`), and
+//! anything else the scanner is not sure of give up, and the serde path reads the
+//! line.
 
 use super::Chat;
 use super::scan::{Scan, Seen};
-use crate::transcript::langchain::{self, Call, Record};
+use crate::transcript::langchain::{self, Block, Call, Fold, Record};
 use crate::transcript::wire::{Str, StringOrList, TokenCounts};
 
 /// The bit of `seen` for `data`, beside the message's own keys' (0 to 8).
@@ -37,7 +38,7 @@ pub(in crate::transcript) fn message<'a>(text: &'a str, chat: &mut Chat<'a>) -> 
         }
         // (`remove` stands for no message: the serde path's, as the reader takes a
         // chat of none for a line the scanner did not read.)
-        chat.message = Some(langchain::message(record).ok()??);
+        chat.message = Some(langchain::message(&mut record).ok()??);
         Some(())
     })
 }
@@ -65,7 +66,11 @@ fn member<'a>(
         },
         b"content" => {
             seen.once(1)?;
-            record.content = s.nullable(|s| s.string())?.map(StringOrList::Text);
+            if s.peek()? == b'[' {
+                record.folded = Some(s.langchain_blocks(depth + 1)?);
+            } else {
+                record.content = s.nullable(|s| s.string())?.map(StringOrList::Text);
+            }
         },
         b"data" => {
             // Only the line's own object is an envelope.
@@ -113,6 +118,67 @@ fn member<'a>(
 }
 
 impl<'a> Scan<'a> {
+    /// A content given as a list (its brackets at nesting `depth`) of strings and
+    /// blocks, each folded as it is read by the serde path's own [`Fold`]: the text
+    /// and the calls. A block the fold refuses gives up (the serde path says why).
+    fn langchain_blocks(
+        &mut self,
+        depth: usize,
+    ) -> Option<(std::borrow::Cow<'a, str>, Vec<crate::ToolCall<'a>>)> {
+        let mut fold = Fold::default();
+        let mut at = 0;
+        self.elements(depth, |s| {
+            at += 1;
+            if s.peek()? == b'"' {
+                fold.text(s.string()?);
+                return Some(());
+            }
+            let block = s.langchain_block(depth + 1)?;
+            fold.block(at, block).ok()
+        })?;
+        Some(fold.finish())
+    }
+
+    /// A content block (`type`, `text`, a call's `name`, `args` or `input` and `id`;
+    /// any other key skipped, as serde does), its braces at nesting `depth`.
+    fn langchain_block(&mut self, depth: usize) -> Option<Block<'a>> {
+        let mut seen = Seen::default();
+        let mut block = Block::default();
+        self.object(|s| {
+            match_key!(s, {
+                b"type" => {
+                    seen.once(0)?;
+                    block.kind = s.str()?;
+                },
+                b"text" => {
+                    seen.once(1)?;
+                    block.text = s.str()?;
+                },
+                b"name" => {
+                    seen.once(2)?;
+                    block.name = s.str()?;
+                },
+                b"args" => {
+                    seen.once(3)?;
+                    block.args = s.raw_arguments(depth + 1)?;
+                },
+                b"input" => {
+                    seen.once(4)?;
+                    block.input = s.raw_arguments(depth + 1)?;
+                },
+                b"id" => {
+                    seen.once(5)?;
+                    block.id = s.str()?;
+                },
+                _ | b"annotations" | b"citations" | b"cache_control" | b"index" | b"extras" => {
+                    s.skip(depth + 1)?;
+                },
+            });
+            Some(())
+        })?;
+        Some(block)
+    }
+
     /// A LangChain tool call (`name`, `args`, `id`, an ignored `type`; an invalid
     /// one's `error`), any other key skipped (as serde does); its braces at nesting
     /// `depth`.

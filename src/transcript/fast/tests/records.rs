@@ -311,12 +311,24 @@ const LANGCHAIN: &[&str] = &[
     r#"{"type": "AIMessageChunk", "data": {"content": "a chunk", "type": "AIMessageChunk", "tool_call_chunks": []}}"#,
     r#"{"content": "bare", "additional_kwargs": {}, "response_metadata": {}, "type": "ai", "name": null, "id": "run-1", "tool_calls": [], "invalid_tool_calls": [], "usage_metadata": {"input_tokens": 1, "output_tokens": 2}}"#,
     r#"{"type": "function", "content": null, "name": "legacy", "extra": [1, {"a": null}]}"#,
+    // Content as a list of blocks (Anthropic's, OpenAI's Responses', LangChain's own).
+    r#"{"type": "ai", "data": {"content": [{"type": "text", "text": "blocks"}], "type": "ai"}}"#,
+    r#"{"type": "ai", "data": {"content": [{"text": "Searching.", "type": "text", "cache_control": null}, {"type": "tool_use", "id": "toolu_1", "name": "search", "input": {"query": "q é"}}], "tool_calls": [{"name": "search", "args": {"query": "q é"}, "id": "toolu_1", "type": "tool_call"}], "usage_metadata": {"input_tokens": 9, "output_tokens": 4}}}"#,
+    r#"{"type": "ai", "data": {"content": ["plain", {"type": "reasoning", "summary": []}, {"type": "output_text", "text": "b", "annotations": []}, {"type": "tool_call", "name": "f", "args": {"x": 1}, "id": "c1"}, {"type": "tool_use", "name": "g", "input": null}], "tool_calls": []}}"#,
+    r#"{"type": "human", "data": {"content": [], "type": "human"}}"#,
+    r#"{"type": "tool", "data": {"content": [{"type": "text", "text": "395"}, {"type": "image", "url": "u"}], "tool_call_id": "c", "name": "f"}}"#,
 ];
 
 /// LangChain's messages the scanner leaves to the serde path (which reads or refuses
 /// them).
 const LANGCHAIN_LEFT: &[&str] = &[
-    r#"{"type": "ai", "data": {"content": [{"type": "text", "text": "blocks"}], "type": "ai"}}"#,
+    r#"{"type": "ai", "data": {"content": [{"type": "hologram"}], "type": "ai"}}"#,
+    r#"{"type": "ai", "data": {"content": [{"type": "text"}]}}"#,
+    r#"{"type": "ai", "data": {"content": [{"text": "no type"}]}}"#,
+    r#"{"type": "ai", "data": {"content": [5]}}"#,
+    r#"{"type": "human", "data": {"content": [{"type": "tool_use", "name": "f", "input": {}}]}}"#,
+    r#"{"type": "ai", "data": {"content": [{"type": "tool_use", "input": {}}]}}"#,
+    r#"{"type": "ai", "data": {"content": [{"type": "text", "text": "a", "text": "b"}]}}"#,
     r#"{"lc": 1, "type": "constructor", "id": ["langchain", "schema", "messages", "AIMessage"], "kwargs": {"content": "dumpd", "type": "ai"}}"#,
     r#"{"type": "ai", "content": "beside", "data": {"content": "inside", "type": "ai"}}"#,
     r#"{"type": "ai", "data": {"content": "a", "content": "b"}}"#,
@@ -724,6 +736,8 @@ const ALL: &[&str] = &[
     LANGCHAIN[2],
     LANGCHAIN[4],
     LANGCHAIN[8],
+    LANGCHAIN[11],
+    LANGCHAIN[12],
     PYDANTIC[1],
     PYDANTIC[3],
     PYDANTIC[4],
