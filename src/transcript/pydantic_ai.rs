@@ -62,8 +62,10 @@ pub(super) struct Part<'a> {
     pub(super) transcript: Option<Str<'a>>,
 }
 
-/// A part's `content`: a string's text (decoded), or any other value's JSON text
-/// (read by the part's kind).
+/// A part's `content`: a string's text, decoded (as the fast path's scanner reads a
+/// string), or a value's JSON text (as serde's path keeps any value, a string's too:
+/// decoded only where the part's kind reads its text, so that a part whose content is
+/// not read is never refused for it).
 pub(super) enum PartContent<'a> {
     Text(Cow<'a, str>),
     Json(&'a str),
@@ -73,12 +75,9 @@ impl<'de: 'a, 'a> Deserialize<'de> for PartContent<'a> {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<PartContent<'a>, D::Error> {
-        let raw = <&'de RawValue>::deserialize(deserializer)?.get();
-        if raw.starts_with('"') {
-            let text = serde_json::from_str::<Str<'de>>(raw).map_err(serde::de::Error::custom)?;
-            return Ok(PartContent::Text(text.0));
-        }
-        Ok(PartContent::Json(raw))
+        Ok(PartContent::Json(
+            <&'de RawValue>::deserialize(deserializer)?.get(),
+        ))
     }
 }
 
@@ -274,6 +273,9 @@ fn string<'a>(
 ) -> Result<Cow<'a, str>, String> {
     match content.ok_or_else(|| format!("{} has no \"content\"", at()))? {
         PartContent::Text(text) => Ok(text),
+        PartContent::Json(raw) if raw.starts_with('"') => serde_json::from_str::<Str<'a>>(raw)
+            .map(Str::into_cow)
+            .map_err(|_| format!("{}: \"content\" is not a string", at())),
         PartContent::Json(_) => Err(format!("{}: \"content\" is not a string", at())),
     }
 }
@@ -302,22 +304,20 @@ fn prompt<'a>(
     at: &dyn Fn() -> String,
 ) -> Result<Cow<'a, str>, String> {
     let raw = match content.ok_or_else(|| format!("{} has no \"content\"", at()))? {
-        PartContent::Text(text) => return Ok(text),
-        PartContent::Json(raw) => raw,
+        PartContent::Json(raw) if !raw.starts_with('"') => raw,
+        string => return self::string(Some(string), at),
     };
-    let items = serde_json::from_str::<Vec<PartContent<'a>>>(raw)
+    let items = serde_json::from_str::<Vec<&'a RawValue>>(raw)
         .map_err(|_| format!("{}: \"content\" is neither a string nor a list", at()))?;
     let mut text = None;
     for (i, item) in items.into_iter().enumerate() {
         let item_at = || format!("{}, item {}", at(), i + 1);
-        let item = match item {
-            PartContent::Text(piece) => {
-                text = Some(join(text, piece));
-                continue;
-            }
-            PartContent::Json(item) => item,
-        };
-        let item = serde_json::from_str::<Item<'a>>(item)
+        if item.get().starts_with('"') {
+            let piece = string(Some(PartContent::Json(item.get())), &item_at)?;
+            text = Some(join(text, piece));
+            continue;
+        }
+        let item = serde_json::from_str::<Item<'a>>(item.get())
             .map_err(|e| format!("{}: a string or an object with a \"kind\": {e}", item_at()))?;
         match &*item.kind.0 {
             "text-content" | "structured-content" => {

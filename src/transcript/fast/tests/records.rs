@@ -389,6 +389,9 @@ const PYDANTIC_LEFT: &[&str] = &[
     r#"{"kind":"request"}"#,
     r#"{"parts":[]}"#,
     r#"{"parts":[{"content":"a","part_kind":"user-prompt"}],"kind":"request","kind":"response"}"#,
+    // A string neither path decodes (a lone surrogate), in a part whose content is
+    // not read: read, not refused.
+    r#"{"parts":[{"content":"\ud800","part_kind":"thinking"},{"content":"ok","part_kind":"text"}],"kind":"response"}"#,
 ];
 
 /// Pydantic AI's messages the scanner reads whose conversion refuses them (as the
@@ -418,6 +421,9 @@ fn pydantic_ai_messages_are_scanned_as_serde_reads_them() {
         reads_alike(&format!("{}\n{line}\n", PYDANTIC[0])).unwrap();
     }
     reads_alike(&PYDANTIC.join("\n")).unwrap();
+    let unread = PYDANTIC_LEFT.last().expect("a line");
+    let read = read_all(unread);
+    assert!(matches!(&read[..], [Ok(m)] if m.content() == "ok"), "{read:?}");
 }
 
 /// Google ADK's events (`model_dump_json()`, the SDK's names or the API's).
@@ -431,6 +437,7 @@ const ADK: &[&str] = &[
     r#"{"author":"assistant","content":null,"actions":null,"errorCode":"SAFETY"}"#,
     r#"{"author":"user","content":{"parts":null}}"#,
     r#"{"author":"assistant","content":{"role":"model","parts":[{"thoughtSignature":"x"},{"text":null,"function_call":{"name":"h","args":"{\"q\": 1}"}}]}}"#,
+    "{\"author\": \"assistant\", \"content\": {\"role\": \"model\", \"parts\": [{\"text\": \"a\",\n      \"thought_signature\": \"x\"}]}}",
 ];
 
 /// Gemini's contents (`{"role", "parts"}`).
@@ -496,15 +503,31 @@ fn adk_events_and_gemini_contents_are_scanned_as_serde_reads_them() {
 }
 
 /// The part metadata the scanner skips is the metadata the serde path skips: a part
-/// of each key alone is read alike (the serde path keeps a key it does not know for
-/// its error, so one missing there would fail the record).
+/// of each key alone is scanned and read alike; a key that is not metadata (nor a
+/// kind the scanner reads), even one that begins or ends as metadata does, gives up,
+/// and the serde path names it in its error.
 #[test]
 fn the_scanner_skips_the_part_metadata_serde_skips() {
+    let part = |key: &str| {
+        format!(r#"{{"author":"a","content":{{"role":"model","parts":[{{"{key}":"x"}}]}}}}"#)
+    };
     for key in crate::transcript::gemini::METADATA {
-        let line =
-            format!(r#"{{"author":"a","content":{{"role":"model","parts":[{{"{key}":"x"}}]}}}}"#);
+        let line = part(key);
         assert!(
             gemini::event(&line, &mut Default::default()).is_some(),
+            "{key}"
+        );
+        reads_alike(&format!("{}\n{line}\n", ADK[0])).unwrap();
+    }
+    for key in [
+        "thought_signatur",
+        "thoughtSignatures",
+        "xthoughtSignature",
+        "videometadata",
+    ] {
+        let line = part(key);
+        assert!(
+            gemini::event(&line, &mut Default::default()).is_none(),
             "{key}"
         );
         reads_alike(&format!("{}\n{line}\n", ADK[0])).unwrap();
