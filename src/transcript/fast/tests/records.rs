@@ -39,6 +39,33 @@ fn reads_alike(text: &str) -> Result<(), String> {
     }
 }
 
+/// The scanner of one kind of record against the serde path: it takes every line of
+/// `taken` and `refused` (whose conversion, the one both paths run, refuses them) and
+/// none of `left` (`scans` says whether it takes a line); each line reads alike both
+/// ways after `taken`'s first (which makes the log's kind known: the scanner reads
+/// only then), and `taken` as one log.
+fn scanned_as_serde_reads(
+    taken: &[&str],
+    refused: &[&str],
+    left: &[&str],
+    scans: impl Fn(&str) -> bool,
+) {
+    for line in taken.iter().chain(refused) {
+        assert!(scans(line), "not scanned: {line}");
+    }
+    for line in left {
+        assert!(!scans(line), "scanned: {line}");
+    }
+    for line in taken.iter().chain(refused).chain(left) {
+        reads_alike(&format!("{}\n{line}\n", taken[0])).unwrap();
+    }
+    for line in refused {
+        let read = read_all(&format!("{}\n{line}\n", taken[0]));
+        assert!(read.last().is_some_and(Result::is_err), "not refused: {line}");
+    }
+    reads_alike(&taken.join("\n")).unwrap();
+}
+
 /// OpenAI `chat.completion` objects.
 const COMPLETIONS: &[&str] = &[
     r#"{"id": "chatcmpl-1", "object": "chat.completion", "created": 1732492800, "model": "gpt-4o", "choices": [{"index": 0, "message": {"role": "assistant", "content": "Let me compute that.", "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "calculator", "arguments": "{\"expression\": \"17 * 23 + 4\"}"}}], "refusal": null}, "logprobs": null, "finish_reason": "tool_calls"}], "usage": {"prompt_tokens": 61, "completion_tokens": 22, "total_tokens": 83}}"#,
@@ -188,24 +215,9 @@ const AGNO_LEFT: &[&str] = &[
 
 #[test]
 fn agno_messages_are_scanned_as_serde_reads_them() {
-    for line in AGNO {
-        assert!(
-            agno::message(line, &mut Chat::default()).is_some(),
-            "{line}"
-        );
-    }
-    for line in AGNO_LEFT {
-        assert!(
-            agno::message(line, &mut Chat::default()).is_none(),
-            "{line}"
-        );
-    }
-    // After an Agno message, which makes the log's kind known (the scanner reads only
-    // then).
-    for line in AGNO.iter().chain(AGNO_LEFT) {
-        reads_alike(&format!("{}\n{line}\n", AGNO[0])).unwrap();
-    }
-    reads_alike(&AGNO.join("\n")).unwrap();
+    scanned_as_serde_reads(AGNO, &[], AGNO_LEFT, |line| {
+        agno::message(line, &mut Chat::default()).is_some()
+    });
 }
 
 /// LlamaIndex's messages (`ChatMessage.model_dump()`).
@@ -237,24 +249,9 @@ const LLAMA_LEFT: &[&str] = &[
 
 #[test]
 fn llamaindex_messages_are_scanned_as_serde_reads_them() {
-    for line in LLAMA {
-        assert!(
-            llamaindex::message(line, &mut Chat::default()).is_some(),
-            "{line}"
-        );
-    }
-    for line in LLAMA_LEFT {
-        assert!(
-            llamaindex::message(line, &mut Chat::default()).is_none(),
-            "{line}"
-        );
-    }
-    // After a LlamaIndex message, which makes the log's kind known (the scanner
-    // reads only then).
-    for line in LLAMA.iter().chain(LLAMA_LEFT) {
-        reads_alike(&format!("{}\n{line}\n", LLAMA[0])).unwrap();
-    }
-    reads_alike(&LLAMA.join("\n")).unwrap();
+    scanned_as_serde_reads(LLAMA, &[], LLAMA_LEFT, |line| {
+        llamaindex::message(line, &mut Chat::default()).is_some()
+    });
 }
 
 /// CrewAI's task outputs (`TaskOutput.model_dump()`, an agent's `LiteAgentOutput`).
@@ -280,22 +277,9 @@ const CREWAI_LEFT: &[&str] = &[
 
 #[test]
 fn crewai_tasks_are_scanned_as_serde_reads_them() {
-    for line in CREWAI {
-        assert!(
-            crewai::task(line, &mut Default::default()).is_some(),
-            "{line}"
-        );
-    }
-    for line in CREWAI_LEFT {
-        assert!(
-            crewai::task(line, &mut Default::default()).is_none(),
-            "{line}"
-        );
-    }
-    for line in CREWAI.iter().chain(CREWAI_LEFT) {
-        reads_alike(&format!("{}\n{line}\n", CREWAI[0])).unwrap();
-    }
-    reads_alike(&CREWAI.join("\n")).unwrap();
+    scanned_as_serde_reads(CREWAI, &[], CREWAI_LEFT, |line| {
+        crewai::task(line, &mut Default::default()).is_some()
+    });
 }
 
 /// LangChain's messages: `messages_to_dict()`'s envelope and a message's own
@@ -344,24 +328,9 @@ const LANGCHAIN_LEFT: &[&str] = &[
 
 #[test]
 fn langchain_messages_are_scanned_as_serde_reads_them() {
-    for line in LANGCHAIN {
-        assert!(
-            langchain::message(line, &mut Chat::default()).is_some(),
-            "{line}"
-        );
-    }
-    for line in LANGCHAIN_LEFT {
-        assert!(
-            langchain::message(line, &mut Chat::default()).is_none(),
-            "{line}"
-        );
-    }
-    // After a LangChain message, which makes the log's kind known (the scanner reads
-    // only then).
-    for line in LANGCHAIN.iter().chain(LANGCHAIN_LEFT) {
-        reads_alike(&format!("{}\n{line}\n", LANGCHAIN[0])).unwrap();
-    }
-    reads_alike(&LANGCHAIN.join("\n")).unwrap();
+    scanned_as_serde_reads(LANGCHAIN, &[], LANGCHAIN_LEFT, |line| {
+        langchain::message(line, &mut Chat::default()).is_some()
+    });
 }
 
 /// Pydantic AI's messages (`ModelRequest`, `ModelResponse`), as
@@ -405,25 +374,14 @@ const PYDANTIC_REFUSED: &[&str] = &[
 
 #[test]
 fn pydantic_ai_messages_are_scanned_as_serde_reads_them() {
-    for line in PYDANTIC.iter().chain(PYDANTIC_REFUSED) {
-        assert!(
-            pydantic_ai::message(line, &mut Default::default()).is_some(),
-            "{line}"
-        );
-    }
-    for line in PYDANTIC_LEFT {
-        assert!(
-            pydantic_ai::message(line, &mut Default::default()).is_none(),
-            "{line}"
-        );
-    }
-    for line in PYDANTIC.iter().chain(PYDANTIC_LEFT).chain(PYDANTIC_REFUSED) {
-        reads_alike(&format!("{}\n{line}\n", PYDANTIC[0])).unwrap();
-    }
-    reads_alike(&PYDANTIC.join("\n")).unwrap();
+    let scans = |line: &str| pydantic_ai::message(line, &mut Default::default()).is_some();
+    scanned_as_serde_reads(PYDANTIC, PYDANTIC_REFUSED, PYDANTIC_LEFT, scans);
     let unread = PYDANTIC_LEFT.last().expect("a line");
     let read = read_all(unread);
-    assert!(matches!(&read[..], [Ok(m)] if m.content() == "ok"), "{read:?}");
+    assert!(
+        matches!(&read[..], [Ok(m)] if m.content() == "ok"),
+        "{read:?}"
+    );
 }
 
 /// Google ADK's events (`model_dump_json()`, the SDK's names or the API's).
@@ -475,31 +433,17 @@ const ADK_REFUSED: &[&str] = &[
 
 #[test]
 fn adk_events_and_gemini_contents_are_scanned_as_serde_reads_them() {
+    let event = |line: &str| gemini::event(line, &mut Default::default()).is_some();
+    let content = |line: &str| gemini::content(line, &mut Default::default()).is_some();
+    scanned_as_serde_reads(ADK, ADK_REFUSED, ADK_LEFT, event);
+    scanned_as_serde_reads(GEMINI, &[], ADK_LEFT, content);
+    // A content after an event, an event after a content.
     for line in ADK.iter().chain(ADK_REFUSED) {
-        assert!(
-            gemini::event(line, &mut Default::default()).is_some(),
-            "{line}"
-        );
-    }
-    for line in GEMINI {
-        assert!(
-            gemini::content(line, &mut Default::default()).is_some(),
-            "{line}"
-        );
-    }
-    for line in ADK_LEFT {
-        let mut event = Default::default();
-        let mut content = Default::default();
-        assert!(gemini::event(line, &mut event).is_none(), "{line}");
-        assert!(gemini::content(line, &mut content).is_none(), "{line}");
-    }
-    let lines = || ADK.iter().chain(GEMINI).chain(ADK_LEFT).chain(ADK_REFUSED);
-    for line in lines() {
-        reads_alike(&format!("{}\n{line}\n", ADK[0])).unwrap();
         reads_alike(&format!("{}\n{line}\n", GEMINI[0])).unwrap();
     }
-    reads_alike(&ADK.join("\n")).unwrap();
-    reads_alike(&GEMINI.join("\n")).unwrap();
+    for line in GEMINI {
+        reads_alike(&format!("{}\n{line}\n", ADK[0])).unwrap();
+    }
 }
 
 /// The part metadata the scanner skips is the metadata the serde path skips: a part
@@ -572,44 +516,15 @@ const SMOL_REFUSED: &[&str] = &[
 
 #[test]
 fn smolagents_steps_are_scanned_as_serde_reads_them() {
-    for line in SMOL.iter().chain(SMOL_REFUSED) {
-        assert!(
-            smolagents::step(line, &mut Default::default()).is_some(),
-            "{line}"
-        );
-    }
-    for line in SMOL_LEFT {
-        assert!(
-            smolagents::step(line, &mut Default::default()).is_none(),
-            "{line}"
-        );
-    }
-    for line in SMOL.iter().chain(SMOL_LEFT).chain(SMOL_REFUSED) {
-        reads_alike(&format!("{}\n{line}\n", SMOL[0])).unwrap();
-    }
-    reads_alike(&SMOL.join("\n")).unwrap();
+    let scans = |line: &str| smolagents::step(line, &mut Default::default()).is_some();
+    scanned_as_serde_reads(SMOL, SMOL_REFUSED, SMOL_LEFT, scans);
 }
 
 #[test]
 fn converse_messages_are_scanned_as_serde_reads_them() {
-    for line in CONVERSE {
-        assert!(
-            converse::message(line, &mut Chat::default()).is_some(),
-            "{line}"
-        );
-    }
-    for line in CONVERSE_LEFT {
-        assert!(
-            converse::message(line, &mut Chat::default()).is_none(),
-            "{line}"
-        );
-    }
-    // After a Converse message, which makes the log's kind known (the scanner reads
-    // only then).
-    for line in CONVERSE.iter().chain(CONVERSE_LEFT) {
-        reads_alike(&format!("{}\n{line}\n", CONVERSE[0])).unwrap();
-    }
-    reads_alike(&CONVERSE.join("\n")).unwrap();
+    scanned_as_serde_reads(CONVERSE, &[], CONVERSE_LEFT, |line| {
+        converse::message(line, &mut Chat::default()).is_some()
+    });
 }
 
 #[test]
