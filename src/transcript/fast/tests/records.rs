@@ -61,7 +61,10 @@ fn scanned_as_serde_reads(
     }
     for line in refused {
         let read = read_all(&format!("{}\n{line}\n", taken[0]));
-        assert!(read.last().is_some_and(Result::is_err), "not refused: {line}");
+        assert!(
+            read.last().is_some_and(Result::is_err),
+            "not refused: {line}"
+        );
     }
     reads_alike(&taken.join("\n")).unwrap();
 }
