@@ -703,20 +703,20 @@ impl<R: BufRead> State<R> {
         // serde path reads anything else). (A log that has shown two kinds predicts
         // the kind by the first key.)
         let trimmed = trim::trim(text);
-        let (key, predicted) = self.predict(trimmed);
-        if let Some(first) = self.scan(text, trimmed, key, predicted) {
+        let (keyed, predicted) = self.predict(trimmed);
+        if let Some(first) = self.scan(text, trimmed, keyed, predicted) {
             return Ok(Some(first));
         }
         if predicted.or(self.kind) == Some(record::Kind::ResponsesItem)
             && !self.cx.responses.is_open()
-            && let Some(read) = self.responses_line(trimmed, key, predicted)
+            && let Some(read) = self.responses_line(trimmed, keyed, predicted)
         {
             if let Some(message) = read? {
                 return Ok(Some(message));
             }
         } else {
             let mut out = record::Out::new();
-            self.read_record_in(trimmed, key, predicted, text, line, &mut out)?;
+            self.read_record_in(trimmed, keyed, predicted, text, line, &mut out)?;
             if out.len() == 1 {
                 return Ok(out.pop());
             }
@@ -751,7 +751,7 @@ impl<R: BufRead> State<R> {
         &mut self,
         text: &'t str,
         trimmed: &'t str,
-        key: Option<&'t str>,
+        keyed: Option<first_key::Keyed<'t>>,
         predicted: Option<record::Kind>,
     ) -> Option<Message<'t>> {
         let kind = predicted
@@ -761,7 +761,7 @@ impl<R: BufRead> State<R> {
         let mut chat = fast::Chat::default();
         record::scan(kind, trimmed, &self.cx, &mut chat)?;
         // As the serde path would: the kind read last, the key's kind learnt.
-        self.read_as(kind, key, predicted);
+        self.read_as(kind, keyed, predicted);
         let fast::Chat {
             mut results,
             message,
@@ -795,7 +795,7 @@ impl<R: BufRead> State<R> {
     fn responses_line<'b>(
         &mut self,
         trimmed: &'b str,
-        key: Option<&'b str>,
+        keyed: Option<first_key::Keyed<'b>>,
         predicted: Option<record::Kind>,
     ) -> Option<Result<Option<Message<'b>>, TranscriptError>> {
         let kind = record::Kind::ResponsesItem;
@@ -804,7 +804,7 @@ impl<R: BufRead> State<R> {
         let mut turn = responses::Turn::default();
         let mut out = record::Out::new();
         responses::item_into::<responses::Borrow>(&mut item, &mut turn, &mut out).ok()?;
-        self.read_as(kind, key, predicted);
+        self.read_as(kind, keyed, predicted);
         if !out.is_empty() {
             // An item from outside the model: its message, its only one (the turn
             // was not open).
@@ -852,7 +852,7 @@ impl<R: BufRead> State<R> {
         let line = self.line;
         let text = utf8(scratch, line)?;
         let trimmed = trim::trim(text);
-        let (key, predicted) = self.predict(trimmed);
+        let (keyed, predicted) = self.predict(trimmed);
         let kind = predicted.or(self.kind);
         if kind == Some(record::Kind::ResponsesItem) {
             let mut out = record::Out::new();
@@ -860,7 +860,7 @@ impl<R: BufRead> State<R> {
             if fast::responses_item(trimmed, &mut item).is_some()
                 && responses::item_into::<responses::Own>(&mut item, turn, &mut out).is_ok()
             {
-                self.read_as(record::Kind::ResponsesItem, key, predicted);
+                self.read_as(record::Kind::ResponsesItem, keyed, predicted);
                 if out.is_empty() {
                     return Ok(true);
                 }
@@ -875,19 +875,25 @@ impl<R: BufRead> State<R> {
         self.cx
             .responses
             .reopen(turn.take().map(Message::into_owned));
-        self.read_record_in(trimmed, key, predicted, text, line, &mut out)?;
+        self.read_record_in(trimmed, keyed, predicted, text, line, &mut out)?;
         self.pending
             .extend(out.into_iter().map(pending::Pending::owned));
         Ok(false)
     }
 
     /// What the reader keeps once it has read a record as `kind`: the kind read last,
-    /// and, where the first key `key` did not predict it, the key's kind learnt.
+    /// and, where the log predicts kinds by first keys (`keyed`) and the record's did
+    /// not predict this one, the key's kind learnt.
     #[inline(always)]
-    fn read_as(&mut self, kind: record::Kind, key: Option<&str>, predicted: Option<record::Kind>) {
+    fn read_as(
+        &mut self,
+        kind: record::Kind,
+        keyed: Option<first_key::Keyed<'_>>,
+        predicted: Option<record::Kind>,
+    ) {
         self.kind = Some(kind);
-        if key.is_some() && predicted != Some(kind) {
-            self.learn(key, kind);
+        if keyed.is_some() && predicted != Some(kind) {
+            self.learn(keyed, kind);
         }
     }
 
@@ -896,12 +902,7 @@ impl<R: BufRead> State<R> {
     /// (the first key's kind looked up only then: most lines are not outputs).
     fn output_ends_turn(&self, bytes: &[u8]) -> bool {
         fast::ends_turn(bytes)
-            && self
-                .by_first_key
-                .find(bytes)
-                .map(|(_, kind)| kind)
-                .or(self.kind)
-                == Some(record::Kind::ResponsesItem)
+            && self.by_first_key.find(bytes).or(self.kind) == Some(record::Kind::ResponsesItem)
     }
 
     /// Reads the next line into the scratch buffer, and its messages into `pending`.
@@ -933,9 +934,9 @@ impl<R: BufRead> State<R> {
         let line = self.line;
         let text = utf8(scratch, line)?;
         let trimmed = trim::trim(text);
-        let (key, predicted) = self.predict(trimmed);
+        let (keyed, predicted) = self.predict(trimmed);
         let mut out = record::Out::new();
-        self.read_record_in(trimmed, key, predicted, text, line, &mut out)?;
+        self.read_record_in(trimmed, keyed, predicted, text, line, &mut out)?;
         self.pending
             .extend(out.into_iter().map(pending::Pending::owned));
         Ok(())
@@ -1036,8 +1037,8 @@ impl<R: BufRead> State<R> {
         if text.starts_with('[') {
             self.read_array(text, whole, base, out)
         } else {
-            let (key, predicted) = self.predict(text);
-            self.read_record_in(text, key, predicted, whole, base, out)
+            let (keyed, predicted) = self.predict(text);
+            self.read_record_in(text, keyed, predicted, whole, base, out)
         }
     }
 
@@ -1054,8 +1055,8 @@ impl<R: BufRead> State<R> {
             .map_err(|e| self.error(text, whole, base, record::Problem::Json(e)))?;
         let count = elements.len();
         for (i, element) in elements.into_iter().enumerate() {
-            let (key, predicted) = self.predict(element.get());
-            self.read_record_in(element.get(), key, predicted, whole, base, out)
+            let (keyed, predicted) = self.predict(element.get());
+            self.read_record_in(element.get(), keyed, predicted, whole, base, out)
                 .map_err(|mut e| {
                     if e.kind == Kind::Message || e.kind == Kind::ToolSearch {
                         e.message =
@@ -1068,13 +1069,13 @@ impl<R: BufRead> State<R> {
     }
 
     /// The messages of the record `text`, a part of `whole` (whose first line is line
-    /// `base`), added to `out`: read as the kind its first key `key` `predicted`, else
+    /// `base`), added to `out`: read as the kind its first key `predicted`, else
     /// as the kind read last, else as its keys say. (Written into the caller's list:
     /// a list of messages is a large value, and each move of it a copy.)
     fn read_record_in<'t>(
         &mut self,
         text: &'t str,
-        key: Option<&'t str>,
+        keyed: Option<first_key::Keyed<'t>>,
         predicted: Option<record::Kind>,
         whole: &'t str,
         base: usize,
@@ -1094,7 +1095,7 @@ impl<R: BufRead> State<R> {
         let start = out.len();
         let failure = match record::read(kind, text, &mut self.cx, out) {
             Ok(()) => {
-                self.read_as(kind, key, predicted);
+                self.read_as(kind, keyed, predicted);
                 return Ok(());
             }
             Err(failure) => failure,
@@ -1114,7 +1115,7 @@ impl<R: BufRead> State<R> {
             match record::read(other, text, &mut self.cx, out) {
                 Ok(()) => {
                     self.kind = Some(other);
-                    self.learn(key.or_else(|| first_key::first_key(text)), other);
+                    self.learn(Some(first_key::Keyed(text)), other);
                     return Ok(());
                 }
                 // The record has the other kind's shape and a wrong value: that is
@@ -1132,13 +1133,14 @@ impl<R: BufRead> State<R> {
         Err(self.error(within, whole, base, problem))
     }
 
-    /// The first key of the record `text` where the log predicts kinds by it, and the
-    /// kind of record that records with that key were lately: a log that mixes kinds
-    /// (chat messages and response objects) writes each kind's keys in its own order,
-    /// so that the first key says which kind to read a record as first. (Looked at
-    /// only once the log has shown two kinds: a log of one kind pays nothing.)
+    /// The record `text`, keyed, where the log predicts kinds by first keys, and the
+    /// kind of record that records with its first key were lately: a log that mixes
+    /// kinds (chat messages and response objects) writes each kind's keys in its own
+    /// order, so that the first key says which kind to read a record as first.
+    /// (Looked at only once the log has shown two kinds: a log of one kind pays
+    /// nothing.)
     #[inline(always)]
-    fn predict<'t>(&self, text: &'t str) -> (Option<&'t str>, Option<record::Kind>) {
+    fn predict<'t>(&self, text: &'t str) -> (Option<first_key::Keyed<'t>>, Option<record::Kind>) {
         if self.by_first_key.is_empty() {
             return (None, None);
         }
@@ -1147,16 +1149,17 @@ impl<R: BufRead> State<R> {
 
     /// [`State::predict`] where the log has shown two kinds. (Out of line, so that a
     /// log of one kind pays a test and no call.)
-    fn predict_by_first_key<'t>(&self, text: &'t str) -> (Option<&'t str>, Option<record::Kind>) {
-        match self.by_first_key.find(text.as_bytes()) {
-            Some((key, kind)) => (Some(&text[key]), Some(kind)),
-            None => (first_key::first_key(text), None),
-        }
+    fn predict_by_first_key<'t>(
+        &self,
+        text: &'t str,
+    ) -> (Option<first_key::Keyed<'t>>, Option<record::Kind>) {
+        let predicted = self.by_first_key.find(text.as_bytes());
+        (Some(first_key::Keyed(text)), predicted)
     }
 
-    /// Remembers that records whose first key is `key` were of `kind`.
-    fn learn(&mut self, key: Option<&str>, kind: record::Kind) {
-        if let Some(key) = key {
+    /// Remembers that records whose first key is the `keyed` record's were of `kind`.
+    fn learn(&mut self, keyed: Option<first_key::Keyed<'_>>, kind: record::Kind) {
+        if let Some(key) = keyed.and_then(first_key::Keyed::key) {
             self.by_first_key.learn(key, kind);
         }
     }
