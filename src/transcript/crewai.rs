@@ -55,7 +55,7 @@ pub(super) struct TaskOutput<'a> {
 /// A tool that ran and failed (`ToolFailureRecord`): its name and arguments (CrewAI
 /// keeps no call id), and what it said.
 #[derive(Deserialize)]
-pub(super) struct ToolFailure<'a> {
+struct ToolFailure<'a> {
     #[serde(borrow)]
     tool_name: Str<'a>,
     #[serde(borrow)]

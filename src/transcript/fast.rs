@@ -34,8 +34,25 @@
 /// anything it is not sure of. The last arm may name keys of its own,
 /// `_ | b"id" | b"model" => other`: keys that producers write and no reader here
 /// reads, for which `other` runs (most often a skip) at the cost of a known key, not
-/// of the scan an unknown key costs.
+/// of the scan an unknown key costs. Or it may name the unknown key, `name @ _ =>
+/// other`, for `other` to look at (its bytes, as written).
 macro_rules! match_key {
+    ($s:ident, {
+        $($($key:literal)|+ => $body:expr,)*
+        $unknown:ident @ _ => $other:expr $(,)?
+    }) => {{
+        let first = $s.key_first()?;
+        $(
+            if false $(|| (first == $key[0] && $s.key_is($key)))+ {
+                $s.colon()?;
+                $body
+            } else
+        )*
+        {
+            let $unknown = $s.key()?;
+            $other
+        }
+    }};
     ($s:ident, {
         $($($key:literal)|+ => $body:expr,)*
         _ $(| $common:literal)* => $other:expr $(,)?

@@ -722,10 +722,8 @@ impl<R: BufRead> State<R> {
             }
             if !out.is_empty() {
                 let message = out.remove(0);
-                self.pending.extend(
-                    out.into_iter()
-                        .map(|m| pending::Pending::InLine(pending::Detached::new(m, text))),
-                );
+                self.pending
+                    .extend(out.into_iter().map(|m| pending::Pending::in_line(m, text)));
                 return Ok(Some(message));
             }
         }
@@ -774,9 +772,8 @@ impl<R: BufRead> State<R> {
                 results.extend(message);
                 let mut rest = results.into_iter();
                 let first = rest.next();
-                self.pending.extend(
-                    rest.map(|m| pending::Pending::InLine(pending::Detached::new(m, text))),
-                );
+                self.pending
+                    .extend(rest.map(|m| pending::Pending::in_line(m, text)));
                 first
             }
         }

@@ -27,6 +27,12 @@ impl Pending {
         Pending::Owned(message.into_owned())
     }
 
+    /// `message`, read from `line` (the whole text of the caller's buffer), its texts
+    /// that borrow from it kept as spans.
+    pub(super) fn in_line(message: Message<'_>, line: &str) -> Pending {
+        Pending::InLine(Detached::new(message, line))
+    }
+
     /// The message, its spans borrowing `line` (the buffer the line it was read from
     /// is still in).
     pub(super) fn into_message(self, line: &[u8]) -> Message<'_> {
@@ -83,7 +89,7 @@ enum Arguments {
 impl Detached {
     /// `message`, read from `line` (the whole text of the buffer): its texts that
     /// borrow from it kept as spans (a metric's name, rarer still, copied).
-    pub(super) fn new(mut message: Message<'_>, line: &str) -> Detached {
+    fn new(mut message: Message<'_>, line: &str) -> Detached {
         let responder = message.responder.take().map(|t| Text::new(t, line));
         let content = Text::new(std::mem::take(&mut message.content), line);
         let tool_call_id = message.tool_call_id.take().map(|t| Text::new(t, line));
@@ -223,7 +229,7 @@ impl Arguments {
 mod tests {
     use std::borrow::Cow;
 
-    use super::{Detached, Pending};
+    use super::Pending;
     use crate::message::CallArguments;
     use crate::{Message, ToolCall};
 
@@ -255,7 +261,7 @@ mod tests {
         let line = r#"{"x": "hello calc {} tool id-1 "{\"a\": 1}""}"#;
         let elsewhere = String::from("responder");
         let expected = message(line, &elsewhere).into_owned();
-        let pending = Pending::InLine(Detached::new(message(line, &elsewhere), line));
+        let pending = Pending::in_line(message(line, &elsewhere), line);
         let read = pending.into_message(line.as_bytes());
         assert_eq!(read, expected);
         // The line's texts borrow the line again; the others are owned.
@@ -272,7 +278,7 @@ mod tests {
     fn spans_of_a_buffer_that_changed_do_not_panic() {
         let line = r#"{"x": "hello calc {} tool id-1 "{\"a\": 1}""}"#;
         let elsewhere = String::from("responder");
-        let pending = Pending::InLine(Detached::new(message(line, &elsewhere), line));
+        let pending = Pending::in_line(message(line, &elsewhere), line);
         // Shorter, and not UTF-8 where a span was: texts lost, no panic.
         let read = pending.into_message(&[b'{', 0xff, 0xfe, b'}']);
         assert_eq!(read.responder(), Some("responder"));

@@ -101,10 +101,6 @@ impl<'a> Scan<'a> {
         let mut seen = Seen::default();
         let mut part = Part::default();
         self.object(|s| {
-            // Where the key begins (past the whitespace before its opening quote): a
-            // key no arm names is looked up among the metadata, as it is written.
-            s.peek()?;
-            let key = s.at + 1;
             match_key!(s, {
                 b"text" => {
                     seen.once(0)?;
@@ -128,10 +124,8 @@ impl<'a> Scan<'a> {
                 // The metadata the serde path skips (`gemini::METADATA`, the one
                 // list of it), skipped; any other key (a kind not read here, or one
                 // not known, which the serde path names in its error) gives up.
-                _ => {
-                    let written = s.text.get(key..)?;
-                    let name = &written[..written.find('"')?];
-                    if !METADATA.contains(&name) {
+                name @ _ => {
+                    if !METADATA.iter().any(|m| m.as_bytes() == name) {
                         return None;
                     }
                     s.skip(depth + 1)?;

@@ -6,8 +6,11 @@
 //! anything else the scanner is not sure of give up, and the serde path reads the
 //! line.
 
+use std::borrow::Cow;
+
 use super::Chat;
 use super::scan::{Scan, Seen};
+use crate::ToolCall;
 use crate::transcript::langchain::{self, Block, Call, Fold, Record};
 use crate::transcript::wire::{Str, StringOrList, TokenCounts};
 
@@ -121,10 +124,7 @@ impl<'a> Scan<'a> {
     /// A content given as a list (its brackets at nesting `depth`) of strings and
     /// blocks, each folded as it is read by the serde path's own [`Fold`]: the text
     /// and the calls. A block the fold refuses gives up (the serde path says why).
-    fn langchain_blocks(
-        &mut self,
-        depth: usize,
-    ) -> Option<(std::borrow::Cow<'a, str>, Vec<crate::ToolCall<'a>>)> {
+    fn langchain_blocks(&mut self, depth: usize) -> Option<(Cow<'a, str>, Vec<ToolCall<'a>>)> {
         let mut fold = Fold::default();
         let mut at = 0;
         self.elements(depth, |s| {
