@@ -319,7 +319,7 @@ pub(super) fn agent_message<'a>(text: &'a str, message: &mut AgentMessage<'a>) -
                         s.at = start;
                         message.content = s.nullable(|s| s.raw(2))?;
                     } else {
-                        message.content = Some(&s.text[start..s.at]);
+                        message.content = Some(s.slice(start, s.at)?);
                     }
                 },
                 b"models_usage" => {
