@@ -483,7 +483,10 @@ pub fn read_transcript<R: BufRead>(
 #[derive(Debug)]
 pub struct Reader<R> {
     /// The line (or JSON document) read last: what a borrowed message borrows from.
-    buffer: Vec<u8>,
+    /// Text, checked as UTF-8 once as it is read: the messages of a line given after
+    /// its first wait as spans of it, taken again as slices of text (a check of their
+    /// ends), not bytes checked again.
+    buffer: String,
     state: State<R>,
 }
 
@@ -497,7 +500,9 @@ struct State<R> {
     kind: Option<record::Kind>,
     line: usize,
     /// Where lines are read once `buffer` is lent to a message.
-    scratch: Vec<u8>,
+    scratch: String,
+    /// The bytes of the line just read where it is not UTF-8 (its error's).
+    not_utf8: Vec<u8>,
     /// `scratch` holds a line not read yet, which ended a model turn: the turn is
     /// given first, and the line read at the next call as its caller's line, its
     /// messages borrowing it (see [`State::scratch_line`]).
@@ -511,11 +516,13 @@ struct State<R> {
     /// The Langroid task log being read, once its header is (its lines are not JSON).
     tsv: Option<langroid_tsv::Log>,
     seen_record: bool,
-    /// The input is read to its end.
+    /// The input is read to its end, or no more of it is to be read (an error is
+    /// deferred).
     ended: bool,
     /// An error found after records whose messages are still in `pending`: given
     /// once they are (a document of a stream of them that is wrong, after the
-    /// documents before it, as a wrong line comes after the lines before it).
+    /// documents before it, as a wrong line comes after the lines before it; a tool
+    /// output that is not UTF-8, after the model turn it ends).
     deferred: Option<TranscriptError>,
     failed: bool,
 }
@@ -524,13 +531,14 @@ impl<R: BufRead> Reader<R> {
     /// A reader of `input` in `format`.
     pub fn new(input: R, format: Format) -> Reader<R> {
         Reader {
-            buffer: Vec::new(),
+            buffer: String::new(),
             state: State {
                 input,
                 format,
                 kind: None,
                 line: 0,
-                scratch: Vec::new(),
+                scratch: String::new(),
+                not_utf8: Vec::new(),
                 carried: false,
                 by_first_key: first_key::FirstKeys::default(),
                 pending: std::collections::VecDeque::new(),
@@ -598,27 +606,65 @@ impl<R: BufRead> Reader<R> {
 }
 
 impl<R: BufRead> State<R> {
-    /// Reads the next line into `buffer`; false at the end of the input.
-    fn read_line(&mut self, buffer: &mut Vec<u8>) -> Result<bool, TranscriptError> {
-        buffer.clear();
+    /// Reads the next line into `buffer`, checked as UTF-8; false at the end of the
+    /// input. A line that is not UTF-8 is an error, its bytes kept in `not_utf8`.
+    fn read_line(&mut self, buffer: &mut String) -> Result<bool, TranscriptError> {
+        // Read as bytes into the buffer's own allocation, which the text takes back.
+        let mut bytes = std::mem::take(buffer).into_bytes();
+        bytes.clear();
         // The line's own bytes, its line end (`\n` or `\r\n`) not counted, plus one to
         // see it is over.
         let limit = MAX_LINE_LEN + 3;
-        read_until_newline(&mut self.input, buffer, limit).map_err(|e| {
+        read_until_newline(&mut self.input, &mut bytes, limit).map_err(|e| {
             TranscriptError::at(self.line + 1, Kind::Io, format!("cannot read: {e}"))
         })?;
-        if buffer.is_empty() {
+        if bytes.is_empty() {
+            *buffer = String::from_utf8(bytes).unwrap_or_default();
             return Ok(false);
         }
         self.line += 1;
-        if buffer.len() - line_end(buffer) > MAX_LINE_LEN {
+        if bytes.len() - line_end(&bytes) > MAX_LINE_LEN {
             return Err(TranscriptError::at(
                 self.line,
                 Kind::TooLong { max: MAX_LINE_LEN },
                 format!("line longer than {MAX_LINE_LEN} bytes"),
             ));
         }
-        Ok(true)
+        match String::from_utf8(bytes) {
+            Ok(text) => {
+                *buffer = text;
+                Ok(true)
+            }
+            Err(e) => Err(self.not_utf8(e)),
+        }
+    }
+
+    /// The error of the line just read, which is not UTF-8: its bytes kept, for
+    /// [`State::ends_turn_not_utf8`]. (Out of line: the reading of a line pays none
+    /// of it.)
+    #[cold]
+    #[inline(never)]
+    fn not_utf8(&mut self, e: std::string::FromUtf8Error) -> TranscriptError {
+        let error = not_utf8(e.utf8_error(), self.line);
+        self.not_utf8 = e.into_bytes();
+        error
+    }
+
+    /// Whether `error`, of the line just read, is that it is not UTF-8 where the line
+    /// is sure to be a tool's output (seen on its bytes), which ends the model turn
+    /// open before it: then the turn is given first, and the error after it (as a
+    /// tool output's error of any other kind is), deferred.
+    fn ends_turn_not_utf8(&mut self, error: &TranscriptError) -> bool {
+        let ends =
+            error.kind == Kind::NotUtf8 && self.output_ends_turn(self.not_utf8.trim_ascii_start());
+        self.not_utf8 = Vec::new();
+        ends
+    }
+
+    /// `error` given once the messages waiting are: nothing more is read.
+    fn defer(&mut self, error: TranscriptError) {
+        self.deferred = Some(error);
+        self.ended = true;
     }
 
     /// The next message, its texts borrowed from `buffer` where it is a line's
@@ -631,7 +677,7 @@ impl<R: BufRead> State<R> {
     /// reader's own scratch buffer, their messages owned.
     fn next_message<'b>(
         &mut self,
-        buffer: &'b mut Vec<u8>,
+        buffer: &'b mut String,
     ) -> Result<Option<Message<'b>>, TranscriptError> {
         loop {
             if let Some(message) = self.pending.pop_front() {
@@ -643,7 +689,7 @@ impl<R: BufRead> State<R> {
                 break;
             }
             if self.ended {
-                // (Only a stream of documents defers an error, and it is read whole.)
+                // (A deferred error ends the reading: nothing is read after it.)
                 return self.deferred.take().map_or(Ok(None), Err);
             }
             // The next line that is not blank, into `buffer`.
@@ -651,13 +697,13 @@ impl<R: BufRead> State<R> {
                 self.end()?;
                 continue;
             }
-            if is_blank(buffer, self.line)? {
+            if is_blank(buffer) {
                 continue;
             }
             let first = !self.seen_record;
             self.seen_record = true;
             if first && matches!(self.format, Format::Auto | Format::LangroidTsv) {
-                let text = without_line_end(utf8(buffer, self.line)?);
+                let text = without_line_end(buffer);
                 if langroid_tsv::is_header(text.as_bytes()) {
                     let detected = self.format == Format::Auto;
                     self.tsv = Some(langroid_tsv::Log::new(text, self.line, detected)?);
@@ -678,11 +724,9 @@ impl<R: BufRead> State<R> {
             }
             if let Some(log) = &mut self.tsv {
                 // A line of a Langroid task log: read here, not as JSON.
-                let bytes = &buffer[..buffer.len() - line_end(buffer)];
-                if log.takes(bytes, self.line)? {
+                if log.takes(without_line_end(buffer).as_bytes(), self.line)? {
                     break;
                 }
-                utf8(buffer, self.line)?;
                 continue;
             }
             if first && self.format.reads_documents() && !opens_line(buffer) {
@@ -693,10 +737,10 @@ impl<R: BufRead> State<R> {
         }
         let line = self.line;
         if let Some(log) = &mut self.tsv {
-            let text: &'b str = without_line_end(utf8(buffer, line)?);
+            let text: &'b str = without_line_end(buffer);
             return log.message(text, line).map(Some);
         }
-        let text: &'b str = utf8(buffer, line)?;
+        let text: &'b str = buffer;
         // A chat message, an OpenAI chat.completion object or an Anthropic response,
         // where the log is known to be of them (or the line's first key says it is
         // one): the commonest lines are scanned straight into their messages (the
@@ -832,22 +876,30 @@ impl<R: BufRead> State<R> {
     /// the messages are in `pending`, or in the lines to come.
     fn turn_line<'b>(
         &mut self,
-        scratch: &mut Vec<u8>,
+        scratch: &mut String,
         turn: &mut responses::Turn<'b>,
     ) -> Result<bool, TranscriptError> {
-        if !self.read_line(scratch)? {
-            self.end()?;
-            return Ok(false);
+        match self.read_line(scratch) {
+            Ok(true) => {}
+            Ok(false) => {
+                self.end()?;
+                return Ok(false);
+            }
+            Err(error) if self.ends_turn_not_utf8(&error) => {
+                self.defer(error);
+                return Ok(false);
+            }
+            Err(error) => return Err(error),
         }
-        if is_blank(scratch, self.line)? {
+        if is_blank(scratch) {
             return Ok(true);
         }
-        if self.output_ends_turn(scratch.trim_ascii_start()) {
+        if self.output_ends_turn(scratch.as_bytes().trim_ascii_start()) {
             self.carried = true;
             return Ok(false);
         }
         let line = self.line;
-        let text = utf8(scratch, line)?;
+        let text: &str = scratch;
         let trimmed = trim::trim(text);
         let (keyed, predicted) = self.predict(trimmed);
         let kind = predicted.or(self.kind);
@@ -910,26 +962,37 @@ impl<R: BufRead> State<R> {
         result
     }
 
-    fn scratch_line(&mut self, scratch: &mut Vec<u8>) -> Result<(), TranscriptError> {
-        if !self.read_line(scratch)? {
-            self.end()?;
+    fn scratch_line(&mut self, scratch: &mut String) -> Result<(), TranscriptError> {
+        match self.read_line(scratch) {
+            Ok(true) => {}
+            Ok(false) => {
+                self.end()?;
+                return Ok(());
+            }
+            Err(error) if self.cx.responses.is_open() && self.ends_turn_not_utf8(&error) => {
+                self.pending
+                    .extend(self.cx.responses.take().map(pending::Pending::Owned));
+                self.defer(error);
+                return Ok(());
+            }
+            Err(error) => return Err(error),
+        }
+        if is_blank(scratch) {
             return Ok(());
         }
-        if is_blank(scratch, self.line)? {
-            return Ok(());
-        }
-        if self.cx.responses.is_open() && self.output_ends_turn(scratch.trim_ascii_start()) {
+        if self.cx.responses.is_open()
+            && self.output_ends_turn(scratch.as_bytes().trim_ascii_start())
+        {
             // A tool's output, which ends the model turn first thing: the turn is
             // given now, and the line read at the next call as its caller's line, so
             // that its message borrows it (read here, it would be copied to wait).
-            // Seen on the bytes: the line is validated as UTF-8 once, when it is read.
             self.pending
                 .extend(self.cx.responses.take().map(pending::Pending::Owned));
             self.carried = true;
             return Ok(());
         }
         let line = self.line;
-        let text = utf8(scratch, line)?;
+        let text: &str = scratch;
         let trimmed = trim::trim(text);
         let (keyed, predicted) = self.predict(trimmed);
         let mut out = record::Out::new();
@@ -964,24 +1027,26 @@ impl<R: BufRead> State<R> {
     /// Reads the rest of the input into `buffer` (which holds the first line) as one
     /// JSON document, or as a stream of them (one after another, as `jq` writes
     /// them): their messages go to `pending`.
-    fn read_document(&mut self, buffer: &mut Vec<u8>) -> Result<(), TranscriptError> {
+    fn read_document(&mut self, buffer: &mut String) -> Result<(), TranscriptError> {
         let start = self.line;
         // As for a line: a final line end is not counted, one byte more shows it is
         // over (the first line, in the buffer, may already be).
         let limit = (MAX_LINE_LEN + 2).saturating_sub(buffer.len()) as u64 + 1;
+        let mut bytes = std::mem::take(buffer).into_bytes();
         (&mut self.input)
             .take(limit)
-            .read_to_end(buffer)
+            .read_to_end(&mut bytes)
             .map_err(|e| TranscriptError::at(start, Kind::Io, format!("cannot read: {e}")))?;
         self.ended = true;
-        if buffer.len() - line_end(buffer) > MAX_LINE_LEN {
+        if bytes.len() - line_end(&bytes) > MAX_LINE_LEN {
             return Err(TranscriptError::at(
                 start,
                 Kind::TooLong { max: MAX_LINE_LEN },
                 format!("JSON document longer than {MAX_LINE_LEN} bytes"),
             ));
         }
-        let text = utf8(buffer, start)?;
+        *buffer = text(bytes, start)?;
+        let text: &str = buffer;
         if let Some(at) = too_deep(text) {
             return Err(TranscriptError::too_deep(start, text, at));
         }
@@ -1248,28 +1313,30 @@ fn documents(
 
 /// Whether the first line (in `buffer`) is a record of its own: a whole JSON object.
 /// An array, or an object that goes on past the line, opens a document.
-fn opens_line(buffer: &[u8]) -> bool {
-    let text = String::from_utf8_lossy(buffer);
-    let trimmed = text.trim();
+fn opens_line(buffer: &str) -> bool {
+    let trimmed = buffer.trim();
     trimmed.starts_with('{') && serde_json::from_str::<serde::de::IgnoredAny>(trimmed).is_ok()
 }
 
-/// Whether a line is blank (all whitespace). Most lines start with `{`: seen on the
-/// bytes, the line is validated as UTF-8 once, when it is parsed.
-fn is_blank(bytes: &[u8], line: usize) -> Result<bool, TranscriptError> {
-    match bytes.iter().find(|b| !b.is_ascii_whitespace()) {
-        None => Ok(true),
-        Some(b) if b.is_ascii() => Ok(false),
-        Some(_) => Ok(utf8(bytes, line)?.trim().is_empty()),
+/// Whether a line is blank (all whitespace). Most lines start with `{`: one byte
+/// looked at.
+fn is_blank(line: &str) -> bool {
+    match line.bytes().find(|b| !b.is_ascii_whitespace()) {
+        None => true,
+        Some(b) if b.is_ascii() => false,
+        Some(_) => line.trim().is_empty(),
     }
 }
 
-/// `bytes`, line `line` of the input, as text.
-fn utf8(bytes: &[u8], line: usize) -> Result<&str, TranscriptError> {
-    std::str::from_utf8(bytes).map_err(|e| {
-        let message = format!("not UTF-8 (byte {})", e.valid_up_to());
-        TranscriptError::at(line, Kind::NotUtf8, message)
-    })
+/// `bytes`, line `line` of the input (or the first line of a document), as text.
+fn text(bytes: Vec<u8>, line: usize) -> Result<String, TranscriptError> {
+    String::from_utf8(bytes).map_err(|e| not_utf8(e.utf8_error(), line))
+}
+
+/// The error of line `line`, which is not UTF-8.
+fn not_utf8(e: std::str::Utf8Error, line: usize) -> TranscriptError {
+    let message = format!("not UTF-8 (byte {})", e.valid_up_to());
+    TranscriptError::at(line, Kind::NotUtf8, message)
 }
 
 /// Reads one message in the transcript schema (doneseq's fields, or an OpenAI or

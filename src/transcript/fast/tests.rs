@@ -691,3 +691,35 @@ fn a_decoded_string_in_a_long_line_is_sized_to_itself() {
     };
     assert!(decoded.capacity() < 16, "room for {}", decoded.capacity());
 }
+
+/// A tool output that is not UTF-8 after a model turn gives the turn, then the
+/// line's error, whichever path read the turn: the scanner's (the turn assembled
+/// while its first line is at hand) or serde's (the reader's own turn).
+#[test]
+fn a_tool_output_not_utf8_ends_the_turn_before_its_error_on_either_path() {
+    use crate::transcript::{Format, Reader, TranscriptErrorKind};
+    // (A log of Responses items from its first line: the scanner reads the turn.)
+    let mut log = b"{\"type\": \"message\", \"role\": \"user\", \"content\": \"go\"}\n{\"type\": \"function_call\", \"call_id\": \"c\", \"name\": \"f\", \"arguments\": \"{}\"}\n".to_vec();
+    log.extend_from_slice(
+        b"{\"type\": \"function_call_output\", \"call_id\": \"c\", \"output\": \"\xff\"}\n",
+    );
+    let read = || {
+        let mut reader = Reader::new(&log[..], Format::Auto);
+        let mut given = Vec::new();
+        let error = loop {
+            match reader.next_borrowed() {
+                Some(Ok(message)) => given.push(message.into_owned()),
+                Some(Err(error)) => break error,
+                None => panic!("no error"),
+            }
+        };
+        assert!(reader.next_borrowed().is_none());
+        (given, error.line, error.kind)
+    };
+    let fast = read();
+    let serde = serde_only(read);
+    assert_eq!(fast.0.len(), 2, "{fast:?}");
+    assert_eq!(fast.0[1].tool_calls()[0].name(), "f");
+    assert_eq!((fast.1, fast.2), (3, TranscriptErrorKind::NotUtf8));
+    assert_eq!(fast, serde);
+}
