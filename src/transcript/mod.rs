@@ -765,10 +765,12 @@ impl<R: BufRead> State<R> {
                 return Ok(out.pop());
             }
             if !out.is_empty() {
-                let message = out.remove(0);
+                // (The first taken from the list's walk: a removal shifted the rest.)
+                let mut rest = out.into_iter();
+                let message = rest.next();
                 self.pending
-                    .extend(out.into_iter().map(|m| pending::Pending::in_line(m, text)));
-                return Ok(Some(message));
+                    .extend(rest.map(|m| pending::Pending::in_line(m, text)));
+                return Ok(message);
             }
         }
         // The line was another kind of record, which stood for no message: the next

@@ -95,17 +95,23 @@ impl Detached {
         let responder = message.responder.take().map(|t| Text::new(t, line));
         let content = Text::new(std::mem::take(&mut message.content), line);
         let tool_call_id = message.tool_call_id.take().map(|t| Text::new(t, line));
-        let calls = std::mem::take(&mut message.tool_calls)
-            .into_iter()
-            .map(|call| {
-                let (name, arguments, id) = call.into_parts();
-                Call {
-                    name: Text::new(name, line),
-                    arguments: Arguments::new(arguments, line),
-                    id: id.map(|t| Text::new(t, line)),
-                }
-            })
-            .collect();
+        let calls = std::mem::take(&mut message.tool_calls);
+        // (Most messages have no call: no list is walked for them.)
+        let calls = if calls.is_empty() {
+            Vec::new()
+        } else {
+            calls
+                .into_iter()
+                .map(|call| {
+                    let (name, arguments, id) = call.into_parts();
+                    Call {
+                        name: Text::new(name, line),
+                        arguments: Arguments::new(arguments, line),
+                        id: id.map(|t| Text::new(t, line)),
+                    }
+                })
+                .collect()
+        };
         let (mut tool_name, mut error, mut handoff) = (None, None, None);
         let rare = message.rare.map(|mut rare| {
             tool_name = rare.tool_name.take().map(|t| Text::new(t, line));
@@ -142,20 +148,23 @@ impl Detached {
             no_response: self.no_response,
             responder: self.responder.map(|t| t.attach(line)),
             content: self.content.attach(line),
-            tool_calls: self
-                .calls
-                .into_iter()
-                .map(|call| {
-                    let with = crate::ToolCall::with_arguments(
-                        call.name.attach(line),
-                        call.arguments.attach(line),
-                    );
-                    match call.id {
-                        Some(id) => with.with_id(id.attach(line)),
-                        None => with,
-                    }
-                })
-                .collect(),
+            tool_calls: if self.calls.is_empty() {
+                Vec::new()
+            } else {
+                self.calls
+                    .into_iter()
+                    .map(|call| {
+                        let with = crate::ToolCall::with_arguments(
+                            call.name.attach(line),
+                            call.arguments.attach(line),
+                        );
+                        match call.id {
+                            Some(id) => with.with_id(id.attach(line)),
+                            None => with,
+                        }
+                    })
+                    .collect()
+            },
             usage: self.usage,
             tool_call_id: self.tool_call_id.map(|t| t.attach(line)),
             rare,
