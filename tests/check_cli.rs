@@ -808,3 +808,27 @@ fn json_rows_to_a_closed_pipe_end_with_cannot_write() {
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// A configuration written with the byte order mark some tools put first (Windows
+/// PowerShell's UTF-8, Python's `utf-8-sig`) reads as it reads without it, in each of
+/// its languages.
+#[test]
+fn a_configuration_starting_with_a_byte_order_mark_reads_the_same() {
+    let dir = std::env::temp_dir().join(format!("doneseq-bom-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (config, transcript) in [
+        ("calculator.config.json", "examples/calculator.jsonl"),
+        ("search.stop.toml", "examples/search.jsonl"),
+        ("search.stop.yaml", "examples/search.jsonl"),
+    ] {
+        let plain = format!("examples/{config}");
+        let mut bytes = b"\xEF\xBB\xBF".to_vec();
+        bytes.extend(std::fs::read(&plain).unwrap());
+        let marked = dir.join(config);
+        std::fs::write(&marked, bytes).unwrap();
+        let expected = stdout(&check(&["--config", &plain, transcript]));
+        let read = stdout(&check(&["--config", marked.to_str().unwrap(), transcript]));
+        assert_eq!(read, expected, "{config}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

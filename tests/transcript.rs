@@ -312,3 +312,56 @@ fn a_shape_error_names_the_formats_it_expected() {
         "{err}"
     );
 }
+
+/// Every sample file, written with the byte order mark some tools put first (Windows
+/// PowerShell's UTF-8, Python's `utf-8-sig`), reads as it reads without it: the same
+/// messages in the same format, or the same error at the same place.
+#[test]
+fn a_byte_order_mark_first_is_skipped_in_every_format() {
+    let mut files = Vec::new();
+    for dir in ["examples", "examples/formats"] {
+        let dir = format!("{}/{dir}", env!("CARGO_MANIFEST_DIR"));
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let ext = path.extension().and_then(|e| e.to_str());
+            if matches!(ext, Some("jsonl" | "json" | "tsv"))
+                && !path.to_string_lossy().contains("config")
+            {
+                files.push(path);
+            }
+        }
+    }
+    assert!(files.len() > 30, "{} samples", files.len());
+    let outcome = |bytes: &[u8]| {
+        let mut reader = Reader::new(bytes, Format::Auto);
+        let read: Result<Vec<_>, _> = reader.by_ref().collect();
+        (
+            read.map_err(|e| e.to_string()),
+            reader.format(),
+            reader.line(),
+        )
+    };
+    for path in files {
+        let text = std::fs::read(&path).unwrap();
+        let mut marked = b"\xEF\xBB\xBF".to_vec();
+        marked.extend_from_slice(&text);
+        let (plain, marked) = (outcome(&text), outcome(&marked));
+        assert!(plain.0.is_ok(), "{}: {:?}", path.display(), plain.0);
+        assert_eq!(plain, marked, "{}", path.display());
+    }
+}
+
+/// A byte order mark is skipped where it starts the input only: a column of the first
+/// line is counted after it, as an editor shows the line; one on a later line is that
+/// line's error.
+#[test]
+fn a_byte_order_mark_is_skipped_only_at_the_start() {
+    let line = "{\"role\": \"user\", oops}\n";
+    let plain = read(line, Format::Jsonl).unwrap_err();
+    let marked = read(&format!("\u{feff}{line}"), Format::Jsonl).unwrap_err();
+    assert_eq!((marked.line, marked.column), (1, Some(18)), "{marked}");
+    assert_eq!(marked.to_string(), plain.to_string());
+    let later = format!("{{\"role\": \"user\", \"content\": \"hi\"}}\n\u{feff}{line}");
+    let err = read(&later, Format::Jsonl).unwrap_err();
+    assert_eq!((err.line, err.column), (2, Some(1)), "{err}");
+}

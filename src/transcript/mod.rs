@@ -345,6 +345,9 @@ fn without_line_end(text: &str) -> &str {
     &text[..text.len() - line_end(text.as_bytes())]
 }
 
+/// UTF-8's byte order mark (U+FEFF), which the input may start with.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
 /// The length of the line end (`\n` or `\r\n`) that `bytes` ends with, if any.
 fn line_end(bytes: &[u8]) -> usize {
     if bytes.ends_with(b"\r\n") {
@@ -599,6 +602,9 @@ impl<R: BufRead> Reader<R> {
             Ok(message) => message.map(Ok),
             Err(e) => {
                 self.state.failed = true;
+                // (The bytes of a line that was not UTF-8, kept for the turn it may
+                // end, are not kept past the reading.)
+                self.state.not_utf8 = Vec::new();
                 Some(Err(e))
             }
         }
@@ -622,6 +628,11 @@ impl<R: BufRead> State<R> {
             *buffer = String::from_utf8(bytes).unwrap_or_default();
             return Ok(false);
         }
+        if self.line == 0 && bytes.starts_with(BOM) {
+            // The byte order mark some tools write first (Windows PowerShell's UTF-8,
+            // Python's `utf-8-sig`), which no JSON parser reads: not the line's.
+            bytes.drain(..BOM.len());
+        }
         self.line += 1;
         if bytes.len() - line_end(&bytes) > MAX_LINE_LEN {
             return Err(TranscriptError::at(
@@ -635,7 +646,7 @@ impl<R: BufRead> State<R> {
                 *buffer = text;
                 Ok(true)
             }
-            Err(e) => Err(self.not_utf8(e)),
+            Err(e) => Err(self.line_not_utf8(e)),
         }
     }
 
@@ -644,7 +655,7 @@ impl<R: BufRead> State<R> {
     /// of it.)
     #[cold]
     #[inline(never)]
-    fn not_utf8(&mut self, e: std::string::FromUtf8Error) -> TranscriptError {
+    fn line_not_utf8(&mut self, e: std::string::FromUtf8Error) -> TranscriptError {
         let error = not_utf8(e.utf8_error(), self.line);
         self.not_utf8 = e.into_bytes();
         error

@@ -335,7 +335,9 @@ fn check(args: &Args, transcript: &str) -> Result<(), String> {
 /// kilobytes; this keeps `--config /dev/zero` from growing without bound).
 const MAX_CONFIG_LEN: usize = 16 << 20;
 
-/// The whole file at `path`, if it is UTF-8 and at most [`MAX_CONFIG_LEN`] bytes.
+/// The whole file at `path`, if it is UTF-8 and at most [`MAX_CONFIG_LEN`] bytes; the
+/// byte order mark it may start with (Windows PowerShell's UTF-8, Python's
+/// `utf-8-sig`) skipped, as the transcript reader skips it.
 pub(crate) fn read_config(path: &std::path::Path) -> Result<String, String> {
     let mut bytes = Vec::new();
     File::open(path)
@@ -346,6 +348,9 @@ pub(crate) fn read_config(path: &std::path::Path) -> Result<String, String> {
             "{}: longer than {MAX_CONFIG_LEN} bytes",
             path.display()
         ));
+    }
+    if bytes.starts_with(b"\xEF\xBB\xBF") {
+        bytes.drain(..3);
     }
     String::from_utf8(bytes).map_err(|e| format!("cannot read {}: {e}", path.display()))
 }
