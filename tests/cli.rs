@@ -98,6 +98,22 @@ fn parse_reads_standard_input_line_by_line() {
     assert_eq!(text(&out.stdout), "T, A\nL\n");
 }
 
+/// A byte order mark that starts the input (Windows PowerShell's UTF-8, Python's
+/// `utf-8-sig`) is skipped; one on a later line is that line's text.
+#[test]
+fn parse_skips_a_byte_order_mark_that_starts_the_input() {
+    let out = doneseq(&["parse"], Some(b"\xEF\xBB\xBFT, A\nL\n"));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "T, A\nL\n");
+    let out = doneseq(&["parse"], Some(b"T, A\n\xEF\xBB\xBFL\n"));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("found '\\u{feff}'"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
 #[test]
 fn parse_names_a_line_that_is_not_utf8() {
     let out = doneseq(&["parse"], Some(b"T\nA\xff\n"));

@@ -31,8 +31,9 @@ enum Command {
     /// Parse done sequences and print their canonical form, or the error.
     ///
     /// With no DSL arguments, reads one sequence per line from standard input; blank
-    /// lines and lines starting with '#' are skipped. Exits with 1 if any input failed
-    /// to parse, 2 if the input could not be read.
+    /// lines, lines starting with '#' and a byte order mark that starts the input are
+    /// skipped. Exits with 1 if any input failed to parse, 2 if the input could not be
+    /// read.
     Parse(parse_cmd::Args),
     /// Replay a transcript against done sequences and task options, message by
     /// message: what each message was classified as, how far each sequence got, and

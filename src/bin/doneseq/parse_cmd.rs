@@ -73,7 +73,7 @@ const MAX_INPUT_LINE: usize = 16 << 20;
 
 /// The lines of standard input that hold a sequence, one at a time (so that memory
 /// does not grow with the input). Comments and blank lines are skipped (documented in
-/// `--help`); a line that cannot be read, is not UTF-8 or is longer than
+/// `--help`), and a byte order mark that starts the input; a line that cannot be read, is not UTF-8 or is longer than
 /// [`MAX_INPUT_LINE`] is an error naming it, and the last item.
 #[derive(Default)]
 struct StdinLines {
@@ -117,6 +117,11 @@ impl Iterator for StdinLines {
                 if line.ends_with(end) {
                     line.pop();
                 }
+            }
+            if n == 1 && line.starts_with('\u{feff}') {
+                // The byte order mark some tools write first (Windows PowerShell's
+                // UTF-8, Python's `utf-8-sig`): not the line's.
+                line.drain(..'\u{feff}'.len_utf8());
             }
             // The DSL's whitespace (Python's `str.strip()`: Unicode plus U+001C..U+001F),
             // so that a line the parser would see as blank is skipped, not reported.
