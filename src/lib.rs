@@ -57,9 +57,11 @@
 //!   conditions and task configurations; `Serialize` for verdicts, outcomes,
 //!   explanations and classifications; the run state's checkpoints; [`compat`].
 //! - `json`: the transcript readers ([`transcript`]).
-//! - `cli` (default): the `doneseq` binary; it pulls in clap, toml and serde_norway
-//!   (YAML). Library users can turn it off with
-//!   `default-features = false, features = ["serde"]`.
+//! - `config-files`: task configuration files in JSON, TOML or YAML
+//!   ([`TaskConfig::from_file`]); it pulls in toml and serde_norway (YAML).
+//! - `cli` (default): the `doneseq` binary (and `config-files`); it pulls in clap.
+//!   Library users can turn it off with `default-features = false, features =
+//!   ["serde"]`.
 //! - `oracle`: the `naive` module, the reference matcher the tests and fuzzers compare with
 //!   (test support, not covered by semver).
 #![cfg_attr(docsrs, feature(doc_cfg))]

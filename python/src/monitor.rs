@@ -92,21 +92,6 @@ fn compile(py: Python<'_>, config: TaskConfig) -> PyResult<PyMonitor> {
     })
 }
 
-/// Reads a configuration file by its extension: TOML, YAML, else JSON.
-fn read_config_file(py: Python<'_>, path: &str) -> PyResult<TaskConfig> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| errors::error(py, "ConfigError", format!("{path}: {e}")))?;
-    let lower = path.to_ascii_lowercase();
-    let parsed = if lower.ends_with(".toml") {
-        toml::from_str(&text).map_err(|e| e.to_string())
-    } else if lower.ends_with(".yaml") || lower.ends_with(".yml") {
-        serde_norway::from_str(&text).map_err(|e| e.to_string())
-    } else {
-        serde_json::from_str(&text).map_err(|e| e.to_string())
-    };
-    parsed.map_err(|e| errors::error(py, "ConfigError", format!("{path}: {e}")))
-}
-
 #[pymethods]
 impl PyMonitor {
     #[new]
@@ -135,8 +120,8 @@ impl PyMonitor {
                 self::config(py, sequences.as_ref(), stop.as_ref(), Some(&options))?,
             );
         }
-        let path: String = match config.extract::<std::path::PathBuf>() {
-            Ok(path) => path.to_string_lossy().into_owned(),
+        let path = match config.extract::<std::path::PathBuf>() {
+            Ok(path) => path,
             Err(_) => {
                 return Err(errors::error(
                     py,
@@ -145,7 +130,11 @@ impl PyMonitor {
                 ));
             }
         };
-        compile(py, read_config_file(py, &path)?)
+        // (Read as the CLI reads one: at most 16 MiB of UTF-8, a byte order mark
+        // skipped, the language by the extension.)
+        let config = TaskConfig::from_file(&path)
+            .map_err(|e| errors::error(py, "ConfigError", e.to_string()))?;
+        compile(py, config)
     }
 
     /// A new run, at its start.

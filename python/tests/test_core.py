@@ -219,6 +219,19 @@ def test_options_and_config_files(tmp_path):
         doneseq.Monitor.from_config(tmp_path / "missing.json")
     with pytest.raises(doneseq.ConfigError):
         doneseq.Monitor.from_config(42)  # type: ignore[arg-type]
+    # Written with the byte order mark Windows PowerShell and Python's `utf-8-sig`
+    # put first: read as without it, in each language (JSON and TOML failed on it).
+    for name in ("c.json", "c.toml", "c.yaml"):
+        marked = tmp_path / f"marked-{name}"
+        marked.write_text((tmp_path / name).read_text(), encoding="utf-8-sig")
+        assert marked.read_bytes().startswith(b"\xef\xbb\xbf")
+        assert doneseq.Monitor.from_config(marked).lowered == from_dict.lowered
+    # An error names the file and what is wrong.
+    with pytest.raises(doneseq.ConfigError, match=r"bad\.json: invalid type: .* line 1 column 17"):
+        doneseq.Monitor.from_config(tmp_path / "bad.json")
+    (tmp_path / "latin1.json").write_bytes(b'{"stop": "caf\xe9"}')
+    with pytest.raises(doneseq.ConfigError, match=r"cannot read .*latin1\.json"):
+        doneseq.Monitor.from_config(tmp_path / "latin1.json")
 
 
 def test_sequences_in_object_form_and_stop_trees_as_dicts():

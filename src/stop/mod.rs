@@ -22,6 +22,8 @@ pub(crate) mod args;
 mod cancel;
 mod clock;
 mod condition;
+#[cfg(feature = "config-files")]
+mod config_file;
 pub(crate) mod custom;
 mod expr;
 mod input;
@@ -41,6 +43,8 @@ pub use condition::{
     Condition, ConfidenceMet, CustomCondition, LoopDetection, LoopOver, MessageBudget,
     RewardThreshold, Speaker, TextMention, TextPattern, TokenBudget, ToolCalled, ToolPhase,
 };
+#[cfg(feature = "config-files")]
+pub use config_file::{ConfigFileError, ConfigFileErrorKind, ConfigLanguage, MAX_CONFIG_LEN};
 pub use custom::{Convergence, CustomFire, CustomPolicy, Factory, Registry, RunStats, StepView};
 pub use expr::{ExprError, ExprErrorKind};
 pub use input::{TaskInput, TaskInputError};

@@ -6,6 +6,7 @@
 pub(crate) mod arb;
 mod builtins;
 mod combinators;
+mod config_file;
 mod documented;
 mod errors;
 pub(crate) mod expr;

@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
+use std::io::{self, BufRead, BufReader, BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -331,36 +331,9 @@ fn check(args: &Args, transcript: &str) -> Result<(), String> {
     written.map_err(cannot_write)
 }
 
-/// The largest configuration file read, in bytes (a task's configuration is a few
-/// kilobytes; this keeps `--config /dev/zero` from growing without bound).
-const MAX_CONFIG_LEN: usize = 16 << 20;
-
-/// The whole file at `path`, if it is UTF-8 and at most [`MAX_CONFIG_LEN`] bytes; the
-/// byte order mark it may start with (Windows PowerShell's UTF-8, Python's
-/// `utf-8-sig`) skipped, as the transcript reader skips it.
-pub(crate) fn read_config(path: &std::path::Path) -> Result<String, String> {
-    let mut bytes = Vec::new();
-    File::open(path)
-        .and_then(|file| file.take(MAX_CONFIG_LEN as u64 + 1).read_to_end(&mut bytes))
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    if bytes.len() > MAX_CONFIG_LEN {
-        return Err(format!(
-            "{}: longer than {MAX_CONFIG_LEN} bytes",
-            path.display()
-        ));
-    }
-    if bytes.starts_with(b"\xEF\xBB\xBF") {
-        bytes.drain(..3);
-    }
-    String::from_utf8(bytes).map_err(|e| format!("cannot read {}: {e}", path.display()))
-}
-
 fn load(args: &Args) -> Result<Monitor, String> {
     let mut config = match &args.config {
-        Some(path) => {
-            let text = read_config(path)?;
-            parse_config(path, &text).map_err(|e| format!("{}: {e}", path.display()))?
-        }
+        Some(path) => TaskConfig::from_file(path).map_err(|e| e.to_string())?,
         None => TaskConfig::default(),
     };
     let mut sequences = config.done_sequences.clone().into_vec();
@@ -535,19 +508,6 @@ impl<'a> ReportJson<'a> {
             path: &report.path,
             progress: &report.progress,
         }
-    }
-}
-
-/// Reads a task configuration in the format its extension names.
-pub(crate) fn parse_config(path: &std::path::Path, text: &str) -> Result<TaskConfig, String> {
-    let extension = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase);
-    match extension.as_deref() {
-        Some("toml") => toml::from_str(text).map_err(|e| e.to_string()),
-        Some("yaml" | "yml") => serde_norway::from_str(text).map_err(|e| e.to_string()),
-        _ => serde_json::from_str(text).map_err(|e| e.to_string()),
     }
 }
 

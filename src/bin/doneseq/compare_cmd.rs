@@ -4,11 +4,10 @@ use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use doneseq::Monitor;
 use doneseq::stop::TaskInput;
 use doneseq::transcript::Format;
+use doneseq::{Monitor, TaskConfig};
 
-use crate::check_cmd::{parse_config, read_config};
 use crate::corpus::{self, Aggregate, RunSummary};
 
 /// Arguments of `doneseq compare`.
@@ -41,8 +40,7 @@ pub(crate) struct Args {
 }
 
 fn monitor(path: &std::path::Path, input: Option<TaskInput>) -> Result<Monitor, String> {
-    let text = read_config(path)?;
-    let mut config = parse_config(path, &text).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut config = TaskConfig::from_file(path).map_err(|e| e.to_string())?;
     if let Some(input) = input {
         config.input = input;
     }

@@ -4,10 +4,8 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use doneseq::Monitor;
 use doneseq::stop::{Lint, LintOptions, Registry, Severity};
-
-use crate::check_cmd::{parse_config, read_config};
+use doneseq::{Monitor, TaskConfig};
 
 /// Arguments of `doneseq lint`.
 #[derive(Debug, clap::Args)]
@@ -41,9 +39,7 @@ struct FindingJson<'a> {
 }
 
 pub(crate) fn run(args: &Args) -> ExitCode {
-    let config = match read_config(&args.config).and_then(|text| {
-        parse_config(&args.config, &text).map_err(|e| format!("{}: {e}", args.config.display()))
-    }) {
+    let config = match TaskConfig::from_file(&args.config) {
         Ok(config) => config,
         Err(message) => {
             eprintln!("error: {message}");
