@@ -365,3 +365,33 @@ fn a_byte_order_mark_is_skipped_only_at_the_start() {
     let err = read(&later, Format::Jsonl).unwrap_err();
     assert_eq!((err.line, err.column), (2, Some(1)), "{err}");
 }
+
+/// A log written as UTF-16 (Windows PowerShell 5's `>`) is an error that says so, not
+/// only where its bytes stop being UTF-8; any other line that is not UTF-8 says where.
+#[test]
+fn a_utf16_log_is_named_as_such() {
+    let line = "{\"role\": \"user\", \"content\": \"hi\"}\n";
+    let little: Vec<u8> = [0xFF, 0xFE]
+        .into_iter()
+        .chain(line.encode_utf16().flat_map(u16::to_le_bytes))
+        .collect();
+    let big: Vec<u8> = [0xFE, 0xFF]
+        .into_iter()
+        .chain(line.encode_utf16().flat_map(u16::to_be_bytes))
+        .collect();
+    for bytes in [little, big] {
+        let err = read_transcript(&bytes[..], Format::Auto).unwrap_err();
+        assert_eq!(
+            (err.line, err.kind),
+            (1, doneseq::transcript::TranscriptErrorKind::NotUtf8),
+            "{err}"
+        );
+        assert!(err.to_string().contains("UTF-16"), "{err}");
+    }
+    let err = read_transcript(
+        &b"{\"role\": \"user\", \"content\": \"h\xff\"}\n"[..],
+        Format::Auto,
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("not UTF-8 (byte 30)"), "{err}");
+}

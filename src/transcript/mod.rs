@@ -656,8 +656,17 @@ impl<R: BufRead> State<R> {
     #[cold]
     #[inline(never)]
     fn line_not_utf8(&mut self, e: std::string::FromUtf8Error) -> TranscriptError {
-        let error = not_utf8(e.utf8_error(), self.line);
-        self.not_utf8 = e.into_bytes();
+        let mut error = not_utf8(e.utf8_error(), self.line);
+        let bytes = e.into_bytes();
+        if self.line == 1 && (bytes.starts_with(b"\xFF\xFE") || bytes.starts_with(b"\xFE\xFF")) {
+            // What Windows PowerShell 5's `>` writes: said, so that the user knows
+            // what to convert, not only where the bytes went wrong.
+            error.message = "not UTF-8: UTF-16 (the input starts with UTF-16's byte order \
+                             mark); convert it to UTF-8 first (`iconv -f UTF-16 -t UTF-8`, or \
+                             PowerShell's `Set-Content -Encoding utf8`)"
+                .to_owned();
+        }
+        self.not_utf8 = bytes;
         error
     }
 
