@@ -348,6 +348,17 @@ fn without_line_end(text: &str) -> &str {
 /// UTF-8's byte order mark (U+FEFF), which the input may start with.
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
+/// Drops the byte order mark the first line may start with, as some tools write it
+/// (Windows PowerShell's UTF-8, Python's `utf-8-sig`), which no JSON parser reads: not
+/// the line's. (Out of line: once a transcript.)
+#[cold]
+#[inline(never)]
+fn skip_bom(first: &mut Vec<u8>) {
+    if first.starts_with(BOM) {
+        first.drain(..BOM.len());
+    }
+}
+
 /// The length of the line end (`\n` or `\r\n`) that `bytes` ends with, if any.
 fn line_end(bytes: &[u8]) -> usize {
     if bytes.ends_with(b"\r\n") {
@@ -628,10 +639,8 @@ impl<R: BufRead> State<R> {
             *buffer = String::from_utf8(bytes).unwrap_or_default();
             return Ok(false);
         }
-        if self.line == 0 && bytes.starts_with(BOM) {
-            // The byte order mark some tools write first (Windows PowerShell's UTF-8,
-            // Python's `utf-8-sig`), which no JSON parser reads: not the line's.
-            bytes.drain(..BOM.len());
+        if self.line == 0 {
+            skip_bom(&mut bytes);
         }
         self.line += 1;
         if bytes.len() - line_end(&bytes) > MAX_LINE_LEN {
