@@ -443,23 +443,51 @@ impl<'a> Scan<'a> {
     fn number(&mut self) -> Option<()> {
         let bytes = self.bytes();
         let mut i = self.at;
-        let digits = |i: &mut usize| {
-            let start = *i;
-            while bytes.get(*i).is_some_and(u8::is_ascii_digit) {
-                *i += 1;
+        // The commonest, a positive integer (a time, a count, an index), on a path
+        // of its own: a loop of its digits, then the end of the value (OpenAI's log
+        // 14 fewer instructions a message).
+        if let Some(b'1'..=b'9') = bytes.get(i) {
+            i += 1;
+            while let Some(b'0'..=b'9') = bytes.get(i) {
+                i += 1;
             }
-            *i > start
-        };
+            if !matches!(bytes.get(i), Some(b'.' | b'e' | b'E')) {
+                self.at = i;
+                return Some(());
+            }
+            self.at = Self::fraction_and_exponent(bytes, i)?;
+            return Some(());
+        }
         if bytes.get(i) == Some(&b'-') {
             i += 1;
         }
         match bytes.get(i)? {
             b'0' => i += 1,
             b'1'..=b'9' => {
-                digits(&mut i);
+                i += 1;
+                while let Some(b'0'..=b'9') = bytes.get(i) {
+                    i += 1;
+                }
             }
             _ => return None,
         }
+        if let Some(b'.' | b'e' | b'E') = bytes.get(i) {
+            i = Self::fraction_and_exponent(bytes, i)?;
+        }
+        self.at = i;
+        Some(())
+    }
+
+    /// A number's fraction and exponent, from `i` (at its `.`, `e` or `E`): where the
+    /// number ends.
+    fn fraction_and_exponent(bytes: &[u8], mut i: usize) -> Option<usize> {
+        let digits = |i: &mut usize| {
+            let start = *i;
+            while let Some(b'0'..=b'9') = bytes.get(*i) {
+                *i += 1;
+            }
+            *i > start
+        };
         if bytes.get(i) == Some(&b'.') {
             i += 1;
             if !digits(&mut i) {
@@ -475,7 +503,6 @@ impl<'a> Scan<'a> {
                 return None;
             }
         }
-        self.at = i;
-        Some(())
+        Some(i)
     }
 }

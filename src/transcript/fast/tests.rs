@@ -723,3 +723,28 @@ fn a_tool_output_not_utf8_ends_the_turn_before_its_error_on_either_path() {
     assert_eq!((fast.1, fast.2), (3, TranscriptErrorKind::NotUtf8));
     assert_eq!(fast, serde);
 }
+
+proptest! {
+    /// A number is skipped exactly where serde_json reads one, alone and before the
+    /// rest of a list (its end found where serde_json's is): integers, fractions,
+    /// exponents, signs, leading zeros, and what is none of these.
+    #[test]
+    fn numbers_are_skipped_where_serde_reads_them(
+        number in prop_oneof![
+            (
+                prop_oneof![Just(""), Just("-"), Just("+"), Just("--")],
+                prop_oneof![Just("0"), Just("00"), Just("01"), Just("7"), Just("123"), Just("1732492800"), Just("")],
+                prop_oneof![Just(""), Just("."), Just(".5"), Just(".05"), Just(".5."), Just("..5")],
+                prop_oneof![Just(""), Just("e"), Just("E+"), Just("e-3"), Just("E10"), Just("e+-1"), Just("e5e")],
+            )
+                .prop_map(|(sign, int, fraction, exponent)| format!("{sign}{int}{fraction}{exponent}")),
+            "[-+0-9.eE]{1,12}",
+        ]
+    ) {
+        for text in [number.clone(), format!("[{number}, 1]"), format!("[{number},1]")] {
+            let scanned = super::whole(&text, |s| s.skip(1)).is_some();
+            let serde = serde_json::from_str::<serde::de::IgnoredAny>(&text).is_ok();
+            prop_assert_eq!(scanned, serde, "{}", text);
+        }
+    }
+}
