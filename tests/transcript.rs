@@ -366,10 +366,11 @@ fn a_byte_order_mark_is_skipped_only_at_the_start() {
     assert_eq!((err.line, err.column), (2, Some(1)), "{err}");
 }
 
-/// A log written as UTF-16 (Windows PowerShell 5's `>`) is an error that says so, not
-/// only where its bytes stop being UTF-8; any other line that is not UTF-8 says where.
+/// A log written as UTF-16 (Windows PowerShell 5's `>`), or compressed (an archived
+/// log, gzip or zstd), is an error that says so, not only where its bytes stop being
+/// UTF-8; any other line that is not UTF-8 says where.
 #[test]
-fn a_utf16_log_is_named_as_such() {
+fn an_input_that_is_not_text_is_named_as_such() {
     let line = "{\"role\": \"user\", \"content\": \"hi\"}\n";
     let little: Vec<u8> = [0xFF, 0xFE]
         .into_iter()
@@ -387,6 +388,21 @@ fn a_utf16_log_is_named_as_such() {
             "{err}"
         );
         assert!(err.to_string().contains("UTF-16"), "{err}");
+    }
+    // The first bytes of each (gzip's header, zstd's frame), then what follows.
+    for (bytes, what) in [
+        (
+            &b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03\xab\x56\x2a\xca\xcf\x49\n"[..],
+            "gzip",
+        ),
+        (&b"\x28\xb5\x2f\xfd\x24\x26\x31\x01\x00\n"[..], "zstd"),
+    ] {
+        let err = read_transcript(bytes, Format::Auto).unwrap_err();
+        assert_eq!(err.line, 1, "{err}");
+        assert!(
+            err.to_string().contains(&format!("{what}-compressed")),
+            "{err}"
+        );
     }
     let err = read_transcript(
         &b"{\"role\": \"user\", \"content\": \"h\xff\"}\n"[..],

@@ -667,13 +667,12 @@ impl<R: BufRead> State<R> {
     fn line_not_utf8(&mut self, e: std::string::FromUtf8Error) -> TranscriptError {
         let mut error = not_utf8(e.utf8_error(), self.line);
         let bytes = e.into_bytes();
-        if self.line == 1 && (bytes.starts_with(b"\xFF\xFE") || bytes.starts_with(b"\xFE\xFF")) {
-            // What Windows PowerShell 5's `>` writes: said, so that the user knows
-            // what to convert, not only where the bytes went wrong.
-            error.message = "not UTF-8: UTF-16 (the input starts with UTF-16's byte order \
-                             mark); convert it to UTF-8 first (`iconv -f UTF-16 -t UTF-8`, or \
-                             PowerShell's `Set-Content -Encoding utf8`)"
-                .to_owned();
+        if self.line == 1
+            && let Some(what) = not_text(&bytes)
+        {
+            // Said, so that the user knows what to convert, not only where the bytes
+            // went wrong.
+            error.message = format!("not UTF-8: {what}");
         }
         self.not_utf8 = bytes;
         error
@@ -1362,6 +1361,25 @@ fn is_blank(line: &str) -> bool {
 /// `bytes`, line `line` of the input (or the first line of a document), as text.
 fn text(bytes: Vec<u8>, line: usize) -> Result<String, TranscriptError> {
     String::from_utf8(bytes).map_err(|e| not_utf8(e.utf8_error(), line))
+}
+
+/// What an input whose first line is `first` (not UTF-8) is, where it is known by its
+/// first bytes, and how to read it: UTF-16 (what Windows PowerShell 5's `>` writes),
+/// or a compressed file (an archived log).
+fn not_text(first: &[u8]) -> Option<&'static str> {
+    if first.starts_with(b"\xFF\xFE") || first.starts_with(b"\xFE\xFF") {
+        return Some(
+            "UTF-16 (the input starts with UTF-16's byte order mark); convert it to UTF-8 \
+             first (`iconv -f UTF-16 -t UTF-8`, or PowerShell's `Set-Content -Encoding utf8`)",
+        );
+    }
+    if first.starts_with(b"\x1F\x8B") {
+        return Some("gzip-compressed; decompress it first (`gunzip`, `zcat`)");
+    }
+    if first.starts_with(b"\x28\xB5\x2F\xFD") {
+        return Some("zstd-compressed; decompress it first (`unzstd`, `zstdcat`)");
+    }
+    None
 }
 
 /// The error of line `line`, which is not UTF-8.
