@@ -832,3 +832,32 @@ fn a_configuration_starting_with_a_byte_order_mark_reads_the_same() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A directory with no transcript in it is an error that says so (it was checked as
+/// no runs, exit 0), and counts the compressed ones it skipped.
+#[test]
+fn a_directory_without_transcripts_is_an_error_naming_what_it_holds() {
+    let dir = std::env::temp_dir().join(format!("doneseq-empty-corpus-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("nested")).unwrap();
+    std::fs::write(dir.join("README.md"), "not a transcript\n").unwrap();
+    let path = dir.to_str().unwrap();
+    let out = check(&["--seq", "A", path]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(stderr.contains("no transcript in it"), "{stderr}");
+    assert!(!stderr.contains("compressed"), "{stderr}");
+    std::fs::write(dir.join("nested/run.jsonl.gz"), b"\x1f\x8b").unwrap();
+    std::fs::write(dir.join("run.json.zst"), b"\x28\xb5\x2f\xfd").unwrap();
+    let out = check(&["--seq", "A", path]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        stderr.contains("2 compressed (.gz, .zst): decompress them first"),
+        "{stderr}"
+    );
+    // With a transcript beside them, the corpus is that one run.
+    std::fs::copy("examples/calculator.jsonl", dir.join("calculator.jsonl")).unwrap();
+    let out = check(&["--seq", "A", path]);
+    assert!(stdout(&out).contains("1 runs:"));
+    std::fs::remove_dir_all(&dir).ok();
+}

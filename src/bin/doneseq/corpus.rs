@@ -108,7 +108,21 @@ pub(crate) fn expand(args: &[String]) -> Result<Vec<PathBuf>, String> {
             }
             out.extend(found);
         } else if path.is_dir() {
-            walk(path, &mut out);
+            let before = out.len();
+            let mut compressed = 0;
+            walk(path, &mut out, &mut compressed);
+            if out.len() == before {
+                // Nothing to check is said, not totalled as no runs.
+                let hint = if compressed > 0 {
+                    format!("; {compressed} compressed (.gz, .zst): decompress them first")
+                } else {
+                    String::new()
+                };
+                return Err(format!(
+                    "{arg}: no transcript in it (.jsonl, .json or .tsv files, searched \
+                     recursively){hint}"
+                ));
+            }
         } else if path.is_file() {
             out.push(path.to_path_buf());
         } else {
@@ -125,16 +139,46 @@ fn is_transcript(path: &Path) -> bool {
         .is_some_and(|e| e == "jsonl" || e == "json" || e == "tsv")
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
+/// Whether `path` is a transcript compressed (`.jsonl.gz`, `.json.zst`, ...): not read,
+/// but counted, so that a directory of them is not said to hold nothing.
+fn is_compressed_transcript(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "gz" || e == "zst")
+        && path
+            .file_stem()
+            .is_some_and(|stem| is_transcript(Path::new(stem)))
+}
+
+/// The transcripts under `dir`, added to `out`; the compressed ones counted in
+/// `compressed`. A directory that cannot be read is said on standard error, and the
+/// walk goes on (one unreadable directory of a tree does not stop the others).
+fn walk(dir: &Path, out: &mut Vec<PathBuf>, compressed: &mut usize) {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) => {
+            eprintln!(
+                "warning: {}: cannot read the directory ({e}): its files are not checked",
+                dir.display()
+            );
+            return;
+        }
     };
-    for entry in entries.flatten() {
-        let path = entry.path();
+    for entry in entries {
+        let path = match entry {
+            Ok(entry) => entry.path(),
+            Err(e) => {
+                eprintln!(
+                    "warning: {}: cannot read an entry ({e}): not checked",
+                    dir.display()
+                );
+                continue;
+            }
+        };
         if path.is_dir() {
-            walk(&path, out);
+            walk(&path, out, compressed);
         } else if is_transcript(&path) {
             out.push(path);
+        } else if is_compressed_transcript(&path) {
+            *compressed += 1;
         }
     }
 }
