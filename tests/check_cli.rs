@@ -861,3 +861,26 @@ fn a_directory_without_transcripts_is_an_error_naming_what_it_holds() {
     assert!(stdout(&out).contains("1 runs:"));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A transcript with no message (an empty file, blank lines, an empty array) is
+/// checked (not done) with a warning that says it held none.
+#[test]
+fn a_transcript_without_messages_is_said_to_hold_none() {
+    let dir = std::env::temp_dir().join(format!("doneseq-no-messages-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, text) in [
+        ("empty.jsonl", ""),
+        ("blank.jsonl", "\n  \n"),
+        ("array.json", "[]"),
+    ] {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        let out = check(&["--seq", "A", path.to_str().unwrap()]);
+        assert!(stdout(&out).contains("not done"), "{name}");
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(stderr.contains("no message in it"), "{name}: {stderr}");
+    }
+    let out = check(&["--seq", "A", "examples/calculator.jsonl"]);
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("no message"));
+    std::fs::remove_dir_all(&dir).ok();
+}
