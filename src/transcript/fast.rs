@@ -37,13 +37,12 @@
 /// of the scan an unknown key costs. Or it may name the unknown key, `name @ _ =>
 /// other`, for `other` to look at (its bytes, as written).
 macro_rules! match_key {
-    ($s:ident, {
-        $($($key:literal)|+ => $body:expr,)*
-        $unknown:ident @ _ => $other:expr $(,)?
-    }) => {{
+    // Both forms below: the arms in turn, each key compared in place, then the key no
+    // arm names scanned for its end and bound to `$unknown`.
+    (@arms $s:ident, [$([$($key:literal)*] => $body:expr,)*] $unknown:pat => $other:expr) => {{
         let first = $s.key_first()?;
         $(
-            if false $(|| (first == $key[0] && $s.key_is($key)))+ {
+            if false $(|| (first == $key[0] && $s.key_is($key)))* {
                 $s.colon()?;
                 $body
             } else
@@ -55,23 +54,17 @@ macro_rules! match_key {
     }};
     ($s:ident, {
         $($($key:literal)|+ => $body:expr,)*
+        $unknown:ident @ _ => $other:expr $(,)?
+    }) => {
+        match_key!(@arms $s, [$([$($key)*] => $body,)*] $unknown => $other)
+    };
+    // The last arm's own keys are one more arm, whose body is the unknown key's.
+    ($s:ident, {
+        $($($key:literal)|+ => $body:expr,)*
         _ $(| $common:literal)* => $other:expr $(,)?
-    }) => {{
-        let first = $s.key_first()?;
-        $(
-            if false $(|| (first == $key[0] && $s.key_is($key)))+ {
-                $s.colon()?;
-                $body
-            } else
-        )*
-        if false $(|| (first == $common[0] && $s.key_is($common)))* {
-            $s.colon()?;
-            $other
-        } else {
-            $s.key()?;
-            $other
-        }
-    }};
+    }) => {
+        match_key!(@arms $s, [$([$($key)*] => $body,)* [$($common)*] => $other,] _ => $other)
+    };
 }
 
 pub(super) mod agno;
