@@ -103,9 +103,7 @@ impl TaskConfig {
                 format!("{shown}: longer than {MAX_CONFIG_LEN} bytes"),
             ));
         }
-        if bytes.starts_with(b"\xEF\xBB\xBF") {
-            bytes.drain(..3);
-        }
+        crate::transcript::skip_bom(&mut bytes);
         let text = String::from_utf8(bytes).map_err(|e| {
             error(
                 ConfigFileErrorKind::NotUtf8,

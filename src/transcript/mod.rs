@@ -348,12 +348,13 @@ fn without_line_end(text: &str) -> &str {
 /// UTF-8's byte order mark (U+FEFF), which the input may start with.
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
-/// Drops the byte order mark the first line may start with, as some tools write it
-/// (Windows PowerShell's UTF-8, Python's `utf-8-sig`), which no JSON parser reads: not
-/// the line's. (Out of line: once a transcript.)
+/// Drops the byte order mark a text's first bytes may start with (a transcript's
+/// first line, a configuration file), as some tools write it (Windows PowerShell's
+/// UTF-8, Python's `utf-8-sig`), which no JSON, TOML or YAML parser here reads: not
+/// the text's. (Out of line: once a transcript.)
 #[cold]
 #[inline(never)]
-fn skip_bom(first: &mut Vec<u8>) {
+pub(crate) fn skip_bom(first: &mut Vec<u8>) {
     if first.starts_with(BOM) {
         first.drain(..BOM.len());
     }

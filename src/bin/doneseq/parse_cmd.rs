@@ -72,9 +72,10 @@ pub(crate) fn run(args: &Args) -> ExitCode {
 const MAX_INPUT_LINE: usize = 16 << 20;
 
 /// The lines of standard input that hold a sequence, one at a time (so that memory
-/// does not grow with the input). Comments and blank lines are skipped (documented in
-/// `--help`), and a byte order mark that starts the input; a line that cannot be read, is not UTF-8 or is longer than
-/// [`MAX_INPUT_LINE`] is an error naming it, and the last item.
+/// does not grow with the input). Comments, blank lines and a byte order mark that
+/// starts the input are skipped (documented in `--help`); a line that cannot be read,
+/// is not UTF-8 or is longer than [`MAX_INPUT_LINE`] is an error naming it, and the
+/// last item.
 #[derive(Default)]
 struct StdinLines {
     line: usize,
