@@ -124,6 +124,10 @@ fn errors_name_the_message_the_part_and_the_field() {
             "part 1 of 1 (\"text\"): \"content\" is not a string",
         ),
         (
+            r#"{"kind": "response", "parts": [{"part_kind": "text", "content": "a\ud800"}]}"#,
+            "part 1 of 1 (\"text\"): \"content\" holds an unpaired surrogate escape",
+        ),
+        (
             r#"{"kind": "request", "parts": [{"part_kind": "system-prompt"}]}"#,
             "part 1 of 1 (\"system-prompt\") has no \"content\"",
         ),

@@ -275,7 +275,15 @@ fn string<'a>(
         PartContent::Text(text) => Ok(text),
         PartContent::Json(raw) if raw.starts_with('"') => serde_json::from_str::<Str<'a>>(raw)
             .map(Str::into_cow)
-            .map_err(|_| format!("{}: \"content\" is not a string", at())),
+            // (Its JSON was checked as it was read: what does not decode is a lone
+            // surrogate's escape, which is no text.)
+            .map_err(|_| {
+                format!(
+                    "{}: \"content\" holds an unpaired surrogate escape (\\ud800 to \\udfff), \
+                     which is no text",
+                    at()
+                )
+            }),
         PartContent::Json(_) => Err(format!("{}: \"content\" is not a string", at())),
     }
 }
