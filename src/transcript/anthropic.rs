@@ -1,13 +1,15 @@
 //! Chat requests (`{"messages": [...]}`, OpenAI's or Anthropic's, with Anthropic's
 //! top-level `system`) and Anthropic's response messages.
 
+use std::borrow::Cow;
+
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::parts::{self, Content, Found};
 use super::record::{Context, Failure, Out, Texts, each, message};
 use super::wire::{JsonLine, ProviderUsage, RawArguments, Str};
-use crate::{Message, Role};
+use crate::{Message, Role, ToolCall};
 
 /// A request's messages. Anthropic gives the system prompt as `system` (a string or
 /// text blocks), OpenAI as the first message. The request's other fields (`model`,
@@ -42,9 +44,9 @@ pub(super) fn read_request<'a>(
 
 /// An Anthropic response: `{"type": "message", "role": "assistant", "content":
 /// [blocks], "usage": {...}}`. `id`, `model`, `stop_reason`, `stop_sequence` and
-/// `container` describe the call. Filled by serde, or by the fast path's scanner (in
-/// a default one), and converted by [`read_response`] either way.
-#[derive(Default, Deserialize)]
+/// `container` describe the call. Read by serde where the fast path's scanner is not
+/// sure of the line (the scanner builds the message itself, through [`reply`]).
+#[derive(Deserialize)]
 pub(super) struct Response<'a> {
     #[serde(rename = "type", borrow)]
     pub(super) kind: Str<'a>,
@@ -54,16 +56,11 @@ pub(super) struct Response<'a> {
     pub(super) content: Content<'a, RawArguments<'a>>,
     #[serde(default)]
     pub(super) usage: Option<ProviderUsage>,
-    /// The calls and results of content the scanner read (it converts each part as
-    /// it reads it, and gives `content` as text); empty from serde.
-    #[serde(skip)]
-    pub(super) found: Found<'a>,
 }
 
-/// The model's message of a response. (By reference, its fields taken: the response
-/// is filled where it is read, and a move of it is a copy.)
+/// The model's message of a response.
 pub(super) fn read_response<'a>(
-    response: &mut Response<'a>,
+    response: Response<'a>,
     within: &'a str,
 ) -> Result<Message<'a>, Failure<'a>> {
     if response.kind.0 != "message" || response.role.0 != "assistant" {
@@ -76,14 +73,24 @@ pub(super) fn read_response<'a>(
             ),
         ));
     }
-    let mut found = std::mem::take(&mut response.found);
-    let content = std::mem::take(&mut response.content);
-    let text = parts::text(Some(content), &mut found).map_err(|m| Failure::message(within, m))?;
+    let mut found = Found::default();
+    let text =
+        parts::text(Some(response.content), &mut found).map_err(|m| Failure::message(within, m))?;
     if !found.results.is_empty() {
         return Err(Failure::message(within, "a response holds tool results"));
     }
+    Ok(reply(text, found.calls, response.usage))
+}
+
+/// The model's message of a response whose type and role are checked and that holds
+/// no tool results: its content's text and calls, and its usage.
+pub(super) fn reply<'a>(
+    text: Cow<'a, str>,
+    calls: Vec<ToolCall<'a>>,
+    usage: Option<ProviderUsage>,
+) -> Message<'a> {
     let mut reply = Message::new(Role::Llm, text);
-    reply.tool_calls = found.calls;
-    reply.usage = response.usage.take().map(ProviderUsage::into_usage);
-    Ok(reply)
+    reply.tool_calls = calls;
+    reply.usage = usage.map(ProviderUsage::into_usage);
+    reply
 }

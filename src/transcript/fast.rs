@@ -82,7 +82,7 @@ use std::borrow::Cow;
 
 use self::scan::{Scan, Seen};
 use super::autogen::{AgentMessage, ExecutionResult, FunctionCall};
-use super::parts::{self, Content, Found};
+use super::parts::{self, Found};
 use super::responses::Item;
 use super::wire::{Str, is_langroid_role};
 use super::{anthropic, autogen};
@@ -146,34 +146,37 @@ pub(super) fn completion<'a>(
     })
 }
 
-/// An Anthropic response message into `response` (a default one) if the scanner is
-/// sure of it: the struct serde fills (type, role, content blocks, usage; `id`,
-/// `model`, `stop_reason` and any other key skipped, as serde does). `None`
-/// otherwise, `response` then partly filled. (Filled where it is read: the struct is
-/// large, and each move of it a copy.)
-pub(super) fn anthropic_response<'a>(
-    text: &'a str,
-    response: &mut anthropic::Response<'a>,
-) -> Option<()> {
+/// An Anthropic response's message into `chat` (a default one) if the scanner is
+/// sure of it: `"type": "message"`, `"role": "assistant"`, content blocks that hold
+/// no tool results, and usage (`id`, `model`, `stop_reason` and any other key
+/// skipped, as serde does), built by the conversion's [`anthropic::reply`]. `None`
+/// otherwise, and the serde path reads the line (and says what is wrong, if
+/// anything). (The message is built here, not a response struct filled for the
+/// conversion to read: the struct's drops and moves cost 200 instructions a
+/// message.)
+pub(super) fn anthropic_response<'a>(text: &'a str, chat: &mut Chat<'a>) -> Option<()> {
     whole(text, |s| {
         let mut seen = Seen::default();
+        let mut content = Cow::Borrowed("");
+        let mut usage = None;
+        let mut found = Found::default();
         s.object(|s| {
             match_key!(s, {
                 b"type" => {
                     seen.once(0)?;
-                    response.kind = Str(s.string()?);
+                    (s.string_is(b"message")?).then_some(())?;
                 },
                 b"role" => {
                     seen.once(1)?;
-                    response.role = Str(s.string()?);
+                    (s.string_is(b"assistant")?).then_some(())?;
                 },
                 b"content" => {
                     seen.once(2)?;
-                    response.content = Content::Text(s.content(2, &mut response.found)?);
+                    content = s.content(2, &mut found)?;
                 },
                 b"usage" => {
                     seen.once(3)?;
-                    response.usage = s.nullable(|s| s.provider_usage(2))?;
+                    usage = s.nullable(|s| s.provider_usage(2))?;
                 },
                 _ | b"id" | b"model" | b"stop_reason" | b"stop_sequence" | b"container" => {
                     s.skip(2)?;
@@ -182,7 +185,9 @@ pub(super) fn anthropic_response<'a>(
             Some(())
         })?;
         // `type`, `role` and `content` are required, as serde reads them.
-        (seen.has(0) && seen.has(1) && seen.has(2)).then_some(())
+        (seen.has(0) && seen.has(1) && seen.has(2) && found.results.is_empty()).then_some(())?;
+        chat.message = Some(anthropic::reply(content, found.calls, usage));
+        Some(())
     })
 }
 

@@ -417,12 +417,12 @@ fn read_kind<'a>(
             anthropic::read_request(parse(text)?, text, cx, out)
         }
         Kind::AnthropicResponse => {
-            // Filled where it is read (it is large; a move of it is a copy).
-            let mut response = anthropic::Response::default();
-            if fast::anthropic_response(text, &mut response).is_none() {
-                response = parse(text)?;
+            let mut chat = fast::Chat::default();
+            if fast::anthropic_response(text, &mut chat).is_some() {
+                out.extend(chat.message);
+                return Ok(());
             }
-            out.push(anthropic::read_response(&mut response, text)?);
+            out.push(anthropic::read_response(parse(text)?, text)?);
             Ok(())
         }
         Kind::ResponsesItem => {
@@ -547,12 +547,7 @@ pub(super) fn scan<'a>(
         }
         Kind::Message => fast::message(text, cx.detect_langroid, chat),
         Kind::Completion => fast::completion(text, cx.detect_langroid, chat),
-        Kind::AnthropicResponse => {
-            let mut response = anthropic::Response::default();
-            fast::anthropic_response(text, &mut response)?;
-            chat.message = Some(anthropic::read_response(&mut response, text).ok()?);
-            Some(())
-        }
+        Kind::AnthropicResponse => fast::anthropic_response(text, chat),
         Kind::BedrockMessage => fast::converse::message(text, chat),
         Kind::AgnoMessage => fast::agno::message(text, chat),
         Kind::LlamaIndexMessage => fast::llamaindex::message(text, chat),

@@ -289,6 +289,16 @@ impl<'a> Scan<'a> {
         }
     }
 
+    /// Whether the string at the cursor (after whitespace) is `word`, consumed:
+    /// compared in place where it is written as `word` is, decoded otherwise.
+    #[inline(always)]
+    pub(super) fn string_is(&mut self, word: &[u8]) -> Option<bool> {
+        if self.peek()? == b'"' && self.key_is(word) {
+            return Some(true);
+        }
+        Some(self.string()?.as_bytes() == word)
+    }
+
     /// A string whose text is JSON (a call's arguments): borrowed from the line; where
     /// it has escapes (its quotes are escaped, every few bytes), checked as
     /// [`Scan::string`] checks them and kept as written, decoded when asked for.

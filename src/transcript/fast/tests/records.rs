@@ -94,8 +94,9 @@ const ANTHROPIC_RESPONSES: &[&str] = &[
     r#"{"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": [{"type": "text", "text": "Let me compute that."}, {"type": "tool_use", "id": "toolu_1", "name": "calculator", "input": {"expression": "17 * 23 + 4"}}], "stop_reason": "tool_use", "stop_sequence": null, "usage": {"input_tokens": 61, "output_tokens": 22}}"#,
     r#"{"id": "msg_3", "type": "message", "role": "assistant", "content": [{"type": "thinking", "thinking": "...", "signature": "s"}, {"type": "text", "text": "Paris", "citations": [{"type": "web_search_result_location", "url": "u"}]}, {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"query": "q"}}, {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": []}], "usage": {"input_tokens": 40, "cache_creation_input_tokens": 3, "cache_read_input_tokens": 2270, "output_tokens": 9, "server_tool_use": {"web_search_requests": 1}}, "container": null}"#,
     r#"{"type": "message", "role": "assistant", "content": "plain text"}"#,
-    r#"{"type": "message", "role": "user", "content": []}"#,
-    r#"{"type": "message", "role": "assistant", "content": [{"type": "tool_result", "tool_use_id": "x", "content": "r"}]}"#,
+    r#"{"type": "message", "role": "assistant", "content": []}"#,
+    // Its type written with an escape: decoded.
+    r#"{"type": "m\u0065ssage", "role": "assistant", "content": "e"}"#,
 ];
 
 /// Anthropic responses left to the serde path.
@@ -104,6 +105,10 @@ const ANTHROPIC_LEFT: &[&str] = &[
     r#"{"type": "message", "role": "assistant"}"#,
     r#"{"type": "message", "role": "assistant", "content": [], "usage": {"input_tokens": -1}}"#,
     r#"{"type": "message", "type": "message", "role": "assistant", "content": []}"#,
+    // A type or role serde refuses, and tool results (the serde path says why).
+    r#"{"type": "message", "role": "user", "content": []}"#,
+    r#"{"type": "messages", "role": "assistant", "content": []}"#,
+    r#"{"type": "message", "role": "assistant", "content": [{"type": "tool_result", "tool_use_id": "x", "content": "r"}]}"#,
     // Parts the conversion refuses (the serde path says what is wrong).
     r#"{"type": "message", "role": "assistant", "content": [{"type": "text", "text": "a"}, {"type": "mystery"}]}"#,
     r#"{"type": "message", "role": "assistant", "content": [{"type": "tool_result", "tool_use_id": "x", "content": [{"type": "tool_use", "name": "f"}]}]}"#,
