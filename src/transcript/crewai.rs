@@ -86,29 +86,24 @@ pub(super) fn read_crew<'a>(
     )
 }
 
-/// A task's output as the scanner reads it: its messages (each converted as the
-/// chat message's serde path converts it), its agent and its final answer. (A task
-/// with tool failures is left to serde.)
+/// A task's output as the scanner reads it, but for its messages (each converted as
+/// the chat message's serde path converts it and added by [`push`] as it is read):
+/// its agent and its final answer. (A task with tool failures is left to serde.)
 #[derive(Default)]
 pub(super) struct Scanned<'a> {
-    pub(super) messages: Vec<Message<'a>>,
     pub(super) raw: Option<Cow<'a, str>>,
     pub(super) agent: Option<Cow<'a, str>>,
     pub(super) agent_role: Option<Cow<'a, str>>,
 }
 
-/// A task's output the scanner read.
+/// A task's output the scanner read, its messages `out[start..]`.
 pub(super) fn read_scanned<'a>(
     task: Scanned<'a>,
+    start: usize,
     within: &'a str,
     out: &mut Out<'a>,
 ) -> Result<(), Failure<'a>> {
     let agent = task.agent.or(task.agent_role);
-    let start = out.len();
-    out.reserve(task.messages.len() + 1);
-    for message in task.messages {
-        push(message, agent.as_ref(), out);
-    }
     finish(start, agent.as_ref(), task.raw, &[], within, out)
 }
 
@@ -131,7 +126,7 @@ pub(super) fn read_task<'a>(
                 .into_message(&mut results)
                 .map_err(|m| Failure::message(text, m))?;
             for message in results.into_iter().chain(message) {
-                push(message, agent.as_ref(), out);
+                push(message, out);
             }
             Ok(())
         },
@@ -148,8 +143,11 @@ pub(super) fn read_task<'a>(
     )
 }
 
-/// The end of a task whose messages are `out[start..]`: its final answer (`raw`)
-/// where they do not end with it, and its tools' failures marked on their results.
+/// The end of a task whose messages are `out[start..]`: the model's answered by its
+/// agent (where they do not name who answered), its final answer (`raw`) where they
+/// do not end with it, and its tools' failures marked on their results. (The agent
+/// set here, not as each message is added: the scanner adds them as it reads them,
+/// and the agent may come after them.)
 fn finish<'a>(
     start: usize,
     agent: Option<&Cow<'a, str>>,
@@ -158,6 +156,13 @@ fn finish<'a>(
     within: &'a str,
     out: &mut Out<'a>,
 ) -> Result<(), Failure<'a>> {
+    if let Some(agent) = agent {
+        for message in &mut out[start..] {
+            if message.role == Role::Llm && message.responder.is_none() {
+                message.responder = Some(agent.clone());
+            }
+        }
+    }
     let answered = out[start..]
         .last()
         .is_some_and(|m| m.role == Role::Llm && m.tool_calls.is_empty());
@@ -175,9 +180,9 @@ fn finish<'a>(
     Ok(())
 }
 
-/// Adds a message of the task's: the model's answered by its agent (a call it wrote
-/// as text read as the call and its result), a tool's result naming its tool.
-fn push<'a>(mut message: Message<'a>, agent: Option<&Cow<'a, str>>, out: &mut Out<'a>) {
+/// Adds a message of the task's: the model's (a call it wrote as text read as the
+/// call and its result), a tool's result naming its tool.
+pub(super) fn push<'a>(mut message: Message<'a>, out: &mut Out<'a>) {
     if message.role == Role::Agent && message.tool_name().is_none() {
         // A tool's result names its tool (OpenAI's `name`), as one written as text does.
         // (Set in place: a message moved is a 136-byte copy.)
@@ -188,9 +193,6 @@ fn push<'a>(mut message: Message<'a>, agent: Option<&Cow<'a, str>>, out: &mut Ou
     if message.role != Role::Llm {
         out.push(message);
         return;
-    }
-    if message.responder.is_none() {
-        message.responder = agent.cloned();
     }
     let result = if message.tool_calls.is_empty() {
         written_call(&mut message)

@@ -507,9 +507,12 @@ fn read_kind<'a>(
 /// serde.
 fn crewai_task<'a>(text: &'a str, out: &mut Out<'a>) -> Result<(), Failure<'a>> {
     let mut task = crewai::Scanned::default();
-    if fast::crewai::task(text, &mut task).is_some() {
-        return crewai::read_scanned(task, text, out);
+    let start = out.len();
+    if fast::crewai::task(text, &mut task, out).is_some() {
+        return crewai::read_scanned(task, start, text, out);
     }
+    // What the scanner added before it gave up.
+    out.truncate(start);
     crewai::read_task(parse(text)?, text, out)
 }
 

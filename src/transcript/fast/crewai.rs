@@ -7,12 +7,20 @@
 
 use super::Chat;
 use super::scan::{Scan, Seen};
-use crate::transcript::crewai::Scanned;
+use crate::transcript::crewai::{self, Scanned};
+use crate::transcript::record::Out;
 
-/// The CrewAI task's output in `text` (a trimmed line) into `task` (a default one),
-/// if the scanner is sure of it: `messages`, `raw`, `agent` (or an agent's
-/// `agent_role`) and an empty `tool_failures`; any other key skipped (as serde does).
-pub(in crate::transcript) fn task<'a>(text: &'a str, task: &mut Scanned<'a>) -> Option<()> {
+/// The CrewAI task's output in `text` (a trimmed line), if the scanner is sure of
+/// it: its `messages` added to `out` by `crewai::push` as they are read (where a list
+/// of them, moved twice more, cost about 100 instructions a message), `raw`, `agent`
+/// (or an agent's `agent_role`) into `task` (a default one) and an empty
+/// `tool_failures`; any other key skipped (as serde does). `None` otherwise, what it
+/// added left in `out` for the caller to take back.
+pub(in crate::transcript) fn task<'a>(
+    text: &'a str,
+    task: &mut Scanned<'a>,
+    out: &mut Out<'a>,
+) -> Option<()> {
     super::whole(text, |s| {
         let mut seen = Seen::default();
         s.object(|s| {
@@ -21,12 +29,13 @@ pub(in crate::transcript) fn task<'a>(text: &'a str, task: &mut Scanned<'a>) -> 
                     seen.once(0)?;
                     // Room for a task's few messages at once (growing from none
                     // costs more than allocating).
-                    task.messages.reserve(8);
+                    out.reserve(8);
                     s.elements(2, |s| {
                         let mut chat = Chat::default();
                         s.chat(3, false, &mut chat)?;
-                        task.messages.append(&mut chat.results);
-                        task.messages.extend(chat.message);
+                        for message in chat.results.into_iter().chain(chat.message) {
+                            crewai::push(message, out);
+                        }
                         Some(())
                     })?;
                 },

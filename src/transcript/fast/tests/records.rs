@@ -286,7 +286,7 @@ const CREWAI_LEFT: &[&str] = &[
 #[test]
 fn crewai_tasks_are_scanned_as_serde_reads_them() {
     scanned_as_serde_reads(CREWAI, &[], CREWAI_LEFT, |line| {
-        crewai::task(line, &mut Default::default()).is_some()
+        crewai::task(line, &mut Default::default(), &mut Default::default()).is_some()
     });
 }
 
