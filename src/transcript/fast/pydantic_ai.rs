@@ -10,7 +10,10 @@ use crate::transcript::wire::Str;
 /// The Pydantic AI message in `text` (a trimmed line) into `message` (a default
 /// one), if the scanner is sure of it: the keys the serde path reads, any other key
 /// skipped (as serde does). `None` otherwise, `message` then partly filled. (Filled
-/// where it is read: the struct is large, and each move of it a copy.)
+/// where it is read: the struct is large, and each move of it a copy. Never inlined:
+/// inlined into the record reader's dispatch, as the compiler chose once that
+/// dispatch was smaller, it cost 124 instructions a message.)
+#[inline(never)]
 pub(in crate::transcript) fn message<'a>(
     text: &'a str,
     message: &mut ModelMessage<'a>,
