@@ -11,8 +11,8 @@ use crate::transcript::crewai::{self, Scanned};
 use crate::transcript::record::Out;
 
 /// The CrewAI task's output in `text` (a trimmed line), if the scanner is sure of
-/// it: its `messages` added to `out` by `crewai::push` as they are read (where a list
-/// of them, moved twice more, cost about 100 instructions a message), `raw`, `agent`
+/// it: its `messages` added to `out` by `crewai::push` as they are read (a list of
+/// them first, each moved twice more, cost 38 instructions a message), `raw`, `agent`
 /// (or an agent's `agent_role`) into `task` (a default one) and an empty
 /// `tool_failures`; any other key skipped (as serde does). `None` otherwise, what it
 /// added left in `out` for the caller to take back.
