@@ -14,11 +14,21 @@ use crate::{Message, Role, ToolCall};
 /// The source AutoGen gives the task's own messages.
 const TASK_SOURCE: &str = "user";
 
+/// The types of the model's tool calls and of their results.
+pub(super) const REQUEST: &str = "ToolCallRequestEvent";
+pub(super) const EXECUTION: &str = "ToolCallExecutionEvent";
+
+/// The types of messages whose content is not text.
+const MULTIMODAL: &str = "MultiModalMessage";
+const STRUCTURED: &str = "StructuredMessage";
+
 /// One message or event. `id`, `metadata`, `created_at`, a handoff's `context`, a
 /// summary's `tool_calls` and `results` (the events before it hold them) and a
-/// structured message's `format_string` are not read. Filled by serde, or by the
-/// fast path's scanner (in a default one), and converted by [`read`] either way.
-#[derive(Default, Deserialize)]
+/// structured message's `format_string` are not read. Read by serde where the fast
+/// path's scanner is not sure of the line, and converted by [`read`] (the scanner
+/// builds the messages of the common kinds itself, through the same [`request`],
+/// [`result`] and [`step`]).
+#[derive(Deserialize)]
 pub(super) struct AgentMessage<'a> {
     #[serde(rename = "type", borrow)]
     pub(super) kind: Str<'a>,
@@ -32,11 +42,6 @@ pub(super) struct AgentMessage<'a> {
     /// A handoff's target.
     #[serde(default, borrow)]
     pub(super) target: Option<Str<'a>>,
-    /// The content as the fast path's scanner read it on its way (the type comes
-    /// after it), where that is what the type says it holds; `content` is read
-    /// otherwise.
-    #[serde(skip)]
-    pub(super) scanned: Option<Scanned<'a>>,
 }
 
 /// A message's content, read by the fast path's scanner before it knows the type: a
@@ -89,25 +94,18 @@ enum Piece<'a> {
 /// The messages one AutoGen message or event stands for: none for an event that is
 /// not a step (thoughts, streaming chunks, memory queries, speaker selection, code
 /// generation and execution, input requests), one per result of a tool execution.
-/// (By reference, its fields taken: the message is filled where it is read, and a
-/// move of it is a copy.)
 pub(super) fn read<'a>(
-    message: &mut AgentMessage<'a>,
+    message: AgentMessage<'a>,
     within: &'a str,
     out: &mut Out<'a>,
 ) -> Result<(), Failure<'a>> {
-    let kind = std::mem::take(&mut message.kind.0);
-    let kind = &*kind;
+    let kind = &*message.kind.0;
     let content = message.content.unwrap_or("null");
-    let usage = message.models_usage.take().map(ProviderUsage::into_usage);
-    let source = std::mem::take(&mut message.source.0);
+    let usage = message.models_usage.map(ProviderUsage::into_usage);
+    let source = message.source.0;
     match kind {
-        "ToolCallRequestEvent" => {
-            let scanned = match message.scanned.take() {
-                Some(Scanned::Calls(calls)) => Some(calls),
-                _ => None,
-            };
-            let calls = read_content(scanned, content, super::fast::function_calls, |c| {
+        REQUEST => {
+            let calls = read_content(content, super::fast::function_calls, |c| {
                 // Converted where they are (a call and a tool call are the same size:
                 // the list is not allocated again).
                 parse::<Vec<FunctionCall<'a>>>(c)?
@@ -117,35 +115,29 @@ pub(super) fn read<'a>(
                     })
                     .collect()
             })?;
-            let mut request = Message::new(Role::Llm, "").with_responder(source);
-            request.tool_calls = calls;
-            request.usage = usage;
-            out.push(request);
+            out.push(request(calls, source, usage));
         }
-        "ToolCallExecutionEvent" => {
-            let scanned = match message.scanned.take() {
-                Some(Scanned::Results(results)) => Some(results),
-                _ => None,
-            };
-            let results = read_content(scanned, content, super::fast::execution_results, |c| {
+        EXECUTION => {
+            let results = read_content(content, super::fast::execution_results, |c| {
                 parse::<Vec<ExecutionResult<'a>>>(c).map(Results::from_vec)
             })?;
-            for result in results {
-                let text = result.content.into_cow();
-                let mut step = Message::new(Role::Agent, text).with_responder(source.clone());
-                if let Some(name) = result.name.filter(|n| !n.is_empty()) {
-                    step = step.with_tool_name(name.into_cow());
-                }
-                if let Some(id) = result.call_id.filter(|n| !n.is_empty()) {
-                    step = step.with_tool_call_id(id.into_cow());
-                }
-                if result.is_error {
-                    step = failed(step, "the tool failed");
-                }
-                out.push(step);
+            for one in results {
+                out.push(result(one, source.clone()));
             }
         }
-        "MultiModalMessage" => {
+        kind if is_text_step(kind) => {
+            let text = read_content(content, super::fast::json_string, |c| {
+                parse::<Str<'a>>(c).map(Str::into_cow)
+            })?;
+            out.push(step(
+                kind,
+                text,
+                source,
+                usage,
+                message.target.map(Str::into_cow),
+            ));
+        }
+        MULTIMODAL => {
             let mut text = String::new();
             for piece in parse::<Vec<Piece<'a>>>(content)? {
                 match piece {
@@ -155,29 +147,11 @@ pub(super) fn read<'a>(
             }
             out.push(chat(Cow::Owned(text), source, usage));
         }
-        kind if kind.starts_with("StructuredMessage") => {
+        kind if kind.starts_with(STRUCTURED) => {
             // Its model text is the content's JSON.
             out.push(chat(Cow::Borrowed(content), source, usage));
         }
-        kind if kind.ends_with("Message") => {
-            let scanned = match message.scanned.take() {
-                Some(Scanned::Text(text)) => Some(text),
-                _ => None,
-            };
-            let text = read_content(scanned, content, super::fast::json_string, |c| {
-                parse::<Str<'a>>(c).map(Str::into_cow)
-            })?;
-            let mut step = chat(text, source, usage);
-            if kind == "StopMessage" {
-                step = step.as_stop();
-            } else if kind == "HandoffMessage" {
-                if let Some(target) = message.target.take().filter(|t| !t.is_empty()) {
-                    step = step.with_handoff(target.into_cow());
-                }
-            }
-            out.push(step);
-        }
-        kind if kind.ends_with("Event") => {}
+        kind if is_silent_event(kind) => {}
         other => {
             return Err(Failure::message(
                 within,
@@ -188,6 +162,65 @@ pub(super) fn read<'a>(
         }
     }
     Ok(())
+}
+
+/// Whether messages of type `kind` are chat messages whose content is text, read by
+/// [`step`] (any type ending in `Message` but the multimodal and structured ones).
+pub(super) fn is_text_step(kind: &str) -> bool {
+    kind.ends_with("Message") && kind != MULTIMODAL && !kind.starts_with(STRUCTURED)
+}
+
+/// Whether messages of type `kind` are events that are not steps (any type ending in
+/// `Event` but the tool calls' and their results').
+pub(super) fn is_silent_event(kind: &str) -> bool {
+    kind.ends_with("Event") && kind != REQUEST && kind != EXECUTION
+}
+
+/// A `ToolCallRequestEvent`'s message: the model's calls.
+pub(super) fn request<'a>(
+    calls: Vec<ToolCall<'a>>,
+    source: Cow<'a, str>,
+    usage: Option<crate::Usage>,
+) -> Message<'a> {
+    let mut request = Message::new(Role::Llm, "").with_responder(source);
+    request.tool_calls = calls;
+    request.usage = usage;
+    request
+}
+
+/// The message of one result of a `ToolCallExecutionEvent`.
+pub(super) fn result<'a>(result: ExecutionResult<'a>, source: Cow<'a, str>) -> Message<'a> {
+    let text = result.content.into_cow();
+    let mut step = Message::new(Role::Agent, text).with_responder(source);
+    if let Some(name) = result.name.filter(|n| !n.is_empty()) {
+        step = step.with_tool_name(name.into_cow());
+    }
+    if let Some(id) = result.call_id.filter(|n| !n.is_empty()) {
+        step = step.with_tool_call_id(id.into_cow());
+    }
+    if result.is_error {
+        step = failed(step, "the tool failed");
+    }
+    step
+}
+
+/// The message of a chat message of type `kind` whose content is text ([`is_text_step`]):
+/// a stop message stops, a handoff names its target.
+pub(super) fn step<'a>(
+    kind: &str,
+    text: Cow<'a, str>,
+    source: Cow<'a, str>,
+    usage: Option<crate::Usage>,
+    target: Option<Cow<'a, str>>,
+) -> Message<'a> {
+    let step = chat(text, source, usage);
+    if kind == "StopMessage" {
+        return step.as_stop();
+    }
+    match target.filter(|t| kind == "HandoffMessage" && !t.is_empty()) {
+        Some(target) => step.with_handoff(target),
+        None => step,
+    }
 }
 
 /// The tool call an AutoGen `FunctionCall` is (its name, arguments and id), or what
@@ -203,16 +236,14 @@ pub(super) fn tool_call(call: FunctionCall<'_>) -> Result<ToolCall<'_>, &'static
     ))
 }
 
-/// A message's content: as the scanner read it on its way where that is what the type
-/// says it holds (`scanned`), else as the scanner reads it now, else as serde reads
+/// A message's content (its JSON text): as the scanner reads it, else as serde reads
 /// it (the error, if any, is serde's).
 fn read_content<'a, T>(
-    scanned: Option<T>,
     content: &'a str,
     scan: fn(&'a str) -> Option<T>,
     parse: impl FnOnce(&'a str) -> Result<T, Failure<'a>>,
 ) -> Result<T, Failure<'a>> {
-    match scanned.or_else(|| scan(content)) {
+    match scan(content) {
         Some(value) => Ok(value),
         None => parse(content),
     }
@@ -244,9 +275,5 @@ pub(super) fn read_result<'a>(
     result: TaskResult<'a>,
     out: &mut Out<'a>,
 ) -> Result<(), Failure<'a>> {
-    each::<AgentMessage<'a>>(
-        result.messages,
-        |mut m, text, out| read(&mut m, text, out),
-        out,
-    )
+    each::<AgentMessage<'a>>(result.messages, |m, text, out| read(m, text, out), out)
 }

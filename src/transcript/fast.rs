@@ -81,10 +81,10 @@ pub(super) mod smolagents;
 use std::borrow::Cow;
 
 use self::scan::{Scan, Seen};
-use super::autogen::{AgentMessage, ExecutionResult, FunctionCall};
+use super::autogen::{ExecutionResult, FunctionCall, Scanned};
 use super::parts::{self, Found};
 use super::responses::Item;
-use super::wire::{Str, is_langroid_role};
+use super::wire::{ProviderUsage, Str, is_langroid_role};
 use super::{anthropic, autogen};
 use crate::{Message, Role, ToolCall};
 
@@ -288,52 +288,83 @@ pub(super) fn ends_turn(line: &[u8]) -> bool {
     })
 }
 
-/// An AutoGen message or event (`model_dump()`) into `message` (a default one), if
-/// the scanner is sure of it: the struct the serde path reads (its type, source,
-/// content as JSON text, usage and a handoff's target; any other key skipped, as
-/// serde does), which the one conversion then reads. `None` otherwise, `message`
-/// then partly filled. (Filled where it is read: the struct is large, and each move
-/// of it a copy.)
-pub(super) fn agent_message<'a>(text: &'a str, message: &mut AgentMessage<'a>) -> Option<()> {
+/// The messages of an AutoGen message or event (`model_dump()`) into `chat` (a
+/// default one), if the scanner is sure of it: its type, source, content, usage and
+/// a handoff's target (any other key skipped, as serde does), the content read
+/// before the type is known (it comes after it); a tool call request, a tool
+/// execution or a chat message whose content is what its type says, built by the
+/// conversion's `autogen::request`, `autogen::result` and `autogen::step`, and an
+/// event that is no step (no message). `None` otherwise (a multimodal or structured
+/// message among them), and the serde path reads the line. (The messages are built
+/// here, not a struct filled for the conversion to read: with its drops and the
+/// record reader's path, that cost about 200 instructions a message.)
+pub(super) fn agent_message<'a>(text: &'a str, chat: &mut Chat<'a>) -> Option<()> {
     whole(text, |s| {
         let mut seen = Seen::default();
+        let (mut kind, mut source, mut content, mut usage, mut target) =
+            (None, None, None, None, None);
         s.object(|s| {
             match_key!(s, {
                 b"type" => {
                     seen.once(0)?;
-                    message.kind = Str(s.string()?);
+                    kind = Some(s.string()?);
                 },
                 b"source" => {
                     seen.once(1)?;
-                    message.source = Str(s.string()?);
+                    source = Some(s.string()?);
                 },
                 b"content" => {
                     seen.once(2)?;
                     s.peek()?;
                     let start = s.at;
-                    message.scanned = s.agent_content();
-                    if message.scanned.is_none() {
-                        // Not what it looked like: read again as JSON text only.
+                    content = s.agent_content();
+                    if content.is_none() {
+                        // Not what it looked like: checked, for an event that is no
+                        // step (any other type gives up below).
                         s.at = start;
-                        message.content = s.nullable(|s| s.raw(2))?;
-                    } else {
-                        message.content = Some(s.slice(start, s.at)?);
+                        s.skip(2)?;
                     }
                 },
                 b"models_usage" => {
                     seen.once(3)?;
-                    message.models_usage = s.nullable(|s| s.provider_usage(2))?;
+                    usage = s.nullable(|s| s.provider_usage(2))?;
                 },
                 b"target" => {
                     seen.once(4)?;
-                    message.target = s.str()?;
+                    target = s.nullable(|s| s.string())?;
                 },
                 _ | b"id" | b"metadata" | b"created_at" => s.skip(2)?,
             });
             Some(())
         })?;
         // `type` and `source` are required, as serde reads them.
-        (seen.has(0) && seen.has(1)).then_some(())
+        let (kind, source) = (kind?, source?);
+        let usage = usage.map(ProviderUsage::into_usage);
+        match (&*kind, content) {
+            (autogen::REQUEST, Some(Scanned::Calls(calls))) => {
+                chat.message = Some(autogen::request(calls, source, usage));
+            }
+            (autogen::EXECUTION, Some(Scanned::Results(results))) => {
+                // One result (the commonest) as the message, where a list of results
+                // would be allocated for it.
+                if results.len() == 1 {
+                    let one = results.into_iter().next()?;
+                    chat.message = Some(autogen::result(one, source));
+                } else {
+                    for one in results {
+                        chat.results.push(autogen::result(one, source.clone()));
+                    }
+                }
+            }
+            // An empty list, read as calls (it has no first key): no results.
+            (autogen::EXECUTION, Some(Scanned::Calls(calls))) if calls.is_empty() => {}
+            (kind, Some(Scanned::Text(text))) if autogen::is_text_step(kind) => {
+                chat.message = Some(autogen::step(kind, text, source, usage, target));
+            }
+            (kind, _) if autogen::is_silent_event(kind) => {}
+            _ => return None,
+        }
+        Some(())
     })
 }
 
@@ -384,9 +415,9 @@ impl<'a> Scan<'a> {
     /// string, or a list read as the tool calls or the tool results its first key
     /// suggests (results begin with `content`, `call_id` or `is_error`). `None`
     /// (the cursor moved) for anything else.
-    fn agent_content(&mut self) -> Option<autogen::Scanned<'a>> {
+    fn agent_content(&mut self) -> Option<Scanned<'a>> {
         match self.peek()? {
-            b'"' => self.string().map(autogen::Scanned::Text),
+            b'"' => self.string().map(Scanned::Text),
             b'[' => {
                 let mut ahead = Scan {
                     text: self.text,
@@ -400,9 +431,9 @@ impl<'a> Scan<'a> {
                     })
                 };
                 if results {
-                    self.execution_results(2).map(autogen::Scanned::Results)
+                    self.execution_results(2).map(Scanned::Results)
                 } else {
-                    self.function_calls(2).map(autogen::Scanned::Calls)
+                    self.function_calls(2).map(Scanned::Calls)
                 }
             }
             _ => None,

@@ -435,12 +435,13 @@ fn read_kind<'a>(
         Kind::Response => responses::read_response(parse(text)?, text, cx, out),
         Kind::ResponsesRequest => responses::read_request(parse(text)?, cx, out),
         Kind::AutoGen => {
-            // Filled where it is read (it is large; a move of it is a copy).
-            let mut message = autogen::AgentMessage::default();
-            if fast::agent_message(text, &mut message).is_none() {
-                message = parse(text)?;
+            let mut chat = fast::Chat::default();
+            if fast::agent_message(text, &mut chat).is_some() {
+                out.extend(chat.results);
+                out.extend(chat.message);
+                return Ok(());
             }
-            autogen::read(&mut message, text, out)
+            autogen::read(parse(text)?, text, out)
         }
         Kind::TaskResult => autogen::read_result(parse(text)?, out),
         Kind::Otlp => otel::read(parse(text)?, text, cx, out),
@@ -551,6 +552,7 @@ pub(super) fn scan<'a>(
         Kind::Message => fast::message(text, cx.detect_langroid, chat),
         Kind::Completion => fast::completion(text, cx.detect_langroid, chat),
         Kind::AnthropicResponse => fast::anthropic_response(text, chat),
+        Kind::AutoGen => fast::agent_message(text, chat),
         Kind::BedrockMessage => fast::converse::message(text, chat),
         Kind::AgnoMessage => fast::agno::message(text, chat),
         Kind::LlamaIndexMessage => fast::llamaindex::message(text, chat),
@@ -568,6 +570,7 @@ pub(super) fn scans(kind: Kind, cx: &Context) -> bool {
         Kind::Message
             | Kind::Completion
             | Kind::AnthropicResponse
+            | Kind::AutoGen
             | Kind::BedrockMessage
             | Kind::AgnoMessage
             | Kind::LlamaIndexMessage

@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use proptest::prelude::*;
 
 use super::super::{
-    Chat, agno, anthropic_response, completion, converse, crewai, execution_results,
+    Chat, agent_message, agno, anthropic_response, completion, converse, crewai, execution_results,
     function_calls, gemini, langchain, llamaindex, pydantic_ai, responses_item, smolagents,
 };
 use super::{damaged, sample_files, serde_only};
@@ -526,6 +526,15 @@ const SMOL_REFUSED: &[&str] = &[
 fn smolagents_steps_are_scanned_as_serde_reads_them() {
     let scans = |line: &str| smolagents::step(line, &mut Default::default()).is_some();
     scanned_as_serde_reads(SMOL, SMOL_REFUSED, SMOL_LEFT, scans);
+}
+
+/// AutoGen's messages and events through the reader (an event that is no step read
+/// by the scanner as no message, the next line read after it).
+#[test]
+fn autogen_logs_are_scanned_as_serde_reads_them() {
+    scanned_as_serde_reads(super::AUTOGEN, &[], super::AUTOGEN_LEFT, |line| {
+        agent_message(line, &mut Chat::default()).is_some()
+    });
 }
 
 #[test]
