@@ -70,7 +70,7 @@ pub(crate) fn skip_escaped(bytes: &[u8], mut at: usize) -> Option<usize> {
             b'u' => at = unicode_escape(bytes, at)?.1,
             _ => return None,
         }
-        let end = at + plain_inline(bytes.get(at..)?)?;
+        let end = at + plain(bytes.get(at..)?)?;
         if bytes[end] == b'"' {
             return Some(end + 1);
         }
@@ -125,12 +125,6 @@ fn copy_run(text: &str, at: usize, out: &mut String) -> Option<usize> {
 /// does not allow in a string) gives up.
 #[inline]
 pub(crate) fn plain(rest: &[u8]) -> Option<usize> {
-    plain_inline(rest)
-}
-
-/// [`plain`], always inlined: in the loop over a string's escapes.
-#[inline(always)]
-fn plain_inline(rest: &[u8]) -> Option<usize> {
     let mut i = 0;
     while let Some(word) = rest.get(i..i + 8) {
         let flags = special(u64::from_le_bytes(word.try_into().ok()?));
