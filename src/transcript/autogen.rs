@@ -191,12 +191,14 @@ pub(super) fn request<'a>(
 /// The message of one result of a `ToolCallExecutionEvent`.
 pub(super) fn result<'a>(result: ExecutionResult<'a>, source: Cow<'a, str>) -> Message<'a> {
     let text = result.content.into_cow();
-    let mut step = Message::new(Role::Agent, text).with_responder(source);
+    // Set in place (a message moved through each builder is a 136-byte copy).
+    let mut step = Message::new(Role::Agent, text);
+    step.responder = Some(source);
     if let Some(name) = result.name.filter(|n| !n.is_empty()) {
-        step = step.with_tool_name(name.into_cow());
+        step.rare().tool_name = Some(name.into_cow());
     }
     if let Some(id) = result.call_id.filter(|n| !n.is_empty()) {
-        step = step.with_tool_call_id(id.into_cow());
+        step.tool_call_id = Some(id.into_cow());
     }
     if result.is_error {
         step = failed(step, "the tool failed");

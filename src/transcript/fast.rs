@@ -340,15 +340,17 @@ pub(super) fn agent_message<'a>(text: &'a str, chat: &mut Chat<'a>) -> Option<()
         // `type` and `source` are required, as serde reads them.
         let (kind, source) = (kind?, source?);
         let usage = usage.map(ProviderUsage::into_usage);
-        match (&*kind, content) {
-            (autogen::REQUEST, Some(Scanned::Calls(calls))) => {
+        let kind = &*kind;
+        match content {
+            Some(Scanned::Calls(calls)) if kind == autogen::REQUEST => {
                 chat.message = Some(autogen::request(calls, source, usage));
             }
-            (autogen::EXECUTION, Some(Scanned::Results(results))) => {
+            Some(Scanned::Results(mut results)) if kind == autogen::EXECUTION => {
                 // One result (the commonest) as the message, where a list of results
                 // would be allocated for it.
                 if results.len() == 1 {
-                    let one = results.into_iter().next()?;
+                    // (Popped: an iterator over the list copies it whole first.)
+                    let one = results.pop()?;
                     chat.message = Some(autogen::result(one, source));
                 } else {
                     for one in results {
@@ -357,11 +359,11 @@ pub(super) fn agent_message<'a>(text: &'a str, chat: &mut Chat<'a>) -> Option<()
                 }
             }
             // An empty list, read as calls (it has no first key): no results.
-            (autogen::EXECUTION, Some(Scanned::Calls(calls))) if calls.is_empty() => {}
-            (kind, Some(Scanned::Text(text))) if autogen::is_text_step(kind) => {
+            Some(Scanned::Calls(calls)) if kind == autogen::EXECUTION && calls.is_empty() => {}
+            Some(Scanned::Text(text)) if autogen::is_text_step(kind) => {
                 chat.message = Some(autogen::step(kind, text, source, usage, target));
             }
-            (kind, _) if autogen::is_silent_event(kind) => {}
+            _ if autogen::is_silent_event(kind) => {}
             _ => return None,
         }
         Some(())
