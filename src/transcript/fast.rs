@@ -425,12 +425,14 @@ impl<'a> Scan<'a> {
                     text: self.text,
                     at: self.at + 1,
                 };
+                // The first key compared in place, not scanned for its end where it
+                // is none of these (a call's `id`, most often).
                 let results = ahead.peek()? == b'{' && {
                     ahead.at += 1;
-                    match_key!(ahead, {
-                        b"content" | b"call_id" | b"is_error" => true,
-                        _ => false,
-                    })
+                    ahead.key_first()?;
+                    ahead.key_is(b"content")
+                        || ahead.key_is(b"call_id")
+                        || ahead.key_is(b"is_error")
                 };
                 if results {
                     self.execution_results(2).map(Scanned::Results)
