@@ -770,11 +770,12 @@ impl<R: BufRead> State<R> {
             return log.message(text, line).map(Some);
         }
         let text: &'b str = buffer;
-        // A chat message, an OpenAI chat.completion object or an Anthropic response,
-        // where the log is known to be of them (or the line's first key says it is
-        // one): the commonest lines are scanned straight into their messages (the
-        // serde path reads anything else). (A log that has shown two kinds predicts
-        // the kind by the first key.)
+        // A record of a kind whose messages the scanner builds itself (a chat message,
+        // an OpenAI chat.completion object, an Anthropic response, an AutoGen message,
+        // ...: `record::scans`), where the log is known to be of them (or the line's
+        // first key says it is one): the commonest lines are scanned straight into
+        // their messages (the serde path reads anything else). (A log that has shown
+        // two kinds predicts the kind by the first key.)
         let trimmed = trim::trim(text);
         let (keyed, predicted) = self.predict(trimmed);
         // (Whether the line was scanned and stands for no message: an out-parameter, as

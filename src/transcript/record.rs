@@ -405,10 +405,7 @@ fn read_kind<'a>(
             push_message(converted, text, cx, out)
         }
         Kind::Completion => {
-            let mut chat = fast::Chat::default();
-            if scan(kind, text, cx, &mut chat).is_some() {
-                out.extend(chat.results);
-                out.extend(chat.message);
+            if scanned_into(kind, text, cx, out) {
                 return Ok(());
             }
             completion::read(parse(text)?, text, cx, out)
@@ -417,12 +414,9 @@ fn read_kind<'a>(
             anthropic::read_request(parse(text)?, text, cx, out)
         }
         Kind::AnthropicResponse => {
-            let mut chat = fast::Chat::default();
-            if fast::anthropic_response(text, &mut chat).is_some() {
-                out.extend(chat.message);
-                return Ok(());
+            if !scanned_into(kind, text, cx, out) {
+                out.push(anthropic::read_response(parse(text)?, text)?);
             }
-            out.push(anthropic::read_response(parse(text)?, text)?);
             Ok(())
         }
         Kind::ResponsesItem => {
@@ -435,10 +429,7 @@ fn read_kind<'a>(
         Kind::Response => responses::read_response(parse(text)?, text, cx, out),
         Kind::ResponsesRequest => responses::read_request(parse(text)?, cx, out),
         Kind::AutoGen => {
-            let mut chat = fast::Chat::default();
-            if fast::agent_message(text, &mut chat).is_some() {
-                out.extend(chat.results);
-                out.extend(chat.message);
+            if scanned_into(kind, text, cx, out) {
                 return Ok(());
             }
             autogen::read(parse(text)?, text, out)
@@ -518,12 +509,13 @@ fn crewai_task<'a>(text: &'a str, out: &mut Out<'a>) -> Result<(), Failure<'a>> 
 }
 
 /// The messages of the record `text` of kind `kind` scanned straight from its bytes
-/// into `chat` (an empty one), where the kind's common record is (a chat message, an
-/// OpenAI `chat.completion` object, an Anthropic response message), nothing is left
-/// to do between records (no model turn of Responses items open), Langroid's tool
-/// JSON is not searched for, and the scanner is sure of the record. `None` otherwise
-/// (what is in `chat` then is not to be read): [`read`] reads it (and says what is
-/// wrong, if anything).
+/// into `chat` (an empty one), where the kind is one whose messages the scanner
+/// builds itself ([`scans`]: a chat message, an OpenAI `chat.completion` object, an
+/// Anthropic response, an AutoGen message or event, ...), nothing is left to do
+/// between records (no model turn of Responses items open), Langroid's tool JSON is
+/// not searched for, and the scanner is sure of the record. `None` otherwise (what is
+/// in `chat` then is not to be read): [`read`] reads it (and says what is wrong, if
+/// anything).
 pub(super) fn scan<'a>(
     kind: Kind,
     text: &'a str,
@@ -559,6 +551,18 @@ pub(super) fn scan<'a>(
         Kind::LangChain => fast::langchain::message(text, chat),
         _ => None,
     }
+}
+
+/// [`scan`] on the record reader's path: the messages added to `out`, and whether
+/// the scanner read the record (else the serde path reads it).
+fn scanned_into<'a>(kind: Kind, text: &'a str, cx: &Context, out: &mut Out<'a>) -> bool {
+    let mut chat = fast::Chat::default();
+    if scan(kind, text, cx, &mut chat).is_none() {
+        return false;
+    }
+    out.extend(chat.results);
+    out.extend(chat.message);
+    true
 }
 
 /// Whether [`scan`] may read a record of kind `kind` now (asked first, so that no
