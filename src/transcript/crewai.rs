@@ -200,7 +200,11 @@ pub(super) fn push<'a>(mut message: Message<'a>, out: &mut Out<'a>) {
         None
     };
     out.push(message);
-    out.extend(result);
+    // (Not `extend`: its reservation for the list's length cost 20 instructions a
+    // message.)
+    if let Some(result) = result {
+        out.push(result);
+    }
 }
 
 /// CrewAI's ReAct action: `Action: <tool>` then `Action Input: <arguments>` (the

@@ -33,6 +33,15 @@ pub(in crate::transcript) fn task<'a>(
                     s.elements(2, |s| {
                         let mut chat = Chat::default();
                         s.chat(3, false, &mut chat)?;
+                        // Most messages hold no tool results: added as they are
+                        // (a walk of the empty list chained to the message cost 95
+                        // instructions a message).
+                        if chat.results.is_empty() {
+                            if let Some(message) = chat.message {
+                                crewai::push(message, out);
+                            }
+                            return Some(());
+                        }
                         for message in chat.results.into_iter().chain(chat.message) {
                             crewai::push(message, out);
                         }
