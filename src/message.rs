@@ -218,6 +218,21 @@ impl<'a> ToolCall<'a> {
         (self.name, self.arguments, self.id)
     }
 
+    /// A call of its parts, as [`ToolCall::into_parts`] gives them (built whole: the
+    /// call given an id after it is built is moved again, 72 bytes).
+    #[cfg(feature = "json")]
+    pub(crate) fn from_parts(
+        name: Cow<'a, str>,
+        arguments: CallArguments<'a>,
+        id: Option<Cow<'a, str>>,
+    ) -> ToolCall<'a> {
+        ToolCall {
+            name,
+            arguments,
+            id,
+        }
+    }
+
     /// A call of `name` with `arguments` however they are kept (the transcript
     /// reader's).
     pub(crate) fn with_arguments(name: Cow<'a, str>, arguments: CallArguments<'a>) -> ToolCall<'a> {

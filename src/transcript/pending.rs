@@ -154,14 +154,11 @@ impl Detached {
                 self.calls
                     .into_iter()
                     .map(|call| {
-                        let with = crate::ToolCall::with_arguments(
+                        crate::ToolCall::from_parts(
                             call.name.attach(line),
                             call.arguments.attach(line),
-                        );
-                        match call.id {
-                            Some(id) => with.with_id(id.attach(line)),
-                            None => with,
-                        }
+                            call.id.map(|id| id.attach(line)),
+                        )
                     })
                     .collect()
             },

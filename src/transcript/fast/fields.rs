@@ -139,11 +139,11 @@ impl<'a> Scan<'a> {
         if name.is_empty() {
             return None;
         }
-        let call = ToolCall::with_arguments(name, arguments.unwrap_or_default());
-        Some(match id {
-            Some(id) => call.with_id(id),
-            None => call,
-        })
+        Some(ToolCall::from_parts(
+            name,
+            arguments.unwrap_or_default(),
+            id,
+        ))
     }
 
     /// OpenAI's `function`: its `name` (required) and `arguments`; its braces at
