@@ -52,8 +52,13 @@ pub(super) struct Detached {
     no_response: bool,
     usage: Option<crate::Usage>,
     /// The fields few messages have, but for their texts below (boxed anew: the
-    /// message's box holds borrowed texts).
+    /// message's box holds borrowed texts), where any is set.
     rare: Option<Box<crate::message::Rare<'static>>>,
+    /// The message had those fields, and none but the texts below is set (a tool
+    /// result naming its tool, most often): boxed again as it is given, the rest not
+    /// kept to wait (copied out of its box, made owned and boxed anew, it cost a
+    /// tool result of a CrewAI task 140 instructions).
+    texts_only: bool,
     /// A tool result's tool, an error, a handoff's target.
     tool_name: Option<Text>,
     error: Option<Text>,
@@ -113,17 +118,20 @@ impl Detached {
                 .collect()
         };
         let (mut tool_name, mut error, mut handoff) = (None, None, None);
-        let rare = message.rare.map(|mut rare| {
+        let mut texts_only = false;
+        let rare = message.rare.and_then(|mut rare| {
             tool_name = rare.tool_name.take().map(|t| Text::new(t, line));
             error = rare.error.take().map(|t| Text::new(t, line));
             handoff = rare.handoff.take().map(|t| Text::new(t, line));
-            Box::new(rare.into_owned())
+            texts_only = rare.is_empty();
+            (!texts_only).then(|| Box::new(rare.into_owned()))
         });
         Detached {
             role: message.role,
             no_response: message.no_response,
             usage: message.usage,
             rare,
+            texts_only,
             tool_name,
             error,
             handoff,
@@ -136,7 +144,8 @@ impl Detached {
 
     /// The message, its spans borrowing `line`.
     fn attach(self, line: &str) -> Message<'_> {
-        let rare = self.rare.map(|rare| {
+        let rare = self.rare.or_else(|| self.texts_only.then(Box::default));
+        let rare = rare.map(|rare| {
             let mut rare: Box<crate::message::Rare<'_>> = rare;
             rare.tool_name = self.tool_name.map(|t| t.attach(line));
             rare.error = self.error.map(|t| t.attach(line));
@@ -280,6 +289,38 @@ mod tests {
             CallArguments::Escaped(_)
         ));
         assert_eq!(read.tool_calls[1].arguments(), r#"{"a": 1}"#);
+    }
+
+    #[test]
+    fn every_rare_field_waits_and_reads_back_the_same() {
+        let line = r#"{"x": "hello tool agent"}"#;
+        let at = |word: &str| &line[line.find(word).unwrap()..][..word.len()];
+        // Texts only (a tool result naming its tool): boxed again as given.
+        let texts = Message::agent("42").with_tool_name(at("tool"));
+        // Texts beside the other fields, each kind of them.
+        let all = Message::llm(at("hello"))
+            .with_tool_name(at("tool"))
+            .with_handoff(at("agent"))
+            .with_confidence(0.5)
+            .with_reward(1.0)
+            .with_metric(at("hello"), 2.0)
+            .with_input(true)
+            .with_elapsed(std::time::Duration::from_millis(3))
+            .with_usage(crate::Usage {
+                input_tokens: 1,
+                output_tokens: 2,
+            });
+        // No text among them.
+        let others = Message::llm("x").with_confidence(0.25);
+        // Their box made and left with nothing set: kept (given as it was).
+        let mut empty = Message::llm("y");
+        empty.rare();
+        for message in [texts, all, others, empty] {
+            let expected = message.clone().into_owned();
+            let read = Pending::in_line(message, line).into_message(line);
+            assert_eq!(read, expected);
+            assert_eq!(read.rare.is_some(), expected.rare.is_some());
+        }
     }
 
     #[test]
