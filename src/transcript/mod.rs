@@ -800,12 +800,7 @@ impl<R: BufRead> State<R> {
                 return Ok(out.pop());
             }
             if !out.is_empty() {
-                // (The first taken from the list's walk: a removal shifted the rest.)
-                let mut rest = out.into_iter();
-                let message = rest.next();
-                self.pending
-                    .extend(rest.map(|m| pending::Pending::in_line(m, text)));
-                return Ok(message);
+                return Ok(self.first_of(out, text));
             }
         }
         // The line was another kind of record, which stood for no message: the next
@@ -819,6 +814,21 @@ impl<R: BufRead> State<R> {
             }
             self.scratch_step()?;
         }
+    }
+
+    /// The first of a line's messages `out` (more than one), the others kept for the
+    /// next calls as spans of `text` (the buffer), and the allocation of their list,
+    /// if they had one, for the next line's ([`record::reserve`]).
+    fn first_of<'t>(&mut self, mut out: record::Out<'t>, text: &'t str) -> Option<Message<'t>> {
+        // (The first taken from the list's walk: a removal shifted the rest.)
+        let mut rest = out.drain(..);
+        let first = rest.next();
+        self.pending
+            .extend(rest.map(|m| pending::Pending::in_line(m, text)));
+        if out.spilled() {
+            self.cx.spare = record::spare(out);
+        }
+        first
     }
 
     /// The line `trimmed` (of the buffer's `text`) scanned straight into its messages

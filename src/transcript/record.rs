@@ -16,6 +16,31 @@ use crate::{Message, ToolCall};
 /// model turn (the turn's message, then its own), kept inline (no allocation).
 pub(super) type Out<'a> = smallvec::SmallVec<[Message<'a>; 2]>;
 
+/// Room for `room` messages in `out`, in `spare`'s allocation where `out` is empty
+/// and `spare` has that room.
+pub(super) fn reserve(out: &mut Out<'_>, room: usize, spare: &mut Vec<Message<'static>>) {
+    if out.is_empty() && !out.spilled() && spare.capacity() >= room {
+        *out = Out::from_vec(std::mem::take(spare));
+    } else {
+        out.reserve(room);
+    }
+}
+
+/// `out`'s allocation, emptied, for a next line's messages ([`reserve`]); none where
+/// they were in its own room.
+pub(super) fn spare(mut out: Out<'_>) -> Vec<Message<'static>> {
+    if !out.spilled() {
+        return Vec::new();
+    }
+    out.clear();
+    // (Collected in place: no message to convert, the allocation kept, its messages'
+    // lifetime no longer the line's.)
+    out.into_vec()
+        .into_iter()
+        .map(Message::into_owned)
+        .collect()
+}
+
 /// The kinds of record the formats are made of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Kind {
@@ -284,6 +309,10 @@ pub(super) struct Context {
     pub(super) pydantic_ai: pydantic_ai::Instructions,
     /// The session of the Agno runs read so far.
     pub(super) agno: agno::Sessions,
+    /// The allocation of the last list of a line's messages that outgrew [`Out`]'s
+    /// own room, emptied, for the next ([`reuse`]): a CrewAI task's six messages
+    /// allocated a list a line (50 instructions a message).
+    pub(super) spare: Vec<Message<'static>>,
 }
 
 impl Context {
@@ -484,8 +513,10 @@ fn read_kind<'a>(
         Kind::LlamaIndexMessage => llamaindex::read_message(parse(text)?, text, out),
         Kind::LlamaIndexStore => llamaindex::read_store(parse(text)?, text, out),
         Kind::LlamaIndexMemory => llamaindex::read_memory(parse(text)?, text, out),
-        Kind::CrewAiCrew => crewai::read_crew(parse(text)?, out, crewai_task),
-        Kind::CrewAiTask => crewai_task(text, out),
+        Kind::CrewAiCrew => crewai::read_crew(parse(text)?, out, |text, out| {
+            crewai_task(text, &mut cx.spare, out)
+        }),
+        Kind::CrewAiTask => crewai_task(text, &mut cx.spare, out),
         Kind::CrewAiLog => Err(Failure::message(
             text,
             "a CrewAI output log (output_log_file) holds each task's status and output, not \
@@ -497,10 +528,14 @@ fn read_kind<'a>(
 
 /// A CrewAI task's output: scanned where the scanner is sure of it, else read by
 /// serde.
-fn crewai_task<'a>(text: &'a str, out: &mut Out<'a>) -> Result<(), Failure<'a>> {
+fn crewai_task<'a>(
+    text: &'a str,
+    spare: &mut Vec<Message<'static>>,
+    out: &mut Out<'a>,
+) -> Result<(), Failure<'a>> {
     let mut task = crewai::Scanned::default();
     let start = out.len();
-    if fast::crewai::task(text, &mut task, out).is_some() {
+    if fast::crewai::task(text, &mut task, spare, out).is_some() {
         return crewai::read_scanned(task, start, text, out);
     }
     // What the scanner added before it gave up.

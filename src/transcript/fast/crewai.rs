@@ -7,18 +7,21 @@
 
 use super::Chat;
 use super::scan::{Scan, Seen};
+use crate::Message;
 use crate::transcript::crewai::{self, Scanned};
-use crate::transcript::record::Out;
+use crate::transcript::record::{self, Out};
 
 /// The CrewAI task's output in `text` (a trimmed line), if the scanner is sure of
 /// it: its `messages` added to `out` by `crewai::push` as they are read (a list of
-/// them first, each moved twice more, cost 38 instructions a message), `raw`, `agent`
+/// them first, each moved twice more, cost 38 instructions a message; `out` given
+/// `spare`'s allocation, the last line's list, where it is empty), `raw`, `agent`
 /// (or an agent's `agent_role`) into `task` (a default one) and an empty
 /// `tool_failures`; any other key skipped (as serde does). `None` otherwise, what it
 /// added left in `out` for the caller to take back.
 pub(in crate::transcript) fn task<'a>(
     text: &'a str,
     task: &mut Scanned<'a>,
+    spare: &mut Vec<Message<'static>>,
     out: &mut Out<'a>,
 ) -> Option<()> {
     super::whole(text, |s| {
@@ -28,8 +31,8 @@ pub(in crate::transcript) fn task<'a>(
                 b"messages" => {
                     seen.once(0)?;
                     // Room for a task's few messages at once (growing from none
-                    // costs more than allocating).
-                    out.reserve(8);
+                    // costs more than allocating), in the last task's list.
+                    record::reserve(out, 8, spare);
                     s.elements(2, |s| {
                         let mut chat = Chat::default();
                         s.chat(3, false, &mut chat)?;

@@ -286,8 +286,29 @@ const CREWAI_LEFT: &[&str] = &[
 #[test]
 fn crewai_tasks_are_scanned_as_serde_reads_them() {
     scanned_as_serde_reads(CREWAI, &[], CREWAI_LEFT, |line| {
-        crewai::task(line, &mut Default::default(), &mut Default::default()).is_some()
+        let (mut spare, mut out) = (Vec::new(), Default::default());
+        crewai::task(line, &mut Default::default(), &mut spare, &mut out).is_some()
     });
+}
+
+/// A crew's tasks after a task's line, whose list of messages the reader keeps for
+/// the next line's: the crew's first task left to serde (a tool's failure, before
+/// its messages: the scanner gives up before it asks for room), its messages in the
+/// list (not in the kept one), then a task the scanner reads into the same list.
+/// Every task's messages are read, as serde reads them.
+#[test]
+fn a_crews_tasks_after_a_task_line_keep_every_message() {
+    let failed = r#"{"agent": "A", "tool_failures": [{"tool_name": "f", "failure": {"message": "boom"}, "tool_args": null}], "messages": [{"role": "tool", "content": "Error", "tool_call_id": "c", "name": "f"}]}"#;
+    let crew = format!(
+        r#"{{"raw": "5", "tasks_output": [{failed}, {}]}}"#,
+        CREWAI[0]
+    );
+    let text = format!("{}\n{crew}\n", CREWAI[0]);
+    reads_alike(&text).unwrap();
+    let read: Vec<_> = read_all(&text).into_iter().map(Result::unwrap).collect();
+    // Each task's messages: five, the failed tool's one, five.
+    assert_eq!(read.len(), 11, "{read:#?}");
+    assert_eq!(read[5].content(), "Error");
 }
 
 /// LangChain's messages: `messages_to_dict()`'s envelope and a message's own
