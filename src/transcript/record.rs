@@ -26,10 +26,15 @@ pub(super) fn reserve(out: &mut Out<'_>, room: usize, spare: &mut Vec<Message<'s
     }
 }
 
+/// The most messages a list kept for the next line ([`spare`]) has room for: a
+/// line of thousands of messages does not leave its list allocated for the rest of
+/// the reading.
+const SPARE_ROOM: usize = 64;
+
 /// `out`'s allocation, emptied, for a next line's messages ([`reserve`]); none where
-/// they were in its own room.
+/// they were in its own room, or where it has room for more than [`SPARE_ROOM`].
 pub(super) fn spare(mut out: Out<'_>) -> Vec<Message<'static>> {
-    if !out.spilled() {
+    if !out.spilled() || out.capacity() > SPARE_ROOM {
         return Vec::new();
     }
     out.clear();
@@ -749,5 +754,49 @@ impl<'a> StringOrList<'a, TextBlock<'a>> {
                 })
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Out, SPARE_ROOM, reserve, spare};
+    use crate::Message;
+
+    /// A list of `room`, its messages borrowing `text`, after `messages` were added.
+    fn list(text: &str, room: usize, messages: usize) -> Out<'_> {
+        let mut out = Out::new();
+        out.reserve_exact(room);
+        out.extend((0..messages).map(|_| Message::llm(text)));
+        out
+    }
+
+    #[test]
+    fn a_list_that_grew_is_kept_for_the_next_line_within_bounds() {
+        let line = String::from("a line's text");
+        // Grown for a line's messages: kept, emptied, and taken by the next line
+        // that asks for no more room than it has.
+        let kept = spare(list(&line, 8, 6));
+        assert!(kept.is_empty() && kept.capacity() >= 8);
+        let mut spare_list = kept;
+        let next = String::from("the next line");
+        let mut out = Out::new();
+        reserve(&mut out, 8, &mut spare_list);
+        assert!(out.spilled() && out.capacity() >= 8);
+        assert_eq!(spare_list.capacity(), 0, "taken, not copied");
+        out.push(Message::llm(next.as_str()));
+        // A list that holds messages already grows on its own, the spare untouched.
+        let mut spare_list = spare(list(&line, 8, 0));
+        let mut out = list(&line, 2, 1);
+        reserve(&mut out, 8, &mut spare_list);
+        assert!(spare_list.capacity() >= 8);
+        assert_eq!(out.len(), 1);
+        // Asking for more room than the spare has: a list of its own.
+        let mut out = Out::new();
+        reserve(&mut out, 16, &mut spare_list);
+        assert!(out.capacity() >= 16 && spare_list.capacity() >= 8);
+        // Not kept: a list in its own room, one of more than the bound's room.
+        assert_eq!(spare(list(&line, 2, 2)).capacity(), 0);
+        assert_eq!(spare(list(&line, SPARE_ROOM + 1, 3)).capacity(), 0);
+        assert!(spare(list(&line, SPARE_ROOM, 3)).capacity() >= SPARE_ROOM);
     }
 }
