@@ -315,8 +315,8 @@ pub(super) struct Context {
     /// The session of the Agno runs read so far.
     pub(super) agno: agno::Sessions,
     /// The allocation of the last list of a line's messages that outgrew [`Out`]'s
-    /// own room, emptied, for the next ([`reuse`]): a CrewAI task's six messages
-    /// allocated a list a line (50 instructions a message).
+    /// own room, emptied ([`spare`]), for the next line's ([`reserve`]): a CrewAI
+    /// task's six messages allocated a list a line (33 instructions a message).
     pub(super) spare: Vec<Message<'static>>,
 }
 
