@@ -3,7 +3,8 @@
 //!
 //! Its own test binary, without the test harness: the allocator counts every
 //! thread's allocations, and the harness's threads would add theirs. Run with
-//! `cargo test --test alloc`; it also prints each monitor's run-state size.
+//! `cargo test --test alloc`; it also prints each monitor's run-state size, and checks
+//! that the README gives the sizes it measures.
 //!
 //! The stream's 10 KB non-ASCII message matches none of the regexes: one that did,
 //! in a set holding a Unicode `\b`, would allocate the regex engine's 16-byte error
@@ -437,6 +438,7 @@ const STEPS: usize = 5_000;
 fn run_state_does_not_grow_with_the_run() {
     let messages = stream();
     println!("K sequences  stop condition  size_of::<RunState>  heap bytes");
+    let mut sizes = Vec::new();
     for k in [1, 10, 100, 1000] {
         let monitor = Monitor::new(config(k)).expect("the task compiles");
         let region = Region::new(GLOBAL);
@@ -457,6 +459,7 @@ fn run_state_does_not_grow_with_the_run() {
         }
         assert_eq!((size_of_val(&run), run.heap_bytes()), started);
         println!("{k:>11}  {:>14}  {:>19}  {:>10}", "-", started.0, started.1);
+        sizes.push(started);
     }
 
     // With a stop condition, the state keeps a copy of the last LLM text (for a
@@ -477,6 +480,43 @@ fn run_state_does_not_grow_with_the_run() {
         "{:>11}  {:>14}  {:>19}  {:>10}",
         9, "14 conditions", warm.0, warm.1
     );
+    sizes.push(warm);
+    readme_gives(&sizes);
+}
+
+/// The README's figures of a run's state are the ones measured: its size (the same
+/// for every monitor) in the text and the targets' table, and its heap bytes in the
+/// table of the sizes above, in their order.
+fn readme_gives(sizes: &[(usize, usize)]) {
+    let readme = include_str!("../README.md");
+    let size = sizes[0].0;
+    assert!(sizes.iter().all(|&(s, _)| s == size), "{sizes:?}");
+    for said in [
+        format!("`size_of::<RunState>()` is {size} bytes"),
+        format!(
+            "| {size} bytes + {} to {} heap bytes |",
+            grouped(sizes[0].1),
+            grouped(sizes[3].1)
+        ),
+    ] {
+        assert!(readme.contains(&said), "the README should say: {said}");
+    }
+    let row: Vec<String> = sizes.iter().map(|&(_, heap)| grouped(heap)).collect();
+    let row = format!("| heap bytes | {} |", row.join(" | "));
+    assert!(readme.contains(&row), "the README should say: {row}");
+}
+
+/// `n` with its thousands grouped by commas, as the README writes numbers.
+fn grouped(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, d) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(d);
+    }
+    out
 }
 
 fn main() {
