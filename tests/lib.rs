@@ -34,6 +34,7 @@ mod oracle;
 mod outcome_serde;
 #[cfg(feature = "json")]
 mod pydantic_ai;
+mod readme_limits;
 #[cfg(feature = "serde")]
 mod replay;
 #[cfg(feature = "json")]
