@@ -20,6 +20,10 @@ use std::mem::size_of_val;
 use doneseq::{Message, Monitor, Role, TaskConfig, ToolCall};
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, Stats, StatsAlloc};
 
+#[path = "common/grouped.rs"]
+mod grouped;
+use grouped::grouped;
+
 #[global_allocator]
 static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
 
@@ -504,19 +508,6 @@ fn readme_gives(sizes: &[(usize, usize)]) {
     let row: Vec<String> = sizes.iter().map(|&(_, heap)| grouped(heap)).collect();
     let row = format!("| heap bytes | {} |", row.join(" | "));
     assert!(readme.contains(&row), "the README should say: {row}");
-}
-
-/// `n` with its thousands grouped by commas, as the README writes numbers.
-fn grouped(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, d) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(d);
-    }
-    out
 }
 
 fn main() {

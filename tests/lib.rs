@@ -1,5 +1,7 @@
 //! doneseq's integration tests: one binary, one module per theme.
 
+#[path = "common/grouped.rs"]
+mod grouped;
 mod util;
 
 mod agno;

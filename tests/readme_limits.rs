@@ -1,6 +1,8 @@
 //! The README's table of limits gives each limit's value as the crate declares it, so
 //! that a limit changed in the code cannot leave the table behind.
 
+use crate::grouped::grouped;
+
 /// `n` bytes as the table writes sizes: in MiB or KiB where they divide evenly.
 fn bytes(n: usize) -> String {
     if n >= 1 << 20 && n % (1 << 20) == 0 {
@@ -10,19 +12,6 @@ fn bytes(n: usize) -> String {
     } else {
         format!("{n} bytes")
     }
-}
-
-/// `n` with its thousands grouped by commas, as the README writes counts.
-fn count(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, d) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(d);
-    }
-    out
 }
 
 #[test]
@@ -68,17 +57,17 @@ fn the_readme_gives_every_limit_as_declared() {
         ),
         (
             "MAX_SEQUENCES",
-            format!("{} sequences per task", count(doneseq::MAX_SEQUENCES)),
+            format!("{} sequences per task", grouped(doneseq::MAX_SEQUENCES)),
         ),
         (
             "MAX_POSITIONS",
-            format!("{} elements per task", count(doneseq::MAX_POSITIONS)),
+            format!("{} elements per task", grouped(doneseq::MAX_POSITIONS)),
         ),
         (
             "MAX_TASK_PATTERNS",
             format!(
                 "{} distinct regexes per task",
-                count(doneseq::MAX_TASK_PATTERNS)
+                grouped(doneseq::MAX_TASK_PATTERNS)
             ),
         ),
         (
@@ -104,7 +93,7 @@ fn the_readme_gives_every_limit_as_declared() {
             "stop::MAX_CONDITION_NODES",
             format!(
                 "{} nodes per stop condition",
-                count(stop::MAX_CONDITION_NODES)
+                grouped(stop::MAX_CONDITION_NODES)
             ),
         ),
         (
