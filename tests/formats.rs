@@ -204,6 +204,29 @@ fn every_format_has_a_name_that_parses_back() {
 }
 
 #[test]
+fn the_readme_and_the_reference_describe_every_format() {
+    let readme = include_str!("../README.md");
+    let reference = include_str!("../transcripts.md");
+    for format in Format::ALL {
+        if format == Format::Auto {
+            continue;
+        }
+        let row = format!("\n| `{}` | ", format.name());
+        assert!(
+            readme.contains(&row),
+            "the README's table of formats has no row for {format}"
+        );
+        let heading = format!("(`{}`)\n", format.name());
+        assert!(
+            reference
+                .lines()
+                .any(|line| line.starts_with("## ") && format!("{line}\n").ends_with(&heading)),
+            "transcripts.md has no section for {format}"
+        );
+    }
+}
+
+#[test]
 fn responses_items_of_one_model_call_are_one_turn() {
     // One item a line: the reasoning, text and calls of one call are one message,
     // closed by the tool's output and, at the end, by the end of the input.
