@@ -443,3 +443,40 @@ fn step_facts_equal_classify_whoever_computes_final() {
         }
     }
 }
+
+/// A checkpoint resumes in a later version: a configuration's fingerprint, which a
+/// checkpoint carries and `resume` checks, is the same from one version to the next.
+/// (The values are those the fingerprint gave before it hashed each text as it is
+/// printed, where it printed each into a string first.)
+#[cfg(feature = "serde")]
+#[test]
+fn a_configuration_keeps_its_fingerprint_from_one_version_to_the_next() {
+    use doneseq::stop::TaskInput;
+
+    let mut with_options = TaskConfig::from_dsl(["T[Calc], A", "L, C[quit|bye]"]).unwrap();
+    with_options.stop = Some("final | max_turns(10)".parse().unwrap());
+    with_options.done_if_tool = true;
+    with_options.done_if_response = vec![Role::Llm];
+    with_options.llm_delegate = true;
+    with_options.input = TaskInput::Marked;
+    with_options
+        .tool_classes
+        .insert("Calc".to_owned(), "calculator".to_owned());
+    let cases = [
+        (
+            TaskConfig::from_dsl(["T[calculator], A"]).unwrap(),
+            8_132_636_990_432_064_725_u64,
+        ),
+        (with_options, 11_091_421_464_406_604_472),
+    ];
+    let mut wrong = Vec::new();
+    for (i, (config, expected)) in cases.into_iter().enumerate() {
+        let monitor = Monitor::new(config).unwrap();
+        let checkpoint = serde_json::to_value(monitor.start()).unwrap();
+        let fingerprint = checkpoint["fingerprint"].as_u64().unwrap();
+        if fingerprint != expected {
+            wrong.push(format!("case {i}: {fingerprint}, expected {expected}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

@@ -323,7 +323,9 @@ impl Plan {
                 .tool_request(name)
                 .and_then(|request| crate::ToolName::new(request).ok())
         };
-        let sequences = sequences.iter().map(|s| s.rename_tools(&rename)).collect();
+        for sequence in &mut sequences {
+            sequence.rename_tools(&rename);
+        }
         Ok((plan, sequences))
     }
 
