@@ -811,8 +811,8 @@ impl Fnv<'_> {
     }
 
     /// A value's canonical text, hashed as it is printed: the same bytes as the
-    /// printed string's, so the same hash, without the string (one a sequence was a
-    /// tenth of compiling 1,000 of them).
+    /// printed string's, so the same hash, without the string (one a sequence, built
+    /// and freed, was about 6 % of compiling 1,000 of them).
     fn printed(&mut self, value: &dyn std::fmt::Display) {
         use std::fmt::Write as _;
         // Writing to the hash cannot fail.
