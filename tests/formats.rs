@@ -216,11 +216,11 @@ fn the_readme_and_the_reference_describe_every_format() {
             readme.contains(&row),
             "the README's table of formats has no row for {format}"
         );
-        let heading = format!("(`{}`)\n", format.name());
+        let heading = format!("(`{}`)", format.name());
         assert!(
             reference
                 .lines()
-                .any(|line| line.starts_with("## ") && format!("{line}\n").ends_with(&heading)),
+                .any(|line| line.starts_with("## ") && line.ends_with(&heading)),
             "transcripts.md has no section for {format}"
         );
     }

@@ -803,11 +803,16 @@ impl Fnv<'_> {
         }
     }
 
-    /// A text.
-    fn text(&mut self, bytes: &[u8]) {
-        self.bytes(bytes);
+    /// The end of a text.
+    fn end(&mut self) {
         *self.0 ^= 0xff;
         *self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+    }
+
+    /// A text, and its end.
+    fn text(&mut self, bytes: &[u8]) {
+        self.bytes(bytes);
+        self.end();
     }
 
     /// A value's canonical text, hashed as it is printed: the same bytes as the
@@ -817,7 +822,7 @@ impl Fnv<'_> {
         use std::fmt::Write as _;
         // Writing to the hash cannot fail.
         let _ = write!(self, "{value}");
-        self.text(b"");
+        self.end();
     }
 }
 
