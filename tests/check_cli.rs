@@ -565,7 +565,7 @@ fn help_lists_every_format_and_a_corpus_of_every_format_is_read() {
     let out = check(&["--stop", "final | done_signal", "examples/formats"]);
     let text = stdout(&out);
     assert!(
-        text.contains("30 runs: 7 done") && text.contains(" 0 errors"),
+        text.contains("32 runs: 7 done") && text.contains(" 0 errors"),
         "{text}"
     );
     for name in [
@@ -593,6 +593,8 @@ fn help_lists_every_format_and_a_corpus_of_every_format_is_read() {
         "crewai-react.json",
         "otel-strands.json",
         "otel-strands-latest.json",
+        "ollama-chat.jsonl",
+        "openai-compatible.jsonl",
     ] {
         assert!(text.contains(name), "{name} missing from:\n{text}");
     }

@@ -95,6 +95,29 @@ fn openai_chat_messages_and_completion_objects() {
     insta::assert_snapshot!(sample("openai-chat-completions.jsonl", Format::OpenAi));
 }
 
+/// What OpenAI-compatible providers add to the chat messages they write (reasoning,
+/// a call's index or signature) is read and not taken for text or calls. The log's
+/// last records are chat messages, which `auto` reads as `jsonl`'s: it must read the
+/// same as `openai` (and as `jsonl` from the first message on, but for the
+/// `chat.completion` object, which only `openai` reads).
+#[test]
+fn openai_compatible_providers_reasoning_and_call_extras() {
+    let text = sample_text("openai-compatible.jsonl");
+    let auto = read(&text, Format::Auto).unwrap();
+    assert_eq!(auto, read(&text, Format::OpenAi).unwrap());
+    let error = read(&text, Format::Jsonl).unwrap_err().to_string();
+    assert!(
+        error.contains("line 3") && error.contains("`id`"),
+        "{error}"
+    );
+    insta::assert_snapshot!(summary(&auto));
+}
+
+#[test]
+fn ollama_chat_responses_and_messages() {
+    insta::assert_snapshot!(sample("ollama-chat.jsonl", Format::OpenAi));
+}
+
 #[test]
 fn openai_responses_input_list_from_the_agents_sdk() {
     insta::assert_snapshot!(sample("openai-responses.json", Format::Responses));
@@ -1455,6 +1478,61 @@ fn errors_name_the_format_the_line_and_the_field() {
     let err = read(doc, Format::Auto).unwrap_err();
     assert_eq!((err.line, err.column), (3, Some(26)), "{err}");
     assert!(err.message.contains("unknown field `contnt`"), "{err}");
+}
+
+#[test]
+fn provider_extras_are_read_once_and_ollama_chunks_are_refused() {
+    // A key read and ignored is still a field: twice is serde's error, with its place.
+    let twice = "{\"role\": \"user\", \"content\": \"go\"}\n{\"role\": \"assistant\", \"content\": \"a\", \"reasoning\": \"x\", \"reasoning\": \"y\"}\n";
+    let err = read(twice, Format::Auto).unwrap_err();
+    assert_eq!((err.line, err.column), (2, Some(67)), "{err}");
+    assert!(err.message.contains("duplicate field `reasoning`"), "{err}");
+    let call_index_twice = r#"{"role": "assistant", "tool_calls": [{"function": {"name": "f", "index": 0, "index": 1}}]}"#;
+    let err = read(call_index_twice, Format::OpenAi).unwrap_err();
+    assert!(err.message.contains("duplicate field `index`"), "{err}");
+    // A misspelt key is still an error, and the error lists the keys read.
+    let err = read(
+        r#"{"role": "assistant", "reasoning_contents": "x"}"#,
+        Format::Auto,
+    )
+    .unwrap_err();
+    assert!(
+        err.message.contains("unknown field `reasoning_contents`")
+            && err.message.contains("`reasoning_content`, `reasoning`, `reasoning_details`, `thinking`, `thinking_blocks`, `provider_specific_fields`, `images`, `prefix`"),
+        "{err}"
+    );
+    // Ollama's images are media, Mistral's prefix a flag: neither is text.
+    let media =
+        r#"{"role": "user", "content": "What is this?", "images": ["aGk="], "prefix": false}"#;
+    assert_eq!(
+        summary(&read(media, Format::Auto).unwrap()),
+        "0 user \"What is this?\"\n"
+    );
+    // A chunk of a streamed Ollama answer is a piece of a step, not one.
+    let chunk = r#"{"model": "qwen3:8b", "created_at": "2025-07-01T12:00:00Z", "message": {"role": "assistant", "content": "It"}, "done": false}"#;
+    let err = read(chunk, Format::Auto).unwrap_err();
+    assert_eq!((err.line, err.format), (1, Some(Format::OpenAi)), "{err}");
+    assert!(
+        err.to_string()
+            .contains("a chunk of a streamed Ollama answer (\"done\": false)")
+            && err.to_string().contains("in an Ollama chat response"),
+        "{err}"
+    );
+    // A wrong message inside a response: the response's kind and the field.
+    let bad = r#"{"model": "m", "message": {"role": "assistant", "contnt": "x"}, "done": true}"#;
+    let err = read(bad, Format::Auto).unwrap_err();
+    assert!(
+        err.to_string().contains("unknown field `contnt`")
+            && err.to_string().contains("expected an Ollama chat response"),
+        "{err}"
+    );
+    // The last record of a stream holds the call's counts but no text: read alone,
+    // it is an empty answer (no response, as any empty answer is), with them.
+    let last = r#"{"model": "m", "message": {"role": "assistant", "content": ""}, "done": true, "done_reason": "stop", "prompt_eval_count": 26, "eval_count": 298}"#;
+    assert_eq!(
+        summary(&read(last, Format::OpenAi).unwrap()),
+        "0 llm tokens=26+298 (no response)\n"
+    );
 }
 
 #[test]

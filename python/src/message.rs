@@ -91,6 +91,9 @@ struct Names {
     kind: Py<PyString>,
     function: Py<PyString>,
     arguments: Py<PyString>,
+    /// The reasoning OpenAI-compatible providers write beside the answer, not read:
+    /// `reasoning_content`, `reasoning`, `thinking`.
+    reasoning: [Py<PyString>; 3],
     /// The common role names and their roles (as the core parses them).
     roles: Vec<(Py<PyString>, Role)>,
 }
@@ -111,6 +114,7 @@ fn names(py: Python<'_>) -> &Names {
             kind: s("type"),
             function: s("function"),
             arguments: s("arguments"),
+            reasoning: [s("reasoning_content"), s("reasoning"), s("thinking")],
             // The role each name means is the core's (`Role`'s parser): only which
             // names are worth recognising by identity is decided here.
             roles: ["assistant", "user", "tool", "system", "llm", "agent"]
@@ -183,6 +187,9 @@ impl<'py> Gathered<'py> {
             &names.name,
             &names.responder,
             &names.tool_call_id,
+            &names.reasoning[0],
+            &names.reasoning[1],
+            &names.reasoning[2],
         ];
         for (key, value) in dict.iter() {
             match which(&key, keys)? {
@@ -192,7 +199,10 @@ impl<'py> Gathered<'py> {
                 2 => gathered.calls = Self::calls(names, value.cast::<PyList>().ok()?)?,
                 3 => gathered.name = text(&value)?,
                 4 => gathered.responder = text(&value)?,
-                _ => gathered.tool_call_id = text(&value)?,
+                5 => gathered.tool_call_id = text(&value)?,
+                // Reasoning is not read, but a text as the schema takes it (UTF-8),
+                // or the schema says what it is.
+                _ => drop(text(&value)?),
             }
         }
         gathered.role = role?;

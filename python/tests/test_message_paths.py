@@ -43,6 +43,10 @@ COMMON: list[dict[str, Any]] = [
             {"name": "nullargs", "arguments": None, "id": None},
         ],
     },
+    # The reasoning OpenAI-compatible providers write beside the answer (DeepSeek's,
+    # OpenRouter's, Ollama's), not read.
+    {"role": "assistant", "content": "42", "reasoning_content": "6*7"},
+    {"role": "assistant", "content": "42", "reasoning": None, "thinking": "6*7"},
 ]
 
 # Dicts the fast path leaves to the schema: other keys, other value types, and what
@@ -56,6 +60,39 @@ OTHER: list[dict[str, Any]] = [
     {"role": "assistant", "no_response": True},
     {"role": "assistant", "content": "x", "refusal": "no"},
     {"role": "assistant", "content": "x", "metrics": {"score": 0.5}},
+    # What OpenAI-compatible providers and clients add: LiteLLM's message, Ollama's
+    # and Mistral's calls with their index, Gemini's signature on a call.
+    {
+        "content": "42",
+        "role": "assistant",
+        "tool_calls": None,
+        "function_call": None,
+        "provider_specific_fields": {"refusal": None},
+        "reasoning_content": "6*7",
+        "thinking_blocks": [{"type": "thinking", "thinking": "6*7", "signature": "s"}],
+    },
+    {
+        "role": "assistant",
+        "content": "",
+        "thinking": "use it",
+        "images": None,
+        "tool_calls": [{"function": {"index": 0, "name": "calc", "arguments": {"x": 1}}}],
+    },
+    {
+        "role": "assistant",
+        "content": "",
+        "prefix": False,
+        "tool_calls": [
+            {
+                "id": "c",
+                "type": "function",
+                "index": 0,
+                "function": {"name": "f", "arguments": "{}"},
+                "extra_content": {"google": {"thought_signature": "s"}},
+            }
+        ],
+    },
+    {"role": "assistant", "content": "x", "reasoning": {"text": "not a string"}},
 ]
 
 REFUSED: list[Any] = [
@@ -68,6 +105,7 @@ REFUSED: list[Any] = [
     {"role": "assistant", "content": "", "tool_calls": [{"name": "a", "function": {"name": "b"}}]},
     {"role": "assistant", "content": "", "tool_calls": "calculator"},
     {"role": "assistant", "content": "\ud800"},
+    {"role": "assistant", "content": "x", "reasoning_contents": "misspelt"},
     {1: "x"},
     ["role", "assistant"],
 ]

@@ -29,6 +29,8 @@ struct Keys {
     message_id: bool,
     /// `message`.
     message: bool,
+    /// `done` (an Ollama chat response's, beside `message`).
+    done: bool,
     /// `schema_version` (a Strands snapshot's, beside `scope` and `data`).
     schema_version: bool,
     /// `from_history` or `stop_after_tool_call` (an Agno message's).
@@ -106,6 +108,7 @@ struct Keys {
 /// {"step_number": 1, "model_output": ...}     smolagents step
 /// {"role": ..., "content": [{"text": ...}]}   Bedrock Converse message
 /// {"message": {...}, "message_id": 3}         Strands session's message
+/// {"message": {...}, "done": true, ...}       Ollama chat response
 /// {"scope": "agent", "schema_version", ...}   Strands snapshot
 /// {"role", "content", "from_history", ...}    Agno message
 /// {"run_id", "messages"}, {"run_id", "run_data"}  Agno run, database row (a run
@@ -149,6 +152,8 @@ fn decide(k: &Keys) -> Option<Kind> {
         Kind::BedrockResponse
     } else if k.message && k.message_id && !k.role && !typed {
         Kind::StrandsSessionMessage
+    } else if k.message && k.done && !k.role && !typed {
+        Kind::OllamaResponse
     } else if k.schema_version && !k.role && !typed {
         Kind::StrandsSnapshot
     } else if k.role && k.agno_message && !typed {
@@ -283,6 +288,7 @@ impl<'de> Visitor<'de> for Look<'_> {
                         "stopReason" | "ResponseMetadata" => k.converse_response = true,
                         "message_id" => k.message_id = true,
                         "message" => k.message = true,
+                        "done" => k.done = true,
                         "schema_version" => k.schema_version = true,
                         "from_history" | "stop_after_tool_call" => k.agno_message = true,
                         "run_id" => k.run_id = true,

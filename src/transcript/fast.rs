@@ -84,7 +84,7 @@ use self::scan::{Scan, Seen};
 use super::autogen::{ExecutionResult, FunctionCall, Scanned};
 use super::parts::{self, Found};
 use super::responses::Item;
-use super::wire::{ProviderUsage, Str, is_langroid_role};
+use super::wire::{IGNORED_KEYS, ProviderUsage, Str, is_langroid_role};
 use super::{anthropic, autogen};
 use crate::{Message, Role, ToolCall};
 
@@ -521,8 +521,9 @@ impl<'a> Scan<'a> {
 
     /// A chat message of the common keys (`role`, `content` as a string or parts,
     /// `refusal`, `responder`, `name`, `tool_calls`, `tool_call_id`, `usage`, and the
-    /// ignored `metadata`, `annotations`, `audio`), its braces at nesting `depth`;
-    /// converted as the serde path converts it, into `chat`.
+    /// ignored `metadata`, `annotations`, `audio` and the rest of [`IGNORED_KEYS`]),
+    /// its braces at nesting `depth`; converted as the serde path converts it, into
+    /// `chat`.
     fn chat(&mut self, depth: usize, langroid_roles: bool, chat: &mut Chat<'a>) -> Option<()> {
         let mut seen = Seen::default();
         let mut role = None;
@@ -585,7 +586,17 @@ impl<'a> Scan<'a> {
                     seen.once(10)?;
                     s.skip(inner)?;
                 },
-                _ => return None,
+                // The other keys read and ignored (the reasoning OpenAI-compatible
+                // providers add beside the answer, CrewAI's files, ...), by the
+                // serde path's own list, so that the two cannot differ on one;
+                // rarer, so compared after the scan an unknown key costs. (The
+                // list's first three are the arms above, their bits 8 + their place,
+                // as here.)
+                name @ _ => {
+                    let i = IGNORED_KEYS.iter().position(|k| k.as_bytes() == name)?;
+                    seen.once(8 + u32::try_from(i).ok()?)?;
+                    s.skip(inner)?;
+                },
             });
             Some(())
         })?;

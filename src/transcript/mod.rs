@@ -31,6 +31,7 @@ mod langchain;
 mod langroid;
 mod langroid_tsv;
 mod llamaindex;
+mod ollama;
 mod otel;
 mod parts;
 mod pending;
@@ -82,7 +83,9 @@ pub enum Format {
     /// Anthropic's message shapes too).
     Jsonl,
     /// OpenAI Chat Completions: chat messages, `chat.completion` response objects, or
-    /// a request's `{"messages": [...]}`.
+    /// a request's `{"messages": [...]}`, as OpenAI and OpenAI-compatible providers
+    /// (DeepSeek, vLLM, OpenRouter, Mistral, Gemini's endpoint, LiteLLM) write them;
+    /// Ollama's chat responses.
     OpenAi,
     /// OpenAI Responses API: input and output items (the OpenAI Agents SDK's
     /// `to_input_list()`), response objects, or a request's `{"input": ...}`.

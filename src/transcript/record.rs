@@ -8,7 +8,7 @@ use serde::Deserialize;
 use super::wire::{Converted, JsonLine, Listed, MessageSeed, RawArguments, StringOrList};
 use super::{
     Format, TranscriptErrorKind, agno, anthropic, autogen, bedrock, completion, crewai, fast,
-    gemini, langchain, langroid, llamaindex, otel, pydantic_ai, responses, smolagents,
+    gemini, langchain, langroid, llamaindex, ollama, otel, pydantic_ai, responses, smolagents,
 };
 use crate::{Message, ToolCall};
 
@@ -55,6 +55,8 @@ pub(super) enum Kind {
     Completion,
     /// A request's `{"messages": [...]}` (OpenAI's).
     ChatRequest,
+    /// An Ollama chat response (`{"message", "done", ...}`).
+    OllamaResponse,
     /// An Anthropic request: `messages` and its `system`.
     AnthropicRequest,
     /// An Anthropic response (`"type": "message"`, with its model and stop reason).
@@ -134,6 +136,7 @@ impl Kind {
             Kind::Message => "a chat message (doneseq's fields, OpenAI's or Anthropic's)",
             Kind::Completion => "an OpenAI chat.completion object",
             Kind::ChatRequest => "a request's {\"messages\": [...]}",
+            Kind::OllamaResponse => "an Ollama chat response ({\"message\", \"done\", ...})",
             Kind::AnthropicRequest => "an Anthropic request ({\"system\", \"messages\"})",
             Kind::AnthropicResponse => "an Anthropic response message",
             Kind::ResponsesItem => "an OpenAI Responses item",
@@ -185,7 +188,7 @@ impl Kind {
     pub(super) const fn format(self) -> Format {
         match self {
             Kind::Message => Format::Jsonl,
-            Kind::Completion | Kind::ChatRequest => Format::OpenAi,
+            Kind::Completion | Kind::ChatRequest | Kind::OllamaResponse => Format::OpenAi,
             Kind::AnthropicRequest | Kind::AnthropicResponse => Format::Anthropic,
             Kind::ResponsesItem | Kind::Response | Kind::ResponsesRequest => Format::Responses,
             Kind::AutoGen | Kind::TaskResult => Format::AutoGen,
@@ -224,6 +227,7 @@ impl Kind {
                 Kind::Message,
                 Kind::Completion,
                 Kind::ChatRequest,
+                Kind::OllamaResponse,
                 Kind::AnthropicRequest,
                 Kind::AnthropicResponse,
                 Kind::ResponsesItem,
@@ -258,7 +262,12 @@ impl Kind {
                 Kind::CrewAiLog,
             ],
             Format::Jsonl | Format::Langroid => &[Kind::Message],
-            Format::OpenAi => &[Kind::Message, Kind::Completion, Kind::ChatRequest],
+            Format::OpenAi => &[
+                Kind::Message,
+                Kind::Completion,
+                Kind::ChatRequest,
+                Kind::OllamaResponse,
+            ],
             Format::Anthropic => &[
                 Kind::Message,
                 Kind::AnthropicRequest,
@@ -447,6 +456,7 @@ fn read_kind<'a>(
         Kind::ChatRequest | Kind::AnthropicRequest => {
             anthropic::read_request(parse(text)?, text, cx, out)
         }
+        Kind::OllamaResponse => ollama::read(parse(text)?, text, cx, out),
         Kind::AnthropicResponse => {
             if !scanned_into(kind, text, cx, out) {
                 out.push(anthropic::read_response(parse(text)?, text)?);

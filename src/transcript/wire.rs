@@ -65,7 +65,13 @@ pub(super) struct Line<'a, A = Arguments<'a>> {
 /// `metadata` (free-form data for the log's own use), `annotations` and `audio`
 /// (OpenAI's, carrying nothing doneseq classifies), `raw_tool_call_parts` (CrewAI's
 /// copy of the calls in `tool_calls`, as Gemini's SDK gave them) and `files` (the
-/// files CrewAI attaches to a task's message: media, not text) are read and ignored.
+/// files CrewAI attaches to a task's message: media, not text) are read and ignored;
+/// so are the keys OpenAI-compatible providers and clients add to the assistant's
+/// message: its reasoning (`reasoning_content`: DeepSeek, vLLM, xAI, LiteLLM;
+/// `reasoning` and `reasoning_details`: OpenRouter, Groq, vLLM; `thinking`: Ollama;
+/// `thinking_blocks`: LiteLLM), which is not its answer, as no format's reasoning
+/// is; LiteLLM's `provider_specific_fields`; Ollama's `images` (media); Mistral's
+/// `prefix` (a flag on a message that the next one continues).
 #[derive(Clone, Copy, Debug, Deserialize)]
 #[serde(field_identifier, rename_all = "snake_case")]
 enum Key {
@@ -87,12 +93,21 @@ enum Key {
     Handoff,
     ToolName,
     Input,
-    Metadata,
     Refusal,
+    // The keys read and ignored, from here to the end (`IGNORED_KEYS`).
+    Metadata,
     Annotations,
     Audio,
     RawToolCallParts,
     Files,
+    ReasoningContent,
+    Reasoning,
+    ReasoningDetails,
+    Thinking,
+    ThinkingBlocks,
+    ProviderSpecificFields,
+    Images,
+    Prefix,
 }
 
 /// Reads a [`Line`] from a map: serde's derived visitor, written out (the same
@@ -136,12 +151,9 @@ where
     let mut handoff: Option<Option<Str<'a>>> = None;
     let mut tool_name: Option<Option<Str<'a>>> = None;
     let mut input: Option<Option<bool>> = None;
-    let mut metadata: Option<Option<IgnoredAny>> = None;
+    // The keys read and ignored that were seen, a bit each (`Key`'s number).
+    let mut ignored = 0u64;
     let mut refusal: Option<Option<Str<'a>>> = None;
-    let mut annotations: Option<Option<IgnoredAny>> = None;
-    let mut audio: Option<Option<IgnoredAny>> = None;
-    let mut raw_tool_call_parts: Option<Option<IgnoredAny>> = None;
-    let mut files: Option<Option<IgnoredAny>> = None;
     while let Some(key) = map.next_key::<Key>()? {
         match key {
             Key::Role => once(&mut map, &mut role, "role")?,
@@ -162,14 +174,28 @@ where
             Key::Handoff => once(&mut map, &mut handoff, "handoff")?,
             Key::ToolName => once(&mut map, &mut tool_name, "tool_name")?,
             Key::Input => once(&mut map, &mut input, "input")?,
-            Key::Metadata => once(&mut map, &mut metadata, "metadata")?,
             Key::Refusal => once(&mut map, &mut refusal, "refusal")?,
-            Key::Annotations => once(&mut map, &mut annotations, "annotations")?,
-            Key::Audio => once(&mut map, &mut audio, "audio")?,
-            Key::RawToolCallParts => {
-                once(&mut map, &mut raw_tool_call_parts, "raw_tool_call_parts")?;
+            Key::Metadata
+            | Key::Annotations
+            | Key::Audio
+            | Key::RawToolCallParts
+            | Key::Files
+            | Key::ReasoningContent
+            | Key::Reasoning
+            | Key::ReasoningDetails
+            | Key::Thinking
+            | Key::ThinkingBlocks
+            | Key::ProviderSpecificFields
+            | Key::Images
+            | Key::Prefix => {
+                // Read (as JSON) and ignored, but once, as a field is.
+                let bit = 1u64 << key as u32;
+                if ignored & bit != 0 {
+                    return Err(M::Error::duplicate_field(LINE_FIELDS[key as usize]));
+                }
+                ignored |= bit;
+                map.next_value::<IgnoredAny>()?;
             }
-            Key::Files => once(&mut map, &mut files, "files")?,
         }
     }
     Ok(Line {
@@ -195,6 +221,10 @@ where
     })
 }
 
+/// The keys of a [`Line`] that are read (as JSON) and ignored, each once: the last of
+/// [`LINE_FIELDS`], from `metadata` on. (The fast path skips them by this list.)
+pub(super) const IGNORED_KEYS: &[&str] = LINE_FIELDS.split_at(Key::Metadata as usize).1;
+
 /// The keys of a [`Line`], as [`Key`] names them (a test keeps the two in step), for
 /// deserializers that recognise a struct's keys by its field names (the Python
 /// package's).
@@ -217,12 +247,20 @@ const LINE_FIELDS: &[&str] = &[
     "handoff",
     "tool_name",
     "input",
-    "metadata",
     "refusal",
+    "metadata",
     "annotations",
     "audio",
     "raw_tool_call_parts",
     "files",
+    "reasoning_content",
+    "reasoning",
+    "reasoning_details",
+    "thinking",
+    "thinking_blocks",
+    "provider_specific_fields",
+    "images",
+    "prefix",
 ];
 
 impl<'de: 'a, 'a, A: Deserialize<'de> + ArgumentsText<'a>> Deserialize<'de> for Line<'a, A> {
@@ -566,6 +604,16 @@ struct Call<'a, A> {
     arguments: Option<A>,
     #[serde(default, borrow)]
     function: Option<Function<'a, A>>,
+    /// The call's place in the list, as a streamed answer's deltas and Mistral's
+    /// calls carry it: the list's order is the calls' order.
+    #[serde(default)]
+    #[allow(dead_code)]
+    index: Option<IgnoredAny>,
+    /// Gemini's OpenAI-compatible calls: `{"google": {"thought_signature"}}`, the
+    /// model's reasoning state, not the call.
+    #[serde(default)]
+    #[allow(dead_code)]
+    extra_content: Option<IgnoredAny>,
 }
 
 #[derive(Deserialize)]
@@ -576,6 +624,10 @@ struct Function<'a, A> {
     name: Str<'a>,
     #[serde(default)]
     arguments: Option<A>,
+    /// Ollama's: the call's place in the list (the list's order is the calls').
+    #[serde(default)]
+    #[allow(dead_code)]
+    index: Option<IgnoredAny>,
 }
 
 #[derive(Deserialize)]

@@ -35,7 +35,8 @@ pub(crate) struct Args {
     tools: Option<Vec<String>>,
     /// The transcript's format: auto (detected from the content); jsonl (doneseq's
     /// messages, one a line); openai (Chat Completions messages, chat.completion objects,
-    /// requests); openai-responses (Responses API items, e.g. the Agents SDK's
+    /// requests, as OpenAI and OpenAI-compatible providers write them; Ollama's chat
+    /// responses); openai-responses (Responses API items, e.g. the Agents SDK's
     /// to_input_list(), response objects, requests); anthropic (messages with content
     /// blocks, requests with system, responses); autogen (AgentChat model_dump() messages,
     /// TaskResult); langroid (tool JSON in the content found as tool calls); langroid-tsv

@@ -100,8 +100,8 @@ impl<'a> Scan<'a> {
     }
 
     /// One tool call, in doneseq's shape (`name`, `arguments`) or OpenAI's
-    /// (`function: {name, arguments}`), with its `id` and an ignored `type`; its
-    /// braces at nesting `depth`.
+    /// (`function: {name, arguments}`), with its `id` and an ignored `type`, `index`
+    /// and `extra_content`; its braces at nesting `depth`.
     fn call(&mut self, depth: usize) -> Option<ToolCall<'a>> {
         let mut seen = Seen::default();
         let (mut id, mut name, mut arguments, mut function) = (None, None, None, None);
@@ -127,6 +127,14 @@ impl<'a> Scan<'a> {
                     seen.once(4)?;
                     function = s.nullable(|s| s.function(depth + 1))?;
                 },
+                b"index" => {
+                    seen.once(5)?;
+                    s.skip(depth + 1)?;
+                },
+                b"extra_content" => {
+                    seen.once(6)?;
+                    s.skip(depth + 1)?;
+                },
                 _ => return None,
             });
             Some(())
@@ -146,8 +154,8 @@ impl<'a> Scan<'a> {
         ))
     }
 
-    /// OpenAI's `function`: its `name` (required) and `arguments`; its braces at
-    /// nesting `depth`.
+    /// OpenAI's `function`: its `name` (required) and `arguments` (and Ollama's
+    /// ignored `index`); its braces at nesting `depth`.
     #[allow(clippy::type_complexity)]
     fn function(&mut self, depth: usize) -> Option<(Cow<'a, str>, Option<CallArguments<'a>>)> {
         let mut seen = Seen::default();
@@ -161,6 +169,10 @@ impl<'a> Scan<'a> {
                 b"arguments" => {
                     seen.once(1)?;
                     arguments = s.nullable(|s| s.arguments(depth + 1))?;
+                },
+                b"index" => {
+                    seen.once(2)?;
+                    s.skip(depth + 1)?;
                 },
                 _ => return None,
             });

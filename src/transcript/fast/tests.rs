@@ -106,6 +106,16 @@ const COMMON: &[&str] = &[
     r#"{"role": "user", "name": "me", "content": [{"type": "tool_result", "tool_use_id": "t", "content": [{"type": "text", "text": "boom"}], "is_error": true}, {"type": "tool_result", "tool_use_id": "u", "content": null, "is_error": true}, {"type": "text", "text": "and go on", "cache_control": {"type": "ephemeral"}}]}"#,
     r#"{"role": "assistant", "content": [{"type": "thinking", "thinking": "hmm", "signature": "x"}, {"type": "text", "text": "a", "citations": null}, {"type": "tool_use", "id": "toolu_2", "name": "search", "input": {"query": "q"}}, {"type": "tool_use", "name": "f", "input": null}], "tool_calls": [{"name": "g"}]}"#,
     r#"{"role": "assistant", "content": [{"type": "refusal", "refusal": "no"}, {"type": "output_text", "text": "yes", "annotations": []}]}"#,
+    // What OpenAI-compatible providers and clients add: reasoning beside the answer
+    // (DeepSeek, OpenRouter, Ollama, LiteLLM), a call's place in the list (Mistral,
+    // Ollama's inside its function), Gemini's signature on a call.
+    r#"{"role": "assistant", "content": "395.", "reasoning_content": "17*23 = 391; plus 4."}"#,
+    r#"{"role": "assistant", "content": "42", "refusal": null, "reasoning": "6*7", "reasoning_details": [{"type": "reasoning.text", "text": "6*7", "index": 0}]}"#,
+    r#"{"role": "assistant", "content": "", "tool_calls": [{"id": "D681PevKs", "type": "function", "function": {"name": "calc", "arguments": "{\"x\": 1}"}, "index": 0}]}"#,
+    r#"{"role": "assistant", "content": "", "thinking": "use the tool", "tool_calls": [{"function": {"index": 0, "name": "calc", "arguments": {"x": 1}}}]}"#,
+    r#"{"role": "assistant", "content": null, "tool_calls": [{"id": "c", "type": "function", "function": {"name": "f", "arguments": "{}"}, "extra_content": {"google": {"thought_signature": "sig"}}}]}"#,
+    r#"{"content": "42", "role": "assistant", "tool_calls": null, "provider_specific_fields": {"refusal": null}, "reasoning_content": null, "thinking_blocks": [{"type": "thinking", "thinking": "6*7", "signature": "s"}]}"#,
+    r#"{"role": "user", "content": "What is this?", "images": ["aGk="], "prefix": false, "metadata": null}"#,
     // Keys are compared in place: spaces around colons, and keys that begin as a
     // known key does (or are the start of one) are not taken for it.
     r#"{"role" : "llm" ,"content":"hi" , "usage" :{"input_tokens" : 1}}"#,
@@ -154,6 +164,13 @@ const LEFT_TO_SERDE: &[&str] = &[
     r#"{"role": "llm", "tool_calls": [{"name": "f", "arguments": 1.}]}"#,
     r#"{"role": "llm", "tool_calls": [{"name": "f", "arguments": tru}]}"#,
     r#"{"role": "llm", "tool_calls": [{"name": "f"},]}"#,
+    r#"{"role": "llm", "tool_calls": [{"name": "f", "index": 0, "index": 1}]}"#,
+    r#"{"role": "llm", "tool_calls": [{"function": {"name": "f", "index": 0, "index": 0}}]}"#,
+    r#"{"role": "llm", "content": "hi", "reasoning": "a", "reasoning": "b"}"#,
+    r#"{"role": "llm", "content": "hi", "thinking_blocks": [1,]}"#,
+    r#"{"role": "llm", "content": "hi", "images": [], "images": []}"#,
+    r#"{"role": "llm", "content": "hi", "reasoning_contents": "x"}"#,
+    r#"{"role": "llm", "content": "hi", "metadata": {}, "metadata": {}}"#,
     r#"{"ro\u006ce": "llm"}"#,
     r#"{"roles": "llm", "content": "hi"}"#,
     r#"{"role": "llm", "rol": "x"}"#,
@@ -362,33 +379,49 @@ fn member() -> impl Strategy<Value = String> {
         proptest::option::of((text.clone(), proptest::option::of(raw))),
         proptest::option::of(Just(r#""function""#)),
         any::<bool>(),
+        proptest::option::of(prop_oneof![
+            Just(r#""index": 0"#),
+            Just(r#""index": null"#),
+            Just(r#""index": 0, "index": 1"#),
+            Just(r#""extra_content": {"google": {"thought_signature": "s"}}"#),
+            Just(r#""extra_content": [1,]"#),
+        ]),
+        any::<bool>(),
     )
-        .prop_map(|(id, name, arguments, function, kind, extra)| {
-            let mut fields = Vec::new();
-            if let Some(id) = id {
-                fields.push(format!(r#""id": {id}"#));
-            }
-            if let Some(kind) = kind {
-                fields.push(format!(r#""type": {kind}"#));
-            }
-            if let Some(name) = name {
-                fields.push(format!(r#""name": {name}"#));
-            }
-            if let Some(arguments) = arguments {
-                fields.push(format!(r#""arguments": {arguments}"#));
-            }
-            if let Some((name, arguments)) = function {
-                let mut inner = vec![format!(r#""name": {name}"#)];
-                if let Some(arguments) = arguments {
-                    inner.push(format!(r#""arguments": {arguments}"#));
+        .prop_map(
+            |(id, name, arguments, function, kind, extra, provider, indexed)| {
+                let mut fields = Vec::new();
+                if let Some(id) = id {
+                    fields.push(format!(r#""id": {id}"#));
                 }
-                fields.push(format!(r#""function": {{{}}}"#, inner.join(", ")));
-            }
-            if extra {
-                fields.push(r#""extra": 1"#.to_owned());
-            }
-            format!("{{{}}}", fields.join(", "))
-        });
+                if let Some(kind) = kind {
+                    fields.push(format!(r#""type": {kind}"#));
+                }
+                if let Some(name) = name {
+                    fields.push(format!(r#""name": {name}"#));
+                }
+                if let Some(arguments) = arguments {
+                    fields.push(format!(r#""arguments": {arguments}"#));
+                }
+                if let Some((name, arguments)) = function {
+                    let mut inner = vec![format!(r#""name": {name}"#)];
+                    if let Some(arguments) = arguments {
+                        inner.push(format!(r#""arguments": {arguments}"#));
+                    }
+                    if indexed {
+                        inner.insert(0, r#""index": 0"#.to_owned());
+                    }
+                    fields.push(format!(r#""function": {{{}}}"#, inner.join(", ")));
+                }
+                if extra {
+                    fields.push(r#""extra": 1"#.to_owned());
+                }
+                if let Some(provider) = provider {
+                    fields.push(provider.to_owned());
+                }
+                format!("{{{}}}", fields.join(", "))
+            },
+        );
     let usage = proptest::collection::vec(
         (
             prop_oneof![
@@ -420,6 +453,15 @@ fn member() -> impl Strategy<Value = String> {
             .prop_map(|calls| format!(r#""tool_calls": [{}]"#, calls.join(", "))),
         usage.prop_map(|v| format!(r#""usage": {v}"#)),
         text.clone().prop_map(|v| format!(r#""metadata": {v}"#)),
+        // Every key read and ignored, and one that is not quite one.
+        (
+            prop_oneof![
+                proptest::sample::select(crate::transcript::wire::IGNORED_KEYS),
+                Just("reasoning_contents"),
+            ],
+            text.clone()
+        )
+            .prop_map(|(k, v)| format!(r#""{k}": {v}"#)),
         text.clone().prop_map(|v| format!(r#""refusal": {v}"#)),
         proptest::collection::vec(part(), 0..3)
             .prop_map(|parts| format!(r#""content": [{}]"#, parts.join(", "))),

@@ -269,13 +269,15 @@ const CREWAI: &[&str] = &[
     r#"{"agent": "A", "expected_output": "x", "messages": [], "raw": ""}"#,
     r#"{"agent": null, "expected_output": "x", "messages": [{"role": "assistant", "content": [{"type": "text", "text": "caf\u00e9"}]}], "raw": null}"#,
     r#"{"agent": "A", "expected_output": "x", "messages": [{"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "add", "input": {"a": 1}}]}, {"role": "user", "name": "add", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "2"}, {"type": "text", "text": "Go on."}]}]}"#,
+    // A task's files (media) and the calls as Gemini's SDK gave them: skipped.
+    r#"{"agent": "A", "expected_output": "x", "messages": [{"role": "user", "content": "a", "files": {}}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c", "type": "function", "function": {"name": "f", "arguments": "{}"}}], "raw_tool_call_parts": [{"function_call": {"name": "f", "args": {}}}]}]}"#,
 ];
 
 /// CrewAI's task outputs the scanner leaves to the serde path (which reads or
 /// refuses them).
 const CREWAI_LEFT: &[&str] = &[
     r#"{"agent": "A", "expected_output": "x", "messages": [{"role": "tool", "content": "Error", "tool_call_id": "c", "name": "f"}], "tool_failures": [{"tool_name": "f", "failure": {"message": "boom"}, "tool_args": null}]}"#,
-    r#"{"agent": "A", "expected_output": "x", "messages": [{"role": "user", "content": "a", "files": {}}]}"#,
+    r#"{"agent": "A", "expected_output": "x", "messages": [{"role": "user", "content": "a", "files": {}, "files": {}}]}"#,
     r#"{"agent": "A", "expected_output": "x", "messages": [{"role": "robot", "content": "a"}]}"#,
     r#"{"agent": "A", "expected_output": "x", "messages": [], "messages": []}"#,
     r#"{"agent": "A", "expected_output": "x", "raw": 5, "messages": []}"#,
