@@ -5,7 +5,8 @@
 //! ([`doneseq::transcript::deserialize_message`] over [`PyDe`]). That path copies every
 //! string and builds the schema's whole wire form: about half of `Run.observe`'s time.
 //! The common message, an OpenAI chat message of `role`, `content`, `name`,
-//! `tool_calls` (string arguments) and `tool_call_id`, takes a shorter way here: keys
+//! `tool_calls` (string arguments) and `tool_call_id` (and the reasoning texts
+//! OpenAI-compatible providers write beside it), takes a shorter way here: keys
 //! and roles are recognised by identity with interned strings, texts are borrowed from
 //! their UTF-8 encoding ([`Utf8`]), and the message is built with the core's
 //! constructors. Any other key, any other type of value and anything the schema

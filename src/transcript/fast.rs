@@ -88,6 +88,10 @@ use super::wire::{IGNORED_KEYS, ProviderUsage, Str, is_langroid_role};
 use super::{anthropic, autogen};
 use crate::{Message, Role, ToolCall};
 
+// The chat scanner's bits for the keys the serde path ignores (8 on) fit its set of
+// the keys seen.
+const _: () = assert!(8 + IGNORED_KEYS.len() <= 32);
+
 /// A chat message the scanner read: the tool results its content carries (Anthropic's
 /// `tool_result` blocks, each a message before it) and the message itself (`None`
 /// when it holds nothing but those results). The caller gives an empty one to fill

@@ -225,6 +225,9 @@ where
 /// [`LINE_FIELDS`], from `metadata` on. (The fast path skips them by this list.)
 pub(super) const IGNORED_KEYS: &[&str] = LINE_FIELDS.split_at(Key::Metadata as usize).1;
 
+// A key's bit in [`visit_line`]'s set of the ignored keys seen is its number.
+const _: () = assert!(LINE_FIELDS.len() <= 64);
+
 /// The keys of a [`Line`], as [`Key`] names them (a test keeps the two in step), for
 /// deserializers that recognise a struct's keys by its field names (the Python
 /// package's).
