@@ -1481,7 +1481,7 @@ fn errors_name_the_format_the_line_and_the_field() {
 }
 
 #[test]
-fn provider_extras_are_read_once_and_ollama_chunks_are_refused() {
+fn provider_extras_are_read_once_and_streamed_chunks_are_refused() {
     // A key read and ignored is still a field: twice is serde's error, with its place.
     let twice = "{\"role\": \"user\", \"content\": \"go\"}\n{\"role\": \"assistant\", \"content\": \"a\", \"reasoning\": \"x\", \"reasoning\": \"y\"}\n";
     let err = read(twice, Format::Auto).unwrap_err();
@@ -1516,6 +1516,30 @@ fn provider_extras_are_read_once_and_ollama_chunks_are_refused() {
         err.to_string()
             .contains("a chunk of a streamed Ollama answer (\"done\": false)")
             && err.to_string().contains("in an Ollama chat response"),
+        "{err}"
+    );
+    // OpenAI's chunks: a choice's delta, and the last chunk's usage without choices.
+    for chunk in [
+        r#"{"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m", "choices": [{"index": 0, "delta": {"role": "assistant", "content": "It"}, "finish_reason": null}]}"#,
+        r#"{"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m", "choices": [], "usage": {"prompt_tokens": 9, "completion_tokens": 2}}"#,
+    ] {
+        let err = read(chunk, Format::Auto).unwrap_err();
+        assert_eq!((err.line, err.format), (1, Some(Format::OpenAi)), "{err}");
+        assert!(
+            err.message.contains(
+                "a chunk of a streamed chat completion (\"object\": \"chat.completion.chunk\""
+            ),
+            "{err}"
+        );
+    }
+    // A choice without its message is still serde's error, with its place.
+    let err = read(
+        r#"{"object": "chat.completion", "choices": [{"index": 0}]}"#,
+        Format::Auto,
+    )
+    .unwrap_err();
+    assert!(
+        err.message.contains("missing field `message`") && err.column.is_some(),
         "{err}"
     );
     // A wrong message inside a response: the response's kind and the field.

@@ -4,13 +4,16 @@
 use serde::Deserialize;
 
 use super::record::{Context, Failure, Out, message};
-use super::wire::{JsonLine, ProviderUsage};
+use super::wire::{JsonLine, ProviderUsage, Str};
 use crate::Message;
 
-/// A `chat.completion` object. Its other fields (`id`, `object`, `created`, `model`,
+/// A `chat.completion` object. Its other fields (`id`, `created`, `model`,
 /// `system_fingerprint`, `service_tier`) describe the call, not the message.
 #[derive(Deserialize)]
 pub(super) struct Completion<'a> {
+    /// `chat.completion`, or `chat.completion.chunk` for a piece of a streamed one.
+    #[serde(default, borrow)]
+    object: Option<Str<'a>>,
     #[serde(borrow)]
     choices: Vec<Choice<'a>>,
     #[serde(default)]
@@ -24,6 +27,31 @@ struct Choice<'a> {
     message: JsonLine<'a>,
 }
 
+/// Why a chunk of a streamed completion is not read.
+const CHUNK: &str = "a chunk of a streamed chat completion (\"object\": \
+                     \"chat.completion.chunk\", its choices' \"delta\"): a transcript step \
+                     is a whole answer (log the message the chunks add up to)";
+
+/// Whether `text` is a chunk of a streamed completion (`"object":
+/// "chat.completion.chunk"`), which does not read as a completion (its choices hold a
+/// `delta`, not a `message`): asked where it did not read, to say so.
+pub(super) fn is_chunk(text: &str) -> bool {
+    #[derive(Deserialize)]
+    struct Object<'a> {
+        #[serde(default, borrow)]
+        object: Option<Str<'a>>,
+    }
+    serde_json::from_str::<Object<'_>>(text)
+        .ok()
+        .and_then(|o| o.object)
+        .is_some_and(|o| o.0 == "chat.completion.chunk")
+}
+
+/// A chunk of a streamed completion, refused (see [`is_chunk`]).
+pub(super) fn chunk(within: &str) -> Failure<'_> {
+    Failure::message(within, CHUNK)
+}
+
 /// The message of a completion: its one choice, with the call's usage.
 pub(super) fn read<'a>(
     completion: Completion<'a>,
@@ -31,6 +59,13 @@ pub(super) fn read<'a>(
     cx: &mut Context,
     out: &mut Out<'a>,
 ) -> Result<(), Failure<'a>> {
+    // (A stream's last chunk may hold no choice, only the usage: it parses.)
+    if completion
+        .object
+        .is_some_and(|o| o.0 == "chat.completion.chunk")
+    {
+        return Err(chunk(within));
+    }
     let count = completion.choices.len();
     let Some(choice) = completion.choices.into_iter().next().filter(|_| count == 1) else {
         // Several choices are alternatives (`n` > 1), not steps: the log does not

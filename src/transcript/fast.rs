@@ -133,8 +133,18 @@ pub(super) fn completion<'a>(
                     seen.once(1)?;
                     usage = s.nullable(|s| s.provider_usage(2))?;
                 },
-                _ | b"id" | b"object" | b"created" | b"model" | b"system_fingerprint"
-                | b"service_tier" => s.skip(2)?,
+                // A chunk of a streamed completion is the serde path's to refuse, as
+                // is any object but `chat.completion` (compared in place: most have
+                // it, and decoding it to compare cost 90 instructions a completion).
+                b"object" => {
+                    seen.once(2)?;
+                    if !(s.peek()? == b'"' && s.key_is(b"chat.completion")) {
+                        return None;
+                    }
+                },
+                _ | b"id" | b"created" | b"model" | b"system_fingerprint" | b"service_tier" => {
+                    s.skip(2)?;
+                },
             });
             Some(())
         })?;

@@ -451,7 +451,11 @@ fn read_kind<'a>(
             if scanned_into(kind, text, cx, out) {
                 return Ok(());
             }
-            completion::read(parse(text)?, text, cx, out)
+            match parse(text) {
+                Ok(parsed) => completion::read(parsed, text, cx, out),
+                Err(_) if completion::is_chunk(text) => Err(completion::chunk(text)),
+                Err(e) => Err(e),
+            }
         }
         Kind::ChatRequest | Kind::AnthropicRequest => {
             anthropic::read_request(parse(text)?, text, cx, out)

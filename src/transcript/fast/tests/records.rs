@@ -87,6 +87,14 @@ const COMPLETIONS_LEFT: &[&str] = &[
     r#"{"choices": [{"message": {"role": "assistant", "content": "a", "extra": 1}}]}"#,
     r#"{"choices": [{"message": {"role": "assistant"}}], "usage": {"prompt_tokens": 1.5}}"#,
     r#"{"choices": [{"message": {"role": "assistant"}}], "choices": []}"#,
+    // A stream's chunks, refused by the serde path; an object named twice, or
+    // not written as `chat.completion` is (read by the serde path).
+    r#"{"object": null, "choices": [{"message": {"role": "assistant", "content": "no object"}}]}"#,
+    r#"{"object": "chat.c\u006fmpletion", "choices": [{"message": {"role": "assistant", "content": "a"}}]}"#,
+    r#"{"id": "c", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"role": "assistant", "content": "Hi"}, "finish_reason": null}]}"#,
+    r#"{"object": "chat.completion.chunk", "choices": [], "usage": {"prompt_tokens": 1, "completion_tokens": 2}}"#,
+    r#"{"object": "chat.completion.chunk", "choices": [{"message": {"role": "assistant", "content": "a"}}]}"#,
+    r#"{"object": "chat.completion", "object": "chat.completion", "choices": [{"message": {"role": "assistant"}}]}"#,
 ];
 
 /// Anthropic response messages.
