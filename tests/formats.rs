@@ -1532,6 +1532,25 @@ fn provider_extras_are_read_once_and_streamed_chunks_are_refused() {
             "{err}"
         );
     }
+    // The events of a streamed Responses API answer, and of Anthropic's (whose events
+    // have a `type`, as Responses items do): each said to be one, not an unknown item.
+    for (event, says) in [
+        (
+            r#"{"type": "response.output_text.delta", "item_id": "msg_1", "output_index": 0, "content_index": 0, "delta": "Hi", "sequence_number": 3}"#,
+            "an event of a streamed OpenAI response (\"type\": \"response.output_text.delta\")",
+        ),
+        (
+            r#"{"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Hi"}}"#,
+            "an event of a streamed Anthropic message (\"type\": \"content_block_delta\")",
+        ),
+        (
+            r#"{"type": "telepathy"}"#,
+            "an item of unknown type \"telepathy\"",
+        ),
+    ] {
+        let err = read(event, Format::Auto).unwrap_err();
+        assert!(err.message.contains(says), "{err}");
+    }
     // A choice without its message is still serde's error, with its place.
     let err = read(
         r#"{"object": "chat.completion", "choices": [{"index": 0}]}"#,

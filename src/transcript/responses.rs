@@ -275,13 +275,41 @@ pub(super) fn item_into<'a, 't, K: Keep<'a, 't>>(
                 message.rare().error = Some(K::keep(error.0));
             }
         }
-        other => {
-            return Err(format!(
-                "an item of unknown type \"{other}\" (expected one of {KNOWN})"
-            ));
-        }
+        other => return Err(unknown_type(other)),
     }
     Ok(())
+}
+
+/// Why an item of type `kind` is not read: an event of a streamed answer (the
+/// Responses API's, `response.*`, or Anthropic's, whose events have a `type` too and
+/// so come here) is a piece of a step, and the log should hold what they add up to;
+/// any other type is unknown.
+#[cold]
+fn unknown_type(kind: &str) -> String {
+    const ANTHROPIC_EVENTS: &[&str] = &[
+        "message_start",
+        "message_delta",
+        "message_stop",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+        "ping",
+    ];
+    if kind.starts_with("response.") {
+        format!(
+            "an event of a streamed OpenAI response (\"type\": \"{kind}\"): a transcript \
+             step is a whole item (log the response's output items, e.g. the Agents SDK's \
+             to_input_list(), or the response object)"
+        )
+    } else if ANTHROPIC_EVENTS.contains(&kind) {
+        format!(
+            "an event of a streamed Anthropic message (\"type\": \"{kind}\"): a transcript \
+             step is a whole message (log the message the events add up to, e.g. the \
+             stream's get_final_message())"
+        )
+    } else {
+        format!("an item of unknown type \"{kind}\" (expected one of {KNOWN})")
+    }
 }
 
 /// A response object: its `output` items are one model turn, with its `usage`. Its
