@@ -6,7 +6,8 @@
 //! string and builds the schema's whole wire form: about half of `Run.observe`'s time.
 //! The common message, an OpenAI chat message of `role`, `content`, `name`,
 //! `tool_calls` (string arguments) and `tool_call_id` (and the reasoning texts
-//! OpenAI-compatible providers write beside it), takes a shorter way here: keys
+//! OpenAI-compatible providers write beside it, and the empty keys of the OpenAI
+//! SDK's `model_dump()`), takes a shorter way here: keys
 //! and roles are recognised by identity with interned strings, texts are borrowed from
 //! their UTF-8 encoding ([`Utf8`]), and the message is built with the core's
 //! constructors. Any other key, any other type of value and anything the schema
@@ -95,6 +96,11 @@ struct Names {
     /// The reasoning OpenAI-compatible providers write beside the answer, not read:
     /// `reasoning_content`, `reasoning`, `thinking`.
     reasoning: [Py<PyString>; 3],
+    /// The keys the OpenAI SDK's `model_dump()` writes with nothing in them most of
+    /// the time: `refusal`, `function_call`, `audio` (`None`), `annotations` (`None`
+    /// or empty). With that, the schema would read them as absent; with anything else
+    /// they are the schema's.
+    empty: [Py<PyString>; 4],
     /// The common role names and their roles (as the core parses them).
     roles: Vec<(Py<PyString>, Role)>,
 }
@@ -116,6 +122,12 @@ fn names(py: Python<'_>) -> &Names {
             function: s("function"),
             arguments: s("arguments"),
             reasoning: [s("reasoning_content"), s("reasoning"), s("thinking")],
+            empty: [
+                s("refusal"),
+                s("function_call"),
+                s("audio"),
+                s("annotations"),
+            ],
             // The role each name means is the core's (`Role`'s parser): only which
             // names are worth recognising by identity is decided here.
             roles: ["assistant", "user", "tool", "system", "llm", "agent"]
@@ -191,6 +203,10 @@ impl<'py> Gathered<'py> {
             &names.reasoning[0],
             &names.reasoning[1],
             &names.reasoning[2],
+            &names.empty[0],
+            &names.empty[1],
+            &names.empty[2],
+            &names.empty[3],
         ];
         for (key, value) in dict.iter() {
             match which(&key, keys)? {
@@ -203,7 +219,11 @@ impl<'py> Gathered<'py> {
                 5 => gathered.tool_call_id = text(&value)?,
                 // Reasoning is not read, but a text as the schema takes it (UTF-8),
                 // or the schema says what it is.
-                _ => drop(text(&value)?),
+                6..=8 => drop(text(&value)?),
+                9..=11 if value.is_none() => {}
+                // `annotations`, a list of none.
+                12 if value.is_none() || value.cast::<PyList>().is_ok_and(|l| l.is_empty()) => {}
+                _ => return None,
             }
         }
         gathered.role = role?;

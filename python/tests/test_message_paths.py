@@ -43,6 +43,19 @@ COMMON: list[dict[str, Any]] = [
             {"name": "nullargs", "arguments": None, "id": None},
         ],
     },
+    # The OpenAI SDK's ChatCompletionMessage.model_dump(): its empty keys.
+    {
+        "content": "The answer is 42.",
+        "refusal": None,
+        "role": "assistant",
+        "annotations": [],
+        "audio": None,
+        "function_call": None,
+        "tool_calls": [
+            {"id": "c", "function": {"arguments": "{}", "name": "f"}, "type": "function"}
+        ],
+    },
+    {"role": "assistant", "content": "x", "annotations": None},
     # The reasoning OpenAI-compatible providers write beside the answer (DeepSeek's,
     # OpenRouter's, Ollama's), not read.
     {"role": "assistant", "content": "42", "reasoning_content": "6*7"},
@@ -93,6 +106,10 @@ OTHER: list[dict[str, Any]] = [
         ],
     },
     {"role": "assistant", "content": "x", "reasoning": {"text": "not a string"}},
+    # The SDK's keys with something in them: the schema reads them.
+    {"role": "assistant", "content": "x", "annotations": [{"type": "url_citation"}]},
+    {"role": "assistant", "content": None, "function_call": {"name": "f", "arguments": "{}"}},
+    {"role": "assistant", "content": "x", "audio": {"id": "a", "data": "", "transcript": ""}},
 ]
 
 REFUSED: list[Any] = [
@@ -174,6 +191,11 @@ def test_random_combinations_agree() -> None:
             [{"name": "c"}, {"function": {"name": "d"}}],
             [{"name": ""}],
         ],
+        # The OpenAI SDK's keys, empty or not; a provider's reasoning.
+        "refusal": [None, "no"],
+        "annotations": [None, [], [{"type": "url_citation"}]],
+        "function_call": [None, {"name": "g", "arguments": "{}"}],
+        "reasoning_content": [None, "thought", 3],
     }
     rng = random.Random(20261125)
     keys = list(values)
