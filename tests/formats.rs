@@ -98,8 +98,8 @@ fn openai_chat_messages_and_completion_objects() {
 /// What OpenAI-compatible providers add to the chat messages they write (reasoning,
 /// a call's index or signature) is read and not taken for text or calls. The log's
 /// last records are chat messages, which `auto` reads as `jsonl`'s: it must read the
-/// same as `openai` (and as `jsonl` from the first message on, but for the
-/// `chat.completion` object, which only `openai` reads).
+/// same as `openai`; `jsonl` refuses it at its `chat.completion` object (line 3),
+/// which only `openai` reads.
 #[test]
 fn openai_compatible_providers_reasoning_and_call_extras() {
     let text = sample_text("openai-compatible.jsonl");

@@ -221,7 +221,7 @@ impl<'py> Gathered<'py> {
                 // or the schema says what it is.
                 6..=8 => drop(text(&value)?),
                 9..=11 if value.is_none() => {}
-                // `annotations`, a list of none.
+                // `annotations`: `None`, or an empty list.
                 12 if value.is_none() || value.cast::<PyList>().is_ok_and(|l| l.is_empty()) => {}
                 _ => return None,
             }
