@@ -851,4 +851,32 @@ mod tests {
             .join(", ");
         assert!(error.to_string().contains(&expected), "{error}");
     }
+
+    /// `IGNORED_KEYS` (taken from `LINE_FIELDS` by place) is what the serde path reads
+    /// and ignores, and only that: a line with one of them (any JSON) reads as the
+    /// line without it, twice is a duplicate; a key before them is read.
+    #[test]
+    fn the_ignored_keys_are_the_keys_read_and_ignored() {
+        use super::{IGNORED_KEYS, JsonLine};
+        let read = |line: &str| {
+            let line: JsonLine<'_> = serde_json::from_str(line).map_err(|e| e.to_string())?;
+            let mut results = super::Out::new();
+            line.into_message(&mut results).map(|m| format!("{m:?}"))
+        };
+        let without = read(r#"{"role": "assistant", "content": "x"}"#).unwrap();
+        for key in IGNORED_KEYS {
+            let once = format!(r#"{{"role": "assistant", "content": "x", "{key}": {{"a": [1]}}}}"#);
+            assert_eq!(read(&once), Ok(without.clone()), "{key}");
+            let twice =
+                format!(r#"{{"role": "assistant", "content": "x", "{key}": 1, "{key}": 2}}"#);
+            assert!(
+                read(&twice).unwrap_err().contains("duplicate field"),
+                "{key}"
+            );
+        }
+        let before = LINE_FIELDS[LINE_FIELDS.len() - IGNORED_KEYS.len() - 1];
+        assert_eq!(before, "refusal");
+        let refused = read(r#"{"role": "assistant", "content": "x", "refusal": "no"}"#);
+        assert_ne!(refused, Ok(without));
+    }
 }
