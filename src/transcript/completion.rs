@@ -32,19 +32,21 @@ const CHUNK: &str = "a chunk of a streamed chat completion (\"object\": \
                      \"chat.completion.chunk\", its choices' \"delta\"): a transcript step \
                      is a whole answer (log the message the chunks add up to)";
 
-/// Whether `text` is a chunk of a streamed completion (`"object":
-/// "chat.completion.chunk"`), which does not read as a completion (its choices hold a
-/// `delta`, not a `message`): asked where it did not read, to say so.
+/// Whether an `object` is a chunk's, `chat.completion.chunk`.
+fn names_a_chunk(object: Option<Str<'_>>) -> bool {
+    object.is_some_and(|o| o.0 == "chat.completion.chunk")
+}
+
+/// Whether `text` is a chunk of a streamed completion, which does not read as a
+/// completion (its choices hold a `delta`, not a `message`): asked where it did not
+/// read, to say so.
 pub(super) fn is_chunk(text: &str) -> bool {
     #[derive(Deserialize)]
     struct Object<'a> {
         #[serde(default, borrow)]
         object: Option<Str<'a>>,
     }
-    serde_json::from_str::<Object<'_>>(text)
-        .ok()
-        .and_then(|o| o.object)
-        .is_some_and(|o| o.0 == "chat.completion.chunk")
+    serde_json::from_str::<Object<'_>>(text).is_ok_and(|o| names_a_chunk(o.object))
 }
 
 /// A chunk of a streamed completion, refused (see [`is_chunk`]).
@@ -60,10 +62,7 @@ pub(super) fn read<'a>(
     out: &mut Out<'a>,
 ) -> Result<(), Failure<'a>> {
     // (A stream's last chunk may hold no choice, only the usage: it parses.)
-    if completion
-        .object
-        .is_some_and(|o| o.0 == "chat.completion.chunk")
-    {
+    if names_a_chunk(completion.object) {
         return Err(chunk(within));
     }
     let count = completion.choices.len();
