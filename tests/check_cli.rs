@@ -565,7 +565,7 @@ fn help_lists_every_format_and_a_corpus_of_every_format_is_read() {
     let out = check(&["--stop", "final | done_signal", "examples/formats"]);
     let text = stdout(&out);
     assert!(
-        text.contains("32 runs: 7 done") && text.contains(" 0 errors"),
+        text.contains("34 runs: 8 done") && text.contains(" 0 errors"),
         "{text}"
     );
     for name in [
@@ -595,6 +595,8 @@ fn help_lists_every_format_and_a_corpus_of_every_format_is_read() {
         "otel-strands-latest.json",
         "ollama-chat.jsonl",
         "openai-compatible.jsonl",
+        "rlm-code-run.jsonl",
+        "rlm-code-pure-rlm.jsonl",
     ] {
         assert!(text.contains(name), "{name} missing from:\n{text}");
     }

@@ -39,6 +39,7 @@ mod pydantic_ai;
 mod readme_limits;
 #[cfg(feature = "serde")]
 mod replay;
+mod rlm_code;
 #[cfg(feature = "json")]
 mod robustness;
 mod roundtrip;

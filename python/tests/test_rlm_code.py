@@ -4,10 +4,14 @@ on rlm-code's documented examples."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
+import rlm_code_runs
 from framework_table import assert_listed
+from recorded_runs import read_alike
 from rlm_code.rlm import termination as rlm
 from rlm_code.rlm.policies.base import ActionResult, PolicyContext
 from rlm_code.rlm.policies.registry import PolicyRegistry
@@ -274,3 +278,96 @@ def test_rlm_codes_table_of_refusals(name, config, difference):
     with pytest.raises(doneseq.ConfigError):
         PolicyRegistry.get_termination(f"doneseq_{name}", dict(config))
     assert_listed("Differences from the other frameworks", difference)
+
+
+# The rlm-code transcript format against rlm-code's runner: a run's log (as rlm-code
+# writes it, one event a line, and as ``jq -s .`` gathers it) must stop, whatever the
+# stop rule, where the same run written as doneseq's JSONL from the runner's own step
+# events stops.
+
+GENERIC_SCRIPT = [
+    ('{"action": "run_python", "code": "print(6*7)", "rationale": "compute it"}', (101, 20)),
+    ('{"action": "run_python", "code": "raise ValueError(\'no\')"}', (130, 18)),
+    ('{"action": "final", "final_response": "42", "done": true}', (160, 12)),
+]
+
+PURE_SCRIPT = [
+    ("Let me compute it.\n```repl\nanswer = 6*7\nprint(answer)\n```", (300, 25)),
+    ("The REPL printed it.\nFINAL_VAR(answer)", (340, 9)),
+]
+
+
+@pytest.fixture(scope="module")
+def generic_run(tmp_path_factory: pytest.TempPathFactory):
+    return rlm_code_runs.run("generic", GENERIC_SCRIPT, tmp_path_factory.mktemp("generic"))
+
+
+@pytest.fixture(scope="module")
+def pure_run(tmp_path_factory: pytest.TempPathFactory):
+    return rlm_code_runs.run(
+        "pure_rlm", PURE_SCRIPT, tmp_path_factory.mktemp("pure"), context="6 and 7"
+    )
+
+
+def gathered(log: Path) -> Path:
+    """The log as one indented JSON array (``jq -s .``)."""
+    events = [json.loads(line) for line in log.read_text().splitlines()]
+    path = log.with_suffix(".json")
+    path.write_text(json.dumps(events, indent=2))
+    return path
+
+
+RUN_STOPS = [
+    "stop_message",
+    "final",
+    "tool(final)",
+    "tool(run_python, executed)",
+    'seq("T[run_python], A")',
+    "consecutive_errors(1)",
+    "reward(1.5)",
+    "reward(0.5, negative_streak=1)",
+    "tokens(250)",
+    "max_model_calls(2)",
+]
+
+
+@pytest.mark.parametrize("stop", RUN_STOPS)
+def test_a_generic_runs_log_stops_as_its_steps(generic_run, stop):
+    log, messages, watcher = generic_run
+    saved = {log: "rlm-code", gathered(log): "rlm-code"}
+    replay = read_alike(stop, saved, messages)
+    # Three turns, their three results and the run's end are steps; the task is not.
+    assert replay["recorded_steps"] == 7
+    assert replay["recorded_tokens"] == sum(i + o for _, (i, o) in GENERIC_SCRIPT)
+    rewards = [step["reward"] for step in watcher.steps]
+    assert rewards[0] > 0 > rewards[1], rewards  # the raise is punished: a negative streak
+
+
+@pytest.mark.parametrize("stop", RUN_STOPS)
+def test_a_pure_rlm_runs_log_stops_as_its_steps(pure_run, stop):
+    log, messages, _ = pure_run
+    replay = read_alike(stop, {log: "rlm-code", gathered(log): "rlm-code"}, messages)
+    assert replay["recorded_steps"] == 5
+    assert replay["recorded_tokens"] == sum(i + o for _, (i, o) in PURE_SCRIPT)
+
+
+def test_a_runs_end_is_rlm_codes_answer(generic_run, pure_run):
+    for log, _, watcher in (generic_run, pure_run):
+        assert watcher.result.completed and watcher.result.final_response == "42"
+        replay = doneseq.Monitor(stop="stop_message").check_file(log)
+        assert (replay["kind"], replay["answer"]) == ("done", "42"), replay
+    # The Pure RLM planner's FINAL_VAR is its turn's (the variable, resolved by
+    # rlm-code's REPL: its value is the run's end).
+    replay = doneseq.Monitor(stop="final").check_file(pure_run[0])
+    assert (replay["kind"], replay["steps"], replay["answer"]) == ("done", 3, "answer")
+
+
+def test_a_damaged_event_is_an_error_naming_its_line(generic_run, tmp_path):
+    events = [json.loads(line) for line in generic_run[0].read_text().splitlines()]
+    del events[1]["observation"]
+    damaged = tmp_path / "damaged.jsonl"
+    damaged.write_text("".join(json.dumps(e) + "\n" for e in events))
+    replay = doneseq.Monitor(stop="max_turns(50)").check_file(damaged)
+    assert replay["error"].startswith("line 2: "), replay
+    assert 'an rlm-code step has no "observation"' in replay["error"], replay
+    assert "format rlm-code (detected)" in replay["error"], replay

@@ -61,6 +61,8 @@ struct Keys {
     agent: bool,
     /// `status` (a CrewAI output log's entry, beside `task` and `agent`).
     status: bool,
+    /// `environment` (an rlm-code run's events have it, beside `run_id` and `type`).
+    environment: bool,
     /// `lc` (LangChain's serialization has it).
     lc: bool,
     input: bool,
@@ -121,6 +123,7 @@ struct Keys {
 /// {"messages", "raw", "expected_output"}      CrewAI task's output (an agent's:
 ///                                             `agent_role` for `expected_output`)
 /// {"task", "agent", "status", "timestamp"}    CrewAI output log's entry (refused)
+/// {"type": "step", "run_id", "environment", ...}  rlm-code run's event
 /// ```
 pub(super) fn kind(text: &str) -> Option<Kind> {
     let mut keys = Keys::default();
@@ -137,6 +140,8 @@ fn decide(k: &Keys) -> Option<Kind> {
         Kind::Otlp
     } else if k.resource_logs {
         Kind::OtlpLogs
+    } else if typed && k.run_id && k.environment && !k.role {
+        Kind::RlmCodeEvent
     } else if k.tasks_output && !k.role && !typed {
         Kind::CrewAiCrew
     } else if k.crewai_output && !k.role && !typed {
@@ -321,6 +326,7 @@ impl<'de> Visitor<'de> for Look<'_> {
                         | "task"
                         | "plan"
                         | "system_prompt" => k.smolagents = true,
+                        "environment" => k.environment = true,
                         "lc" => k.lc = true,
                         "source" => k.source = true,
                         "model" => k.model = true,

@@ -1,8 +1,9 @@
 //! Transcript readers (feature `json`): doneseq's JSONL, and the logs of OpenAI
 //! (Chat Completions and the Responses API), Anthropic, AutoGen, Langroid, Pydantic
 //! AI, LangChain, Gemini and Google ADK, smolagents, Amazon Bedrock Converse (Strands
-//! Agents), and OpenTelemetry traces (GenAI and OpenInference spans), each format
-//! detected from the content by [`Format::Auto`].
+//! Agents), Agno, LlamaIndex, CrewAI, rlm-code, and OpenTelemetry traces (GenAI,
+//! OpenInference and Langfuse spans, GenAI log records), each format detected from
+//! the content by [`Format::Auto`].
 //!
 //! [`Reader::next_borrowed`] gives each message borrowing its texts from the line (a
 //! replay of one message a line copies no text but the strings it decodes from
@@ -38,6 +39,7 @@ mod pending;
 mod pydantic_ai;
 mod record;
 mod responses;
+mod rlm_code;
 mod smolagents;
 mod trim;
 mod wire;
@@ -133,11 +135,15 @@ pub enum Format {
     /// agent's (`LiteAgentOutput`), with the messages of each task's agent, its
     /// final answer and its tools' failures.
     CrewAi,
+    /// rlm-code's run logs: the events its runner appends to
+    /// `.rlm_code/rlm/runs/<run_id>.jsonl` (each step's action and observation, the
+    /// run's end).
+    RlmCode,
 }
 
 impl Format {
     /// Every format, in the order `--help` lists them.
-    pub const ALL: [Format; 17] = [
+    pub const ALL: [Format; 18] = [
         Format::Auto,
         Format::Jsonl,
         Format::OpenAi,
@@ -155,6 +161,7 @@ impl Format {
         Format::Agno,
         Format::LlamaIndex,
         Format::CrewAi,
+        Format::RlmCode,
     ];
 
     /// The format's name, as [`str::parse`] reads it.
@@ -178,6 +185,7 @@ impl Format {
             Format::Agno => "agno",
             Format::LlamaIndex => "llamaindex",
             Format::CrewAi => "crewai",
+            Format::RlmCode => "rlm-code",
         }
     }
 

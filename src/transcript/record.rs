@@ -8,7 +8,8 @@ use serde::Deserialize;
 use super::wire::{Converted, JsonLine, Listed, MessageSeed, RawArguments, StringOrList};
 use super::{
     Format, TranscriptErrorKind, agno, anthropic, autogen, bedrock, completion, crewai, fast,
-    gemini, langchain, langroid, llamaindex, ollama, otel, pydantic_ai, responses, smolagents,
+    gemini, langchain, langroid, llamaindex, ollama, otel, pydantic_ai, responses, rlm_code,
+    smolagents,
 };
 use crate::{Message, ToolCall};
 
@@ -127,6 +128,9 @@ pub(super) enum Kind {
     /// An entry of a CrewAI crew's `output_log_file` (`{"task", "agent", "status",
     /// ...}`): refused, it holds no messages.
     CrewAiLog,
+    /// An event of an rlm-code run (`{"type": "step", "run_id", "environment",
+    /// "action", "observation", ...}`, a `final` or a `context` event).
+    RlmCodeEvent,
 }
 
 impl Kind {
@@ -181,6 +185,9 @@ impl Kind {
                 "a CrewAI task's or agent's output ({\"messages\", \"raw\", \"agent\", ...})"
             }
             Kind::CrewAiLog => "a CrewAI output log's entry ({\"task\", \"agent\", \"status\"})",
+            Kind::RlmCodeEvent => {
+                "an rlm-code run's event ({\"type\", \"run_id\", \"environment\", ...})"
+            }
         }
     }
 
@@ -211,6 +218,7 @@ impl Kind {
                 Format::LlamaIndex
             }
             Kind::CrewAiCrew | Kind::CrewAiTask | Kind::CrewAiLog => Format::CrewAi,
+            Kind::RlmCodeEvent => Format::RlmCode,
         }
     }
 
@@ -260,6 +268,7 @@ impl Kind {
                 Kind::CrewAiCrew,
                 Kind::CrewAiTask,
                 Kind::CrewAiLog,
+                Kind::RlmCodeEvent,
             ],
             Format::Jsonl | Format::Langroid => &[Kind::Message],
             Format::OpenAi => &[
@@ -301,6 +310,7 @@ impl Kind {
                 Kind::LlamaIndexMemory,
             ],
             Format::CrewAi => &[Kind::CrewAiCrew, Kind::CrewAiTask, Kind::CrewAiLog],
+            Format::RlmCode => &[Kind::RlmCodeEvent],
             // Not JSON: its lines go to its own reader.
             Format::LangroidTsv => &[],
         }
@@ -323,6 +333,8 @@ pub(super) struct Context {
     pub(super) pydantic_ai: pydantic_ai::Instructions,
     /// The session of the Agno runs read so far.
     pub(super) agno: agno::Sessions,
+    /// The rlm-code run whose task was given last.
+    pub(super) rlm_code: rlm_code::Runs,
     /// The allocation of the last list of a line's messages that outgrew [`Out`]'s
     /// own room, emptied ([`spare`]), for the next line's ([`reserve`]): a CrewAI
     /// task's six messages allocated a list a line (33 instructions a message).
@@ -536,6 +548,7 @@ fn read_kind<'a>(
             crewai_task(text, &mut cx.spare, out)
         }),
         Kind::CrewAiTask => crewai_task(text, &mut cx.spare, out),
+        Kind::RlmCodeEvent => rlm_code::read(parse(text)?, text, &mut cx.rlm_code, out),
         Kind::CrewAiLog => Err(Failure::message(
             text,
             "a CrewAI output log (output_log_file) holds each task's status and output, not \

@@ -40,6 +40,8 @@ const FORMAT_SAMPLES: &[&str] = &[
     "otel-strands-latest.json",
     "otel-strands.json",
     "pydantic-ai-messages.json",
+    "rlm-code-pure-rlm.jsonl",
+    "rlm-code-run.jsonl",
     "smolagents-code-steps.jsonl",
     "smolagents-steps.json",
     "strands-messages.json",

@@ -51,7 +51,9 @@ pub(crate) struct Args {
     /// Strands agent's agent.messages, its saved sessions and snapshots, requests,
     /// responses); agno (Agno's messages, runs, sessions, its database's rows of runs);
     /// llamaindex (LlamaIndex's chat messages, e.g. an agent's memory, chat stores);
-    /// crewai (CrewAI's outputs: a crew's, a task's or an agent's, with its messages).
+    /// crewai (CrewAI's outputs: a crew's, a task's or an agent's, with its messages);
+    /// rlm-code (rlm-code's run logs, .rlm_code/rlm/runs/<run_id>.jsonl: each step's
+    /// action and observation).
     /// All but jsonl, langroid and langroid-tsv also read JSON documents (an array, or
     /// one record on many lines; several one after another).
     #[arg(long, default_value = "auto", value_parser = parse_format)]
