@@ -52,6 +52,9 @@ fn cycle(format: Format) -> Vec<String> {
         Format::LlamaIndex => include_str!("cycles/llamaindex.jsonl"),
         // A task's output (`TaskOutput.model_dump()`) a line, its six messages in it.
         Format::CrewAi => include_str!("cycles/crewai.jsonl"),
+        // The run rlm-code 0.1.13's runner logged (generic environment): two
+        // `run_python` steps and the `final` action, the run's end.
+        Format::RlmCode => include_str!("cycles/rlm-code.jsonl"),
         // doneseq's JSONL with Langroid's roles and tool JSON in the content.
         Format::Langroid => include_str!("cycles/langroid.jsonl"),
         // Its header first: written once, before the cycles.
@@ -124,12 +127,14 @@ fn formats_bench(c: &mut Criterion) {
         // The same messages and tokens in every format (the Responses items,
         // Langroid's task log, LlamaIndex's and CrewAI's messages carry no usage).
         // (smolagents' has one more message: its final answer is a call of its
-        // `final_answer` tool and that call's result.)
+        // `final_answer` tool and that call's result. rlm-code's too, its answer the
+        // `final` action's call and result, then the run's end, a stop; but its task
+        // once: the cycles are events of one run.)
         let (count, tokens) = read(&text, Format::Auto);
-        let more = if format == Format::Smolagents {
-            CYCLES
-        } else {
-            0
+        let more = match format {
+            Format::Smolagents => CYCLES,
+            Format::RlmCode => CYCLES + 1,
+            _ => 0,
         };
         assert_eq!(count, expected.0 + more, "{format}");
         if !matches!(
@@ -186,7 +191,7 @@ fn read_once() -> bool {
 }
 
 /// The formats the bench reads, `jsonl` first.
-const FORMATS: [Format; 15] = [
+const FORMATS: [Format; 16] = [
     Format::Jsonl,
     Format::OpenAi,
     Format::Responses,
@@ -202,6 +207,7 @@ const FORMATS: [Format; 15] = [
     Format::Agno,
     Format::LlamaIndex,
     Format::CrewAi,
+    Format::RlmCode,
 ];
 
 /// `DONESEQ_BEST_OF=<rounds>`: each format's transcript read once in turn, and its

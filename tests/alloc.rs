@@ -433,6 +433,38 @@ fn smolagents_steps_borrow_their_lines() {
     );
 }
 
+/// Reading rlm-code's run events with `Reader::next_borrowed`: every text and call
+/// borrows its line (the scanner reads the event, its action and observation in one
+/// pass; a call's arguments are the action as written). What is left to allocate,
+/// each cycle of the run (the bench's: two `run_python` steps, the `final` step, the
+/// run's end): each step's list of one call, its result's rarer fields (the tool's
+/// name and the reward, boxed), boxed again to wait (the step's turn is given
+/// first), and the model's text decoded (its action's JSON, its quotes escaped); the
+/// two code steps' output decoded (it ends with `\n`); the `final` step's observation
+/// made compact (its JSON has spaces: one allocation of its size, not grown); and the
+/// run's end's rarer fields (the stop).
+fn rlm_code_events_borrow_their_lines() {
+    const CYCLE: &str = include_str!("../benches/cycles/rlm-code.jsonl");
+    assert_eq!(CYCLE.lines().count(), 4, "the cycle's events");
+    let rounds = 200;
+    let (change, counts) = reading_after_the_first("", CYCLE, rounds);
+    let cycles = rounds - 1;
+    // Seven messages a cycle (the task once, first), six read before counting: the
+    // first cycle's last two (the final step's result, the run's end) are counted
+    // too.
+    assert_eq!(counts, [7 * cycles + 2, 3 * cycles, 7 * cycles + 2]);
+    let (lists, rare, waiting, texts, outputs, compact, end) = (3, 3, 3, 3, 2, 1, 1);
+    assert_eq!(
+        (change.allocations, change.reallocations),
+        // (And the first cycle's end, read after the six.)
+        (
+            cycles * (lists + rare + waiting + texts + outputs + compact + end) + end,
+            0
+        ),
+        "{change:?}"
+    );
+}
+
 /// How long the size test runs each monitor (CI builds this test without
 /// optimizations: 5,000 steps, about 350 rounds of the stream, take seconds).
 const STEPS: usize = 5_000;
@@ -511,7 +543,7 @@ fn readme_gives(sizes: &[(usize, usize)]) {
 }
 
 fn main() {
-    let tests: [(&str, fn()); 14] = [
+    let tests: [(&str, fn()); 15] = [
         (
             "borrowed_reading_copies_no_text",
             borrowed_reading_copies_no_text,
@@ -559,6 +591,10 @@ fn main() {
         (
             "smolagents_steps_borrow_their_lines",
             smolagents_steps_borrow_their_lines,
+        ),
+        (
+            "rlm_code_events_borrow_their_lines",
+            rlm_code_events_borrow_their_lines,
         ),
         (
             "steady_state_observe_allocates_nothing",

@@ -145,6 +145,11 @@ fn errors_name_the_event() {
             assert!(err.message.contains(expected), "{line}: {err}");
         }
     }
+    // A wrong step gives nothing before its error, not even its run's task.
+    let line = r#"{"type": "step", "run_id": "r", "environment": "generic", "task": "Go.", "action": {"action": "a"}}"#;
+    let reader = doneseq::transcript::Reader::new(line.as_bytes(), Format::Auto);
+    let given: Vec<_> = reader.collect();
+    assert!(matches!(given.as_slice(), [Err(_)]), "{given:?}");
     // A field of the wrong type: serde's error, with its column; detected, the format.
     let log = "{\"type\": \"context\", \"run_id\": \"r\", \"environment\": \"generic\"}\n\
                {\"type\": \"step\", \"run_id\": \"r\", \"environment\": \"generic\", \"reward\": \"high\"}\n";

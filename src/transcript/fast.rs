@@ -8,7 +8,7 @@
 //! Responses items, AutoGen's messages and their tool calls and results, Bedrock
 //! Converse messages, Agno's, LlamaIndex's and LangChain's messages, Pydantic AI's
 //! requests and responses, Gemini's contents and ADK's events, smolagents' steps,
-//! CrewAI's task outputs. It builds a chat message directly, and for the other
+//! CrewAI's task outputs, rlm-code's run events. It builds a chat message directly, and for the other
 //! records fills the struct serde fills, so that one conversion reads both; texts are
 //! borrowed from the line where they have no escapes.
 //!
@@ -75,6 +75,7 @@ pub(super) mod gemini;
 pub(super) mod langchain;
 pub(super) mod llamaindex;
 pub(super) mod pydantic_ai;
+pub(super) mod rlm_code;
 mod scan;
 pub(super) mod smolagents;
 

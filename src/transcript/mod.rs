@@ -422,6 +422,10 @@ pub(super) fn compact(json: &str) -> Cow<'_, str> {
     let mut copied = 0;
     for (i, c) in outside_strings(json) {
         if matches!(c, b' ' | b'\n' | b'\r' | b'\t') {
+            if out.capacity() == 0 {
+                // One allocation: the text without its whitespace fits in its length.
+                out.reserve(json.len());
+            }
             // ASCII: `i` is a character boundary.
             out.push_str(&json[copied..i]);
             copied = i + 1;

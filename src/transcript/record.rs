@@ -548,7 +548,14 @@ fn read_kind<'a>(
             crewai_task(text, &mut cx.spare, out)
         }),
         Kind::CrewAiTask => crewai_task(text, &mut cx.spare, out),
-        Kind::RlmCodeEvent => rlm_code::read(parse(text)?, text, &mut cx.rlm_code, out),
+        Kind::RlmCodeEvent => {
+            // Filled where it is read (it is large; a move of it is a copy).
+            let mut event = rlm_code::Event::default();
+            if fast::rlm_code::event(text, &mut event).is_none() {
+                event = parse(text)?;
+            }
+            rlm_code::read(event, text, &mut cx.rlm_code, out)
+        }
         Kind::CrewAiLog => Err(Failure::message(
             text,
             "a CrewAI output log (output_log_file) holds each task's status and output, not \

@@ -19,60 +19,68 @@ use crate::{Message, Role, ToolCall};
 
 /// One event of a run: the union of the fields of its types that are read (the
 /// others describe the run: its environment, framework, depth, timestamps, the
-/// prompt's size and digest, the usage by role, the harness's metrics).
-#[derive(Deserialize)]
-pub(super) struct Event<'a> {
+/// prompt's size and digest, the usage by role, the harness's metrics). (The fast
+/// path's scanner fills it too.)
+#[derive(Deserialize, Default)]
+pub(in crate::transcript) struct Event<'a> {
     /// `step`, `final` or `context`.
     #[serde(rename = "type", borrow)]
-    kind: Str<'a>,
+    pub(in crate::transcript) kind: Str<'a>,
     #[serde(default, borrow)]
-    run_id: Option<Str<'a>>,
+    pub(in crate::transcript) run_id: Option<Str<'a>>,
     /// The run's task (every event but a context event repeats it).
     #[serde(default, borrow)]
-    task: Option<Str<'a>>,
+    pub(in crate::transcript) task: Option<Str<'a>>,
     /// A step's action: an object whose `action` names it, its other keys its
     /// parameters (`code`, `path`, `final_response`, ...).
     #[serde(default, borrow)]
-    action: Option<RawJson<'a>>,
+    pub(in crate::transcript) action: Option<RawJson<'a>>,
     /// What the planner model wrote (absent in a framework adapter's steps).
     #[serde(default, borrow)]
-    planner_raw: Option<Str<'a>>,
+    pub(in crate::transcript) planner_raw: Option<Str<'a>>,
     /// What the environment returned for the action.
     #[serde(default, borrow)]
-    observation: Option<RawJson<'a>>,
+    pub(in crate::transcript) observation: Option<RawJson<'a>>,
     #[serde(default)]
-    reward: Option<f64>,
+    pub(in crate::transcript) reward: Option<f64>,
     /// A step's tokens (`prompt_tokens`, `completion_tokens`; `total_calls` not
     /// read); a final event's are the run's, not read (the steps hold them).
     #[serde(default)]
-    usage: Option<ProviderUsage>,
+    pub(in crate::transcript) usage: Option<ProviderUsage>,
     /// A final event's: whether an action ended the run (its answer, `done`).
     #[serde(default)]
-    completed: Option<bool>,
+    pub(in crate::transcript) completed: Option<bool>,
     /// A final event's answer (of a run that did not complete: a summary the model
     /// was asked for after the steps, or why the run stopped; not read).
     #[serde(default, borrow)]
-    final_response: Option<Str<'a>>,
+    pub(in crate::transcript) final_response: Option<Str<'a>>,
+    /// The action's name, where the scanner read it with the action (the serde path
+    /// reads it from `action`'s text).
+    #[serde(skip)]
+    pub(in crate::transcript) action_read: Option<Action<'a>>,
+    /// The observation's fields, where the scanner read them with it.
+    #[serde(skip)]
+    pub(in crate::transcript) observation_read: Option<Observation<'a>>,
 }
 
 /// The action's name.
-#[derive(Deserialize)]
-struct Action<'a> {
+#[derive(Deserialize, Default)]
+pub(in crate::transcript) struct Action<'a> {
     #[serde(default, borrow)]
-    action: Option<Str<'a>>,
+    pub(in crate::transcript) action: Option<Str<'a>>,
 }
 
 /// The observation's fields read: a code action's output and its failure.
-#[derive(Deserialize)]
-struct Observation<'a> {
+#[derive(Deserialize, Default)]
+pub(in crate::transcript) struct Observation<'a> {
     #[serde(default, borrow)]
-    stdout: Option<Str<'a>>,
+    pub(in crate::transcript) stdout: Option<Str<'a>>,
     #[serde(default, borrow)]
-    stderr: Option<Str<'a>>,
+    pub(in crate::transcript) stderr: Option<Str<'a>>,
     #[serde(default, borrow)]
-    error: Option<Str<'a>>,
+    pub(in crate::transcript) error: Option<Str<'a>>,
     #[serde(default)]
-    success: Option<bool>,
+    pub(in crate::transcript) success: Option<bool>,
 }
 
 /// The run whose task was given last (a log of several runs gives each its own).
@@ -130,8 +138,12 @@ fn step<'a>(event: Event<'a>, out: &mut Out<'a>) -> Result<(), String> {
     let Some(action) = event.action else {
         return Err("an rlm-code step has no \"action\"".into());
     };
-    let named: Action<'a> =
-        serde_json::from_str(action.0).map_err(|e| format!("the step's \"action\": {e}"))?;
+    let named: Action<'a> = match event.action_read {
+        Some(named) => named,
+        None => {
+            serde_json::from_str(action.0).map_err(|e| format!("the step's \"action\": {e}"))?
+        }
+    };
     let name = match named.action {
         Some(name) if !name.is_empty() => name.into_cow(),
         _ => return Err("the step's \"action\" has no name (its \"action\" key)".into()),
@@ -139,8 +151,11 @@ fn step<'a>(event: Event<'a>, out: &mut Out<'a>) -> Result<(), String> {
     let Some(observation) = event.observation else {
         return Err("an rlm-code step has no \"observation\"".into());
     };
-    let seen: Observation<'a> = serde_json::from_str(observation.0)
-        .map_err(|e| format!("the step's \"observation\": {e}"))?;
+    let seen: Observation<'a> = match event.observation_read {
+        Some(seen) => seen,
+        None => serde_json::from_str(observation.0)
+            .map_err(|e| format!("the step's \"observation\": {e}"))?,
+    };
     let mut turn = Message::new(
         Role::Llm,
         event.planner_raw.map_or(Cow::Borrowed(""), Str::into_cow),

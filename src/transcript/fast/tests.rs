@@ -736,6 +736,35 @@ proptest! {
     }
 }
 
+proptest! {
+    /// A number is read as an `f64` as serde_json reads it (bit for bit: `-0`'s sign,
+    /// the last digit's rounding), or left to serde_json (an integer past 64 bits, a
+    /// value out of range, anything that is not a JSON number).
+    #[test]
+    fn numbers_read_as_serde_reads_an_f64(
+        sign in prop_oneof![Just(""), Just("-")],
+        digits in prop_oneof![Just("0".to_owned()), "[1-9][0-9]{0,24}", "0[0-9]{1,3}"],
+        fraction in prop_oneof![Just(String::new()), "\\.[0-9]{0,20}"],
+        exponent in prop_oneof![Just(String::new()), "[eE][+-]?[0-9]{0,3}"],
+    ) {
+        let text = format!("{sign}{digits}{fraction}{exponent}");
+        let serde = serde_json::from_str::<f64>(&text).ok();
+        match super::whole(&text, Scan::float) {
+            Some(read) => {
+                let serde = serde.expect("read where serde_json refuses");
+                prop_assert_eq!(read.to_bits(), serde.to_bits(), "{}", text);
+            }
+            None => {
+                // Left to serde_json only where the scanner is not sure: not for an
+                // integer within 64 bits, nor for a float in range.
+                let integer = fraction.is_empty() && exponent.is_empty();
+                let sure = serde.is_some_and(|v| if integer { digits.len() < 20 } else { v.is_finite() });
+                prop_assert!(!sure, "{} not read", text);
+            }
+        }
+    }
+}
+
 /// A decoded string is given room for itself, not for the rest of a long line.
 #[test]
 fn a_decoded_string_in_a_long_line_is_sized_to_itself() {

@@ -8,7 +8,8 @@ use proptest::prelude::*;
 
 use super::super::{
     Chat, agent_message, agno, anthropic_response, completion, converse, crewai, execution_results,
-    function_calls, gemini, langchain, llamaindex, pydantic_ai, responses_item, smolagents,
+    function_calls, gemini, langchain, llamaindex, pydantic_ai, responses_item, rlm_code,
+    smolagents,
 };
 use super::{damaged, sample_files, serde_only};
 use crate::Message;
@@ -559,6 +560,60 @@ fn smolagents_steps_are_scanned_as_serde_reads_them() {
     scanned_as_serde_reads(SMOL, SMOL_REFUSED, SMOL_LEFT, scans);
 }
 
+/// rlm-code's run events, as its runner writes them and in every shape the serde
+/// path reads.
+const RLM: &[&str] = &[
+    r#"{"type": "step", "run_id": "run_1", "environment": "generic", "framework": "native", "task": "What is 17 times 23, plus 4?", "timestamp": "2026-11-29T02:32:23.554236+00:00", "step": 1, "action": {"action": "run_python", "code": "print(17 * 23 + 4)", "path": null, "content": null, "command": null, "rationale": "Let me compute that.", "done": false, "final_response": null}, "planner_raw": "{\"action\": \"run_python\", \"code\": \"print(17 * 23 + 4)\"}", "depth": 0, "parent_run_id": null, "root_prompt_chars": 161, "root_prompt_sha256": "9f82ff4c", "observation": {"success": true, "stdout": "395\n", "stderr": "", "execution_time": 0.021488428115844727}, "reward": 0.7999999999999999, "usage": {"total_calls": 1, "prompt_tokens": 61, "completion_tokens": 22}, "role_usage": {"root": {"total_calls": 1, "prompt_tokens": 61, "completion_tokens": 22}, "sub": {"total_calls": 0, "prompt_tokens": 0, "completion_tokens": 0}}}"#,
+    r#"{"type": "step", "run_id": "run_1", "environment": "generic", "task": "What is 17 times 23, plus 4?", "action": {"action": "run_python", "code": "raise ValueError('no')"}, "planner_raw": "caf\u00e9", "observation": {"success": false, "stdout": "", "stderr": "Traceback\nValueError: no\n"}, "reward": -0.3, "usage": {"prompt_tokens": 97, "completion_tokens": 20}}"#,
+    r#"{"type": "step", "run_id": "run_1", "environment": "dspy", "task": "What is 17 times 23, plus 4?", "action":  {"action": "write_file", "path": ""},  "observation":  {"error": "write_file requires 'path'."}, "reward": -1, "usage": null}"#,
+    r#"{"type": "step", "run_id": "run_1", "environment": "dspy", "action": {"action": "framework_step"}, "observation": {"success": true, "path": "a.py", "nested": {"a": [1, 2.5e3]}}, "reward": 0}"#,
+    r#"{"type": "step", "run_id": "run_1", "environment": "x", "action": {"action": "a"}, "observation": {"stdout": null, "error": null, "success": null}, "reward": -0, "completed": null}"#,
+    r#"{"type": "step", "run_id": "run_1", "environment": "x", "action": {"action": "a"}, "observation": {}, "reward": 1e-3}"#,
+    r#"{"type": "final", "run_id": "run_1", "environment": "generic", "task": "What is 17 times 23, plus 4?", "completed": true, "steps": 3, "total_reward": 1.5, "final_response": "395", "usage": {"total_calls": 3, "prompt_tokens": 288, "completion_tokens": 54, "roles": {}}, "depth": 0, "parent_run_id": null, "cancelled": false, "harness": {}}"#,
+    r#"{"type": "context", "run_id": "run_2", "environment": "pure_rlm", "timestamp": "t", "context_files": ["context"], "context_chars": 7}"#,
+    r#"{"type": "final", "run_id": "run_2", "environment": "generic", "task": "Again.", "completed": false, "final_response": "Stopped due to time budget."}"#,
+    r#"{"run_id": null, "environment": "generic", "task": "Late type.", "type": "final", "completed": true, "final_response": null, "action": null, "observation": null, "reward": null}"#,
+];
+
+/// rlm-code's events the scanner leaves to the serde path (which reads or refuses
+/// them).
+const RLM_LEFT: &[&str] = &[
+    r#"{"run_id": "r", "environment": "generic"}"#,
+    r#"{"type": null, "run_id": "r", "environment": "generic"}"#,
+    r#"{"type": "step", "type": "step", "run_id": "r", "environment": "generic"}"#,
+    r#"{"type": "step", "run_id": "r", "environment": "generic", "action": {"action": "a", "action": "b"}, "observation": {}}"#,
+    r#"{"type": "step", "run_id": "r", "environment": "generic", "action": "run_python", "observation": {}}"#,
+    r#"{"type": "step", "run_id": "r", "environment": "generic", "action": {"action": 7}, "observation": {}}"#,
+    r#"{"type": "step", "run_id": "r", "environment": "generic", "action": {"action": "a"}, "observation": {"stdout": 7}}"#,
+    r#"{"type": "step", "run_id": "r", "environment": "generic", "action": {"action": "a"}, "observation": {"success": "yes"}}"#,
+    r#"{"type": "step", "run_id": "r", "environment": "generic", "action": {"action": "a"}, "observation": {}, "reward": "high"}"#,
+    r#"{"type": "step", "run_id": "r", "environment": "generic", "action": {"action": "a"}, "observation": {}, "reward": 1e400}"#,
+    r#"{"type": "step", "run_id": "r", "environment": "generic", "action": {"action": "a"}, "observation": {}, "reward": 123456789012345678901234}"#,
+    r#"{"type": "step", "run_id": "r", "environment": "generic", "action": {"action": "a"}, "observation": {}, "usage": {"prompt_tokens": 1.5}}"#,
+    r#"{"type": "final", "run_id": "r", "environment": "generic", "completed": 1}"#,
+    // A key read twice is serde's "duplicate field", at every level.
+    r#"{"type": "step", "run_id": "r", "environment": "generic", "action": {"action": "a"}, "observation": {"success": true, "success": false}}"#,
+    r#"{"type": "step", "run_id": "r", "environment": "generic", "action": {"action": "a"}, "observation": {"stdout": "", "stdout": ""}}"#,
+    r#"{"type": "step", "run_id": "r", "environment": "generic", "action": {"action": "a"}, "observation": {}, "reward": 1, "reward": 2}"#,
+    r#"{"type": "final", "run_id": "r", "run_id": "s", "environment": "generic"}"#,
+];
+
+/// rlm-code's events the scanner reads whose conversion refuses them (as the serde
+/// path's does: the same struct).
+const RLM_REFUSED: &[&str] = &[
+    r#"{"type": "iteration", "run_id": "r", "environment": "generic"}"#,
+    r#"{"type": "step", "run_id": "r", "environment": "generic", "observation": {}}"#,
+    r#"{"type": "step", "run_id": "r", "environment": "generic", "action": {"action": "a"}}"#,
+    r#"{"type": "step", "run_id": "r", "environment": "generic", "action": {"code": "1"}, "observation": {}}"#,
+    r#"{"type": "step", "run_id": "r", "environment": "generic", "action": {"action": ""}, "observation": {}}"#,
+];
+
+#[test]
+fn rlm_code_events_are_scanned_as_serde_reads_them() {
+    let scans = |line: &str| rlm_code::event(line, &mut Default::default()).is_some();
+    scanned_as_serde_reads(RLM, RLM_REFUSED, RLM_LEFT, scans);
+}
+
 /// AutoGen's messages and events through the reader (an event that is no step read
 /// by the scanner as no message, the next line read after it).
 #[test]
@@ -737,6 +792,10 @@ const ALL: &[&str] = &[
     SMOL[2],
     SMOL[3],
     SMOL[4],
+    RLM[0],
+    RLM[1],
+    RLM[2],
+    RLM[6],
 ];
 
 /// The lines of Responses logs: items of every kind, items left to the serde path
