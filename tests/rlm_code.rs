@@ -134,6 +134,18 @@ fn errors_name_the_event() {
             "the step's \"observation\": invalid type: integer `7`",
         ),
     ];
+    // rlm-code's other logs: its TrajectoryLogger's and SessionRecorder's events.
+    let other = "the events of rlm-code's TrajectoryLogger and SessionRecorder (\"event_type\") are not read";
+    let cases = cases.into_iter().chain([
+        (
+            r#"{"event_type": "run_start", "timestamp": 1795808996.5, "run_id": "run_1", "data": {"task": "Go."}}"#,
+            other,
+        ),
+        (
+            r#"{"event_type": "session_start", "timestamp": "t", "session_id": "s", "data": {}}"#,
+            other,
+        ),
+    ]);
     for (line, expected) in cases {
         for format in [Format::Auto, Format::RlmCode] {
             let err = read(line, format).unwrap_err();
@@ -145,6 +157,16 @@ fn errors_name_the_event() {
             assert!(err.message.contains(expected), "{line}: {err}");
         }
     }
+    // A null type is no type (`auto` does not know the record for one of rlm-code's).
+    let err = read(
+        r#"{"type": null, "run_id": "r", "environment": "generic"}"#,
+        Format::RlmCode,
+    )
+    .unwrap_err();
+    assert!(
+        err.message.contains("an rlm-code event without a \"type\""),
+        "{err}"
+    );
     // A wrong step gives nothing before its error, not even its run's task.
     let line = r#"{"type": "step", "run_id": "r", "environment": "generic", "task": "Go.", "action": {"action": "a"}}"#;
     let reader = doneseq::transcript::Reader::new(line.as_bytes(), Format::Auto);

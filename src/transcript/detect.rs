@@ -63,6 +63,9 @@ struct Keys {
     status: bool,
     /// `environment` (an rlm-code run's events have it, beside `run_id` and `type`).
     environment: bool,
+    /// `event_type` (rlm-code's trajectory and session logs' events have it, beside
+    /// `run_id` or `session_id`).
+    event_type: bool,
     /// `lc` (LangChain's serialization has it).
     lc: bool,
     input: bool,
@@ -140,7 +143,8 @@ fn decide(k: &Keys) -> Option<Kind> {
         Kind::Otlp
     } else if k.resource_logs {
         Kind::OtlpLogs
-    } else if typed && k.run_id && k.environment && !k.role {
+    } else if (typed && k.run_id && k.environment || k.event_type && !typed) && !k.role {
+        // (An `event_type` is rlm-code's other logs', which its reader refuses.)
         Kind::RlmCodeEvent
     } else if k.tasks_output && !k.role && !typed {
         Kind::CrewAiCrew
@@ -327,6 +331,7 @@ impl<'de> Visitor<'de> for Look<'_> {
                         | "plan"
                         | "system_prompt" => k.smolagents = true,
                         "environment" => k.environment = true,
+                        "event_type" => k.event_type = true,
                         "lc" => k.lc = true,
                         "source" => k.source = true,
                         "model" => k.model = true,

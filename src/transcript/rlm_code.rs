@@ -23,9 +23,10 @@ use crate::{Message, Role, ToolCall};
 /// path's scanner fills it too.)
 #[derive(Deserialize, Default)]
 pub(in crate::transcript) struct Event<'a> {
-    /// `step`, `final` or `context`.
-    #[serde(rename = "type", borrow)]
-    pub(in crate::transcript) kind: Str<'a>,
+    /// `step`, `final` or `context` (required: absent, the error says what the
+    /// record is).
+    #[serde(default, rename = "type", borrow)]
+    pub(in crate::transcript) kind: Option<Str<'a>>,
     #[serde(default, borrow)]
     pub(in crate::transcript) run_id: Option<Str<'a>>,
     /// The run's task (every event but a context event repeats it).
@@ -96,7 +97,14 @@ pub(super) fn read<'a>(
     runs: &mut Runs,
     out: &mut Out<'a>,
 ) -> Result<(), Failure<'a>> {
-    let kind = event.kind.0.clone();
+    let Some(kind) = event.kind.as_ref().map(|k| k.0.clone()) else {
+        return Err(Failure::message(
+            within,
+            "an rlm-code event without a \"type\": the runner's run logs (.rlm_code/rlm/runs) \
+             have one; the events of rlm-code's TrajectoryLogger and SessionRecorder \
+             (\"event_type\") are not read",
+        ));
+    };
     if !matches!(&*kind, "step" | "final" | "context") {
         return Err(Failure::message(
             within,

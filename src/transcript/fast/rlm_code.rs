@@ -19,7 +19,7 @@ pub(in crate::transcript) fn event<'a>(text: &'a str, event: &mut Event<'a>) -> 
             match_key!(s, {
                 b"type" => {
                     seen.once(0)?;
-                    event.kind = Str(s.string()?);
+                    event.kind = Some(Str(s.string()?));
                 },
                 b"run_id" => {
                     seen.once(1)?;
