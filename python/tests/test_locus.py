@@ -21,6 +21,7 @@ from locus.models.base import ModelResponse
 from locus.tools.decorator import tool
 
 import doneseq
+import doneseq.locus
 from doneseq.locus import DoneseqCondition
 
 SENT: list[str] = []
@@ -225,3 +226,20 @@ def test_locus_table(row):
     else:
         assert ours != (theirs_model.calls, theirs_sent)
         assert_listed("Differences from the other frameworks", difference)
+
+
+def test_a_failed_tool_call_is_an_error_step():
+    # locus's tool message of a failed call is empty; the failure is in the state's
+    # tool_executions, where the condition reads it.
+    done = DoneseqCondition(stop="consecutive_errors(1)")
+    model = ScriptedModel(FAILING_SCRIPT)
+    result = run(done | MaxIterations(5), model)
+    assert done.outcome is not None and done.outcome.kind == "failed"
+    assert model.calls == 1 and SENT == []
+    failed = result.state.tool_executions[0]
+    assert failed.error and doneseq.locus.tool_errors(result.state) == {"c1": failed.error}
+    # A failed call did not do the job: `executed` waits, `finished` does not.
+    executed = DoneseqCondition(stop="tool(send_summary, executed)")
+    model = ScriptedModel(FAILING_SCRIPT)
+    run(executed | MaxIterations(5), model)
+    assert executed.outcome is None and model.calls == 2

@@ -15,8 +15,9 @@ locus calls ``check(state, ...)`` before each model call, and ``reset()`` when a
 starts. On each check the condition observes the messages of ``state.messages`` it
 has not seen yet, in order: an assistant message is a model step (its text, its tool
 calls with names, arguments and ids, and the tokens the run used since the last
-check), a tool message an agent step (its ``tool_call_id``, and its error if the
-tool failed). The run's input is not a step: the system and user messages before the
+check), a tool message an agent step (its ``tool_call_id`` and tool's name, and its
+error if the tool failed: locus keeps a failure in the state's ``tool_executions``,
+its tool message empty). The run's input is not a step: the system and user messages before the
 first assistant message. When doneseq stops the run, ``check`` answers
 ``(True, "doneseq:<kind>:<what fired>")`` and ``outcome`` holds the whole outcome.
 
@@ -38,11 +39,12 @@ except ImportError as e:  # pragma: no cover - exercised without the framework
 
 from doneseq._native import Monitor, Outcome, Run
 
-__all__ = ["DoneseqCondition", "to_message"]
+__all__ = ["DoneseqCondition", "to_message", "tool_errors"]
 
 
-def to_message(message: LocusMessage) -> dict[str, Any]:
-    """The doneseq message a locus message stands for."""
+def to_message(message: LocusMessage, errors: Optional[Mapping[str, str]] = None) -> dict[str, Any]:
+    """The doneseq message a locus message stands for; ``errors`` the failures of the
+    run's tool calls by call id (``tool_errors(state)``), where locus records them."""
     role = message.role.value if hasattr(message.role, "value") else str(message.role)
     out: dict[str, Any] = {"role": role, "content": message.content or ""}
     if message.tool_calls:
@@ -52,10 +54,27 @@ def to_message(message: LocusMessage) -> dict[str, Any]:
         ]
     if message.tool_call_id:
         out["tool_call_id"] = message.tool_call_id
-    error = (message.metadata or {}).get("error")
-    if role == "tool" and isinstance(error, str) and error:
-        out["error"] = error
+    if role == "tool":
+        if message.name:
+            out["tool_name"] = message.name
+        error = (errors or {}).get(message.tool_call_id or "")
+        if not error:
+            # An error put on the message itself (locus's own loop leaves it empty).
+            error = (message.metadata or {}).get("error")
+        if isinstance(error, str) and error:
+            out["error"] = error
     return out
+
+
+def tool_errors(state: Any) -> dict[str, str]:
+    """The failures of a run's tool calls by call id, from the state's
+    ``tool_executions`` (locus's tool message of a failed call holds no text and no
+    error)."""
+    return {
+        execution.tool_call_id: execution.error
+        for execution in getattr(state, "tool_executions", ()) or ()
+        if getattr(execution, "error", None)
+    }
 
 
 def _describe(outcome: Outcome) -> str:
@@ -107,9 +126,10 @@ class DoneseqCondition(TerminationCondition):
         )
         usage = (tokens[0] - self._tokens[0], tokens[1] - self._tokens[1])
         self._tokens = tokens
+        errors = tool_errors(state)
         for message in messages[self._seen :]:
             self._seen += 1
-            step = to_message(message)
+            step = to_message(message, errors)
             if not self._input_over:
                 if step["role"] != "assistant":
                     continue
