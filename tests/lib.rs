@@ -27,6 +27,7 @@ mod langroid;
 mod langroid_tsv;
 mod layers;
 mod llamaindex;
+mod locus;
 #[cfg(feature = "json")]
 mod lowering;
 mod monitor;

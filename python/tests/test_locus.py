@@ -4,6 +4,7 @@ a scripted model written to locus's public model interface (``complete`` and
 
 from __future__ import annotations
 
+import json
 from typing import Any, Callable
 
 import pytest
@@ -17,8 +18,10 @@ from locus.core.termination import (
     TokenLimit,
     ToolCalled,
 )
+from locus.memory.backends.file import FileCheckpointer
 from locus.models.base import ModelResponse
 from locus.tools.decorator import tool
+from recorded_runs import assert_stops_as_live, read_alike, write_text
 
 import doneseq
 import doneseq.locus
@@ -243,3 +246,89 @@ def test_a_failed_tool_call_is_an_error_step():
     model = ScriptedModel(FAILING_SCRIPT)
     run(executed | MaxIterations(5), model)
     assert executed.outcome is None and model.calls == 2
+
+
+# The locus transcript format against locus's own records of a run: its
+# FileCheckpointer's checkpoint, the state's to_checkpoint() and the AgentResult's
+# model_dump_json() must stop, whatever the stop rule, where the run's messages as
+# the live condition sees them (``to_message``) stop, written as doneseq's JSONL.
+
+
+@tool
+def calculator(expression: str) -> str:
+    """Evaluates an arithmetic expression."""
+    return {"6*7": "42"}[expression]
+
+
+@tool
+def divide(a: int, b: int) -> float:
+    """Divides a by b."""
+    return a / b
+
+
+CALC_SCRIPT = [
+    Message.assistant(
+        "Let me compute.",
+        tool_calls=[ToolCall(id="c1", name="calculator", arguments={"expression": "6*7"})],
+    ),
+    Message.assistant(
+        None, tool_calls=[ToolCall(id="c2", name="divide", arguments={"a": 1, "b": 0})]
+    ),
+    Message.assistant("42."),
+]
+
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    directory = tmp_path_factory.mktemp("locus_run")
+    agent = Agent(
+        model=ScriptedModel(list(CALC_SCRIPT)),
+        tools=[calculator, divide],
+        checkpointer=FileCheckpointer(directory / "checkpoints"),
+        system_prompt="You are careful.",
+    )
+    result = agent.run_sync("What is 6*7?", thread_id="t1")
+    [checkpoint] = (directory / "checkpoints" / "t1").glob("*.json")
+    errors = doneseq.locus.tool_errors(result.state)
+    lines = [doneseq.locus.to_message(m, errors) for m in result.state.messages]
+    return {
+        "checkpoint": checkpoint,
+        "state": write_text(directory / "state.json", json.dumps(result.state.to_checkpoint())),
+        "result": write_text(directory / "result.json", result.model_dump_json(indent=2)),
+        "messages": write_text(
+            directory / "run.jsonl", "".join(json.dumps(line) + "\n" for line in lines)
+        ),
+        "errors": errors,
+    }
+
+
+SAVED_STOPS = [
+    "consecutive_errors(1)",
+    "tool(divide)",
+    "tool(divide, executed)",
+    "tool(calculator, executed)",
+    'seq("T[calculator], A")',
+    'seq("A@divide")',
+    "max_model_calls(2)",
+    "no_tool_calls",
+    "max_turns(3)",
+]
+
+
+@pytest.mark.parametrize("stop", SAVED_STOPS)
+def test_locus_records_of_a_run_stop_as_its_messages(saved, stop):
+    records = {saved[name]: "locus" for name in ("checkpoint", "state", "result")}
+    replay = read_alike(stop, records, saved["messages"])
+    # Three replies and two tool results are steps; the system and user prompts not.
+    assert replay["recorded_steps"] == 5
+    assert list(saved["errors"]) == ["c2"]
+
+
+@pytest.mark.parametrize("stop", ["consecutive_errors(1)", 'seq("T[calculator], A")'])
+def test_a_saved_run_stops_where_the_live_condition_stopped(saved, stop):
+    replay = doneseq.Monitor(stop=stop).check_file(saved["checkpoint"])
+    done = DoneseqCondition(stop=stop)
+    model = ScriptedModel(list(CALC_SCRIPT))
+    agent = Agent(model=model, tools=[calculator, divide], termination=done | MaxIterations(5))
+    agent.run_sync("What is 6*7?")
+    assert_stops_as_live(replay, done.outcome)

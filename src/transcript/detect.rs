@@ -66,6 +66,13 @@ struct Keys {
     /// `event_type` (rlm-code's trajectory and session logs' events have it, beside
     /// `run_id` or `session_id`).
     event_type: bool,
+    /// `checkpoint_id` (a locus checkpoint's, beside `state`).
+    checkpoint_id: bool,
+    /// `state` (a locus checkpoint's or result's).
+    state: bool,
+    /// `tool_executions`, `reasoning_steps` or `tool_history` (a locus state's, and
+    /// a result's).
+    locus_state: bool,
     /// `lc` (LangChain's serialization has it).
     lc: bool,
     input: bool,
@@ -127,6 +134,9 @@ struct Keys {
 ///                                             `agent_role` for `expected_output`)
 /// {"task", "agent", "status", "timestamp"}    CrewAI output log's entry (refused)
 /// {"type": "step", "run_id", "environment", ...}  rlm-code run's event
+/// {"checkpoint_id", "state": {...}}, {"messages", "tool_executions", ...}
+///                                             locus checkpoint, state (a result:
+///                                             `state` beside them)
 /// ```
 pub(super) fn kind(text: &str) -> Option<Kind> {
     let mut keys = Keys::default();
@@ -146,6 +156,11 @@ fn decide(k: &Keys) -> Option<Kind> {
     } else if (typed && k.run_id && k.environment || k.event_type && !typed) && !k.role {
         // (An `event_type` is rlm-code's other logs', which its reader refuses.)
         Kind::RlmCodeEvent
+    } else if (k.checkpoint_id && k.state || k.locus_state && (k.messages || k.state))
+        && !k.role
+        && !typed
+    {
+        Kind::LocusState
     } else if k.tasks_output && !k.role && !typed {
         Kind::CrewAiCrew
     } else if k.crewai_output && !k.role && !typed {
@@ -332,6 +347,11 @@ impl<'de> Visitor<'de> for Look<'_> {
                         | "system_prompt" => k.smolagents = true,
                         "environment" => k.environment = true,
                         "event_type" => k.event_type = true,
+                        "checkpoint_id" => k.checkpoint_id = true,
+                        "state" => k.state = true,
+                        "tool_executions" | "reasoning_steps" | "tool_history" => {
+                            k.locus_state = true;
+                        }
                         "lc" => k.lc = true,
                         "source" => k.source = true,
                         "model" => k.model = true,

@@ -1,7 +1,7 @@
 //! Transcript readers (feature `json`): doneseq's JSONL, and the logs of OpenAI
 //! (Chat Completions and the Responses API), Anthropic, AutoGen, Langroid, Pydantic
 //! AI, LangChain, Gemini and Google ADK, smolagents, Amazon Bedrock Converse (Strands
-//! Agents), Agno, LlamaIndex, CrewAI, rlm-code, and OpenTelemetry traces (GenAI,
+//! Agents), Agno, LlamaIndex, CrewAI, rlm-code, locus, and OpenTelemetry traces (GenAI,
 //! OpenInference and Langfuse spans, GenAI log records), each format detected from
 //! the content by [`Format::Auto`].
 //!
@@ -32,6 +32,7 @@ mod langchain;
 mod langroid;
 mod langroid_tsv;
 mod llamaindex;
+mod locus;
 mod ollama;
 mod otel;
 mod parts;
@@ -139,11 +140,14 @@ pub enum Format {
     /// `.rlm_code/rlm/runs/<run_id>.jsonl` (each step's action and observation, the
     /// run's end).
     RlmCode,
+    /// locus's agent state: a run's `AgentState` as its checkpointers save it, or an
+    /// `AgentResult`'s `model_dump()`.
+    Locus,
 }
 
 impl Format {
     /// Every format, in the order `--help` lists them.
-    pub const ALL: [Format; 18] = [
+    pub const ALL: [Format; 19] = [
         Format::Auto,
         Format::Jsonl,
         Format::OpenAi,
@@ -162,6 +166,7 @@ impl Format {
         Format::LlamaIndex,
         Format::CrewAi,
         Format::RlmCode,
+        Format::Locus,
     ];
 
     /// The format's name, as [`str::parse`] reads it.
@@ -186,6 +191,7 @@ impl Format {
             Format::LlamaIndex => "llamaindex",
             Format::CrewAi => "crewai",
             Format::RlmCode => "rlm-code",
+            Format::Locus => "locus",
         }
     }
 

@@ -8,7 +8,7 @@ use serde::Deserialize;
 use super::wire::{Converted, JsonLine, Listed, MessageSeed, RawArguments, StringOrList};
 use super::{
     Format, TranscriptErrorKind, agno, anthropic, autogen, bedrock, completion, crewai, fast,
-    gemini, langchain, langroid, llamaindex, ollama, otel, pydantic_ai, responses, rlm_code,
+    gemini, langchain, langroid, llamaindex, locus, ollama, otel, pydantic_ai, responses, rlm_code,
     smolagents,
 };
 use crate::{Message, ToolCall};
@@ -131,6 +131,9 @@ pub(super) enum Kind {
     /// An event of an rlm-code run (`{"type": "step", "run_id", "environment",
     /// "action", "observation", ...}`, a `final` or a `context` event).
     RlmCodeEvent,
+    /// A locus agent state, checkpoint or result (`{"checkpoint_id", "state"}`,
+    /// `{"messages", "tool_executions", ...}`, `{"state", "stop_reason", ...}`).
+    LocusState,
 }
 
 impl Kind {
@@ -188,6 +191,9 @@ impl Kind {
             Kind::RlmCodeEvent => {
                 "an rlm-code run's event ({\"type\", \"run_id\", \"environment\", ...})"
             }
+            Kind::LocusState => {
+                "a locus state, checkpoint or result ({\"messages\", \"tool_executions\"}, {\"state\", ...})"
+            }
         }
     }
 
@@ -219,6 +225,7 @@ impl Kind {
             }
             Kind::CrewAiCrew | Kind::CrewAiTask | Kind::CrewAiLog => Format::CrewAi,
             Kind::RlmCodeEvent => Format::RlmCode,
+            Kind::LocusState => Format::Locus,
         }
     }
 
@@ -269,6 +276,7 @@ impl Kind {
                 Kind::CrewAiTask,
                 Kind::CrewAiLog,
                 Kind::RlmCodeEvent,
+                Kind::LocusState,
             ],
             Format::Jsonl | Format::Langroid => &[Kind::Message],
             Format::OpenAi => &[
@@ -311,6 +319,7 @@ impl Kind {
             ],
             Format::CrewAi => &[Kind::CrewAiCrew, Kind::CrewAiTask, Kind::CrewAiLog],
             Format::RlmCode => &[Kind::RlmCodeEvent],
+            Format::Locus => &[Kind::LocusState],
             // Not JSON: its lines go to its own reader.
             Format::LangroidTsv => &[],
         }
@@ -556,6 +565,7 @@ fn read_kind<'a>(
             }
             rlm_code::read(event, text, &mut cx.rlm_code, out)
         }
+        Kind::LocusState => locus::read(parse(text)?, text, out),
         Kind::CrewAiLog => Err(Failure::message(
             text,
             "a CrewAI output log (output_log_file) holds each task's status and output, not \

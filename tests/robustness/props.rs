@@ -39,6 +39,7 @@ const FORMAT_SAMPLES: &[&str] = &[
     "otel-openinference.json",
     "otel-strands-latest.json",
     "otel-strands.json",
+    "locus-checkpoint.json",
     "pydantic-ai-messages.json",
     "rlm-code-pure-rlm.jsonl",
     "rlm-code-run.jsonl",

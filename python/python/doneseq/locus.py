@@ -15,7 +15,8 @@ locus calls ``check(state, ...)`` before each model call, and ``reset()`` when a
 starts. On each check the condition observes the messages of ``state.messages`` it
 has not seen yet, in order: an assistant message is a model step (its text, its tool
 calls with names, arguments and ids, and the tokens the run used since the last
-check), a tool message an agent step (its ``tool_call_id`` and tool's name, and its
+check), a tool message an agent step (its ``tool_call_id``, its tool's name, also as the
+responder, and its
 error if the tool failed: locus keeps a failure in the state's ``tool_executions``,
 its tool message empty). The run's input is not a step: the system and user messages before the
 first assistant message. When doneseq stops the run, ``check`` answers
@@ -56,7 +57,9 @@ def to_message(message: LocusMessage, errors: Optional[Mapping[str, str]] = None
         out["tool_call_id"] = message.tool_call_id
     if role == "tool":
         if message.name:
-            out["tool_name"] = message.name
+            # The tool answers (OpenAI's `name` on a tool's message), as a transcript
+            # of locus's state reads it.
+            out["name"] = out["tool_name"] = message.name
         error = (errors or {}).get(message.tool_call_id or "")
         if not error:
             # An error put on the message itself (locus's own loop leaves it empty).
