@@ -23,7 +23,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::record::{Failure, Out, each};
-use super::wire::{JsonLine, Str, failed};
+use super::wire::{JsonLine, Str, failed, name_its_tool};
 use crate::message::CallArguments;
 use crate::{Message, Role, ToolCall};
 
@@ -183,13 +183,8 @@ fn finish<'a>(
 /// Adds a message of the task's: the model's (a call it wrote as text read as the
 /// call and its result), a tool's result naming its tool.
 pub(super) fn push<'a>(mut message: Message<'a>, out: &mut Out<'a>) {
-    if message.role == Role::Agent && message.tool_name().is_none() {
-        // A tool's result names its tool (OpenAI's `name`), as one written as text does.
-        // (Set in place: a message moved is a 136-byte copy.)
-        if let Some(tool) = message.responder.clone() {
-            message.rare().tool_name = Some(tool);
-        }
-    }
+    // As one written as text does. (Set in place: a message moved is a 136-byte copy.)
+    name_its_tool(&mut message);
     if message.role != Role::Llm {
         out.push(message);
         return;

@@ -12,7 +12,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::record::{Failure, Out, each};
-use super::wire::{JsonLine, Str};
+use super::wire::{JsonLine, Str, name_its_tool};
 use crate::Role;
 
 /// A checkpoint, a result or a state: the state's messages and tool executions,
@@ -74,12 +74,7 @@ pub(super) fn read<'a>(
                 .into_message(&mut results)
                 .map_err(|m| Failure::message(text, m))?;
             for mut message in results.into_iter().chain(message) {
-                if message.role == Role::Agent && message.tool_name().is_none() {
-                    // A tool's result names its tool (OpenAI's `name`).
-                    if let Some(tool) = message.responder.clone() {
-                        message.rare().tool_name = Some(tool);
-                    }
-                }
+                name_its_tool(&mut message);
                 out.push(message);
             }
             Ok(())

@@ -659,6 +659,17 @@ pub(super) fn tool_call<'a, A: ArgumentsText<'a>>(
     }
 }
 
+/// A tool's result names its tool: OpenAI's `name` on a tool's message, read as its
+/// responder, is its tool's name too (CrewAI's messages, locus's).
+#[inline]
+pub(super) fn name_its_tool(message: &mut Message<'_>) {
+    if message.role == Role::Agent && message.tool_name().is_none() {
+        if let Some(tool) = message.responder.clone() {
+            message.rare().tool_name = Some(tool);
+        }
+    }
+}
+
 /// `message` failed: its text is the error, or `otherwise` when it has none.
 pub(super) fn failed<'a>(message: Message<'a>, otherwise: impl Into<Cow<'a, str>>) -> Message<'a> {
     let error = match &message.content {
