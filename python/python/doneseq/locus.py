@@ -15,12 +15,12 @@ locus calls ``check(state, ...)`` before each model call, and ``reset()`` when a
 starts. On each check the condition observes the messages of ``state.messages`` it
 has not seen yet, in order: an assistant message is a model step (its text, its tool
 calls with names, arguments and ids, and the tokens the run used since the last
-check), a tool message an agent step (its ``tool_call_id``, its tool's name, also as the
-responder, and its
-error if the tool failed: locus keeps a failure in the state's ``tool_executions``,
-its tool message empty). The run's input is not a step: the system and user messages before the
-first assistant message. When doneseq stops the run, ``check`` answers
-``(True, "doneseq:<kind>:<what fired>")`` and ``outcome`` holds the whole outcome.
+check), a tool message an agent step (its ``tool_call_id``, its tool's name, also as
+the responder, and its error if the tool failed: locus keeps a failure in the state's
+``tool_executions``, its tool message empty). The run's input is not a step: the
+system and user messages before the first assistant message. When doneseq stops the
+run, ``check`` answers ``(True, "doneseq:<kind>:<what fired>")`` and ``outcome`` holds
+the whole outcome.
 
 A model reply without tool calls ends locus's loop before another check, so that
 reply is not observed: stop conditions see the steps that lead to a model call.
@@ -60,11 +60,10 @@ def to_message(message: LocusMessage, errors: Optional[Mapping[str, str]] = None
             # The tool answers (OpenAI's `name` on a tool's message), as a transcript
             # of locus's state reads it.
             out["name"] = out["tool_name"] = message.name
+        # Where locus keeps a failure (a replay of its state reads it there too; a
+        # message's metadata is not read by either).
         error = (errors or {}).get(message.tool_call_id or "")
-        if not error:
-            # An error put on the message itself (locus's own loop leaves it empty).
-            error = (message.metadata or {}).get("error")
-        if isinstance(error, str) and error:
+        if error:
             out["error"] = error
     return out
 
