@@ -371,3 +371,31 @@ def test_a_damaged_event_is_an_error_naming_its_line(generic_run, tmp_path):
     assert replay["error"].startswith("line 2: "), replay
     assert 'an rlm-code step has no "observation"' in replay["error"], replay
     assert "format rlm-code (detected)" in replay["error"], replay
+
+
+@pytest.mark.parametrize(
+    "stop", ["max_model_calls(2)", "reward(0.5)", "reward(1.5)", "reward(0.5, negative_streak=1)"]
+)
+def test_a_log_stops_at_the_action_a_policy_stops_at(generic_run, stop):
+    # The README's claim: these count a logged step's two messages as a policy counts
+    # its one. The policy is shown each action's result, as rlm-code's policies are.
+    log, _, watcher = generic_run
+    policy = DoneseqTerminationPolicy({"stop": stop})
+    live = None
+    for action, step in enumerate(watcher.steps, start=1):
+        seen = step["observation"]
+        result = ActionResult(
+            action_type=step["action"]["action"],
+            success=seen.get("success", True) is not False and not seen.get("error"),
+            output=seen.get("stdout") or "",
+            error=seen.get("error") or None,
+        )
+        if policy.should_terminate(result, PolicyContext(metrics={"last_reward": step["reward"]}))[
+            0
+        ]:
+            live = action
+            break
+    replay = doneseq.Monitor(stop=stop).check_file(log)
+    # The task is no step: a log's step n is the action of its messages 2n - 1, 2n.
+    assert live is not None and replay["kind"] is not None, (live, replay)
+    assert (replay["steps"] + 1) // 2 == live, (live, replay)
