@@ -127,7 +127,15 @@ fn errors_name_the_event() {
         ),
         (
             r#"{"type": "step", "run_id": "r", "environment": "generic", "action": "run_python", "observation": {}}"#,
-            "the step's \"action\": invalid type: string \"run_python\"",
+            "the step's \"action\" is not an object: \"run_python\"",
+        ),
+        (
+            r#"{"type": "step", "run_id": "r", "environment": "generic", "action": ["run_python"], "observation": {}}"#,
+            "the step's \"action\" is not an object: [\"run_python\"]",
+        ),
+        (
+            r#"{"type": "step", "run_id": "r", "environment": "generic", "action": {"action": "a"}, "observation": ["out", null, null, true]}"#,
+            "the step's \"observation\" is not an object: [\"out\", null, null, true]",
         ),
         (
             r#"{"type": "step", "run_id": "r", "environment": "generic", "action": {"action": "a"}, "observation": {"stdout": 7}}"#,

@@ -146,6 +146,13 @@ fn step<'a>(event: Event<'a>, out: &mut Out<'a>) -> Result<(), String> {
     let Some(action) = event.action else {
         return Err("an rlm-code step has no \"action\"".into());
     };
+    // (serde would read a list as a struct's fields in order.)
+    if !action.0.starts_with('{') {
+        return Err(format!(
+            "the step's \"action\" is not an object: {}",
+            action.0
+        ));
+    }
     let named: Action<'a> = match event.action_read {
         Some(named) => named,
         None => {
@@ -159,6 +166,12 @@ fn step<'a>(event: Event<'a>, out: &mut Out<'a>) -> Result<(), String> {
     let Some(observation) = event.observation else {
         return Err("an rlm-code step has no \"observation\"".into());
     };
+    if !observation.0.starts_with('{') {
+        return Err(format!(
+            "the step's \"observation\" is not an object: {}",
+            observation.0
+        ));
+    }
     let seen: Observation<'a> = match event.observation_read {
         Some(seen) => seen,
         None => serde_json::from_str(observation.0)
