@@ -127,15 +127,23 @@ fn errors_name_the_event() {
         ),
         (
             r#"{"type": "step", "run_id": "r", "environment": "generic", "action": "run_python", "observation": {}}"#,
-            "the step's \"action\" is not an object: \"run_python\"",
+            "the step's \"action\" is a string, not an object",
         ),
         (
             r#"{"type": "step", "run_id": "r", "environment": "generic", "action": ["run_python"], "observation": {}}"#,
-            "the step's \"action\" is not an object: [\"run_python\"]",
+            "the step's \"action\" is a list, not an object",
         ),
         (
             r#"{"type": "step", "run_id": "r", "environment": "generic", "action": {"action": "a"}, "observation": ["out", null, null, true]}"#,
-            "the step's \"observation\" is not an object: [\"out\", null, null, true]",
+            "the step's \"observation\" is a list, not an object",
+        ),
+        (
+            r#"{"type": "step", "run_id": "r", "environment": "generic", "action": {"action": "a"}, "observation": 7}"#,
+            "the step's \"observation\" is a number, not an object",
+        ),
+        (
+            r#"{"type": "step", "run_id": "r", "environment": "generic", "action": true, "observation": {}}"#,
+            "the step's \"action\" is a boolean, not an object",
         ),
         (
             r#"{"type": "step", "run_id": "r", "environment": "generic", "action": {"action": "a"}, "observation": {"stdout": 7}}"#,

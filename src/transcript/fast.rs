@@ -8,9 +8,9 @@
 //! Responses items, AutoGen's messages and their tool calls and results, Bedrock
 //! Converse messages, Agno's, LlamaIndex's and LangChain's messages, Pydantic AI's
 //! requests and responses, Gemini's contents and ADK's events, smolagents' steps,
-//! CrewAI's task outputs, rlm-code's run events. It builds a chat message directly, and for the other
-//! records fills the struct serde fills, so that one conversion reads both; texts are
-//! borrowed from the line where they have no escapes.
+//! CrewAI's task outputs, rlm-code's run events. It builds a chat message directly,
+//! and for the other records fills the struct serde fills, so that one conversion
+//! reads both; texts are borrowed from the line where they have no escapes.
 //!
 //! It accepts only what it is sure of. Anything else (a key it does not know where
 //! serde refuses unknown keys, a `null` role, a float where a count goes, an escape

@@ -143,47 +143,19 @@ pub(super) fn read<'a>(
 /// A step: the model's turn (its text, its action as a call, the step's tokens),
 /// then the environment's result.
 fn step<'a>(event: Event<'a>, out: &mut Out<'a>) -> Result<(), String> {
-    let Some(action) = event.action else {
-        return Err("an rlm-code step has no \"action\"".into());
-    };
-    // (serde would read a list as a struct's fields in order.)
-    if !action.0.starts_with('{') {
-        return Err(format!(
-            "the step's \"action\" is not an object: {}",
-            action.0
-        ));
-    }
-    let named: Action<'a> = match event.action_read {
-        Some(named) => named,
-        None => {
-            serde_json::from_str(action.0).map_err(|e| format!("the step's \"action\": {e}"))?
-        }
-    };
+    let (action, named) = object("action", event.action, event.action_read)?;
     let name = match named.action {
         Some(name) if !name.is_empty() => name.into_cow(),
         _ => return Err("the step's \"action\" has no name (its \"action\" key)".into()),
     };
-    let Some(observation) = event.observation else {
-        return Err("an rlm-code step has no \"observation\"".into());
-    };
-    if !observation.0.starts_with('{') {
-        return Err(format!(
-            "the step's \"observation\" is not an object: {}",
-            observation.0
-        ));
-    }
-    let seen: Observation<'a> = match event.observation_read {
-        Some(seen) => seen,
-        None => serde_json::from_str(observation.0)
-            .map_err(|e| format!("the step's \"observation\": {e}"))?,
-    };
+    let (observation, seen) = object("observation", event.observation, event.observation_read)?;
     let mut turn = Message::new(
         Role::Llm,
         event.planner_raw.map_or(Cow::Borrowed(""), Str::into_cow),
     );
     turn.tool_calls = vec![ToolCall::with_arguments(
         name.clone(),
-        CallArguments::Borrowed(action.0),
+        CallArguments::Borrowed(action),
     )];
     turn.usage = event.usage.map(ProviderUsage::into_usage);
     out.push(turn);
@@ -191,7 +163,7 @@ fn step<'a>(event: Event<'a>, out: &mut Out<'a>) -> Result<(), String> {
     // a search's matches, the runner's word that the run is complete) its JSON.
     let text = match seen.stdout {
         Some(stdout) => stdout.into_cow(),
-        None => super::compact(observation.0),
+        None => super::compact(observation),
     };
     let mut result = Message::new(Role::Agent, text).with_tool_name(name);
     let error = match (seen.error, seen.success) {
@@ -210,4 +182,31 @@ fn step<'a>(event: Event<'a>, out: &mut Out<'a>) -> Result<(), String> {
     }
     out.push(result);
     Ok(())
+}
+
+/// A step's `what` (its `action` or its `observation`): its JSON text, and its fields
+/// as the scanner read them with it, else read from that text.
+fn object<'a, T: Deserialize<'a>>(
+    what: &str,
+    raw: Option<RawJson<'a>>,
+    read: Option<T>,
+) -> Result<(&'a str, T), String> {
+    let Some(RawJson(text)) = raw else {
+        return Err(format!("an rlm-code step has no \"{what}\""));
+    };
+    // (serde would read a list as the struct's fields in order.)
+    if !text.starts_with('{') {
+        let kind = match text.as_bytes().first() {
+            Some(b'"') => "a string",
+            Some(b'[') => "a list",
+            Some(b't' | b'f') => "a boolean",
+            _ => "a number",
+        };
+        return Err(format!("the step's \"{what}\" is {kind}, not an object"));
+    }
+    let fields = match read {
+        Some(fields) => fields,
+        None => serde_json::from_str(text).map_err(|e| format!("the step's \"{what}\": {e}"))?,
+    };
+    Ok((text, fields))
 }

@@ -31,10 +31,8 @@ pub(in crate::transcript) fn event<'a>(text: &'a str, event: &mut Event<'a>) -> 
                 },
                 b"action" => {
                     seen.once(3)?;
-                    s.peek()?;
-                    let start = s.at;
-                    if let Some(action) = s.nullable(|s| s.action(2))? {
-                        event.action = Some(RawJson(s.slice(start, s.at)?));
+                    if let Some((action, text)) = s.nullable(|s| s.spanned(|s| s.action(2)))? {
+                        event.action = Some(RawJson(text));
                         event.action_read = Some(action);
                     }
                 },
@@ -44,10 +42,8 @@ pub(in crate::transcript) fn event<'a>(text: &'a str, event: &mut Event<'a>) -> 
                 },
                 b"observation" => {
                     seen.once(5)?;
-                    s.peek()?;
-                    let start = s.at;
-                    if let Some(observation) = s.nullable(|s| s.observation(2))? {
-                        event.observation = Some(RawJson(s.slice(start, s.at)?));
+                    if let Some((observation, text)) = s.nullable(|s| s.spanned(|s| s.observation(2)))? {
+                        event.observation = Some(RawJson(text));
                         event.observation_read = Some(observation);
                     }
                 },

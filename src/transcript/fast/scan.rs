@@ -203,6 +203,18 @@ impl<'a> Scan<'a> {
         self.slice(start, self.at)
     }
 
+    /// What `read` reads from the value at the cursor (after whitespace), and that
+    /// value's JSON text as written.
+    pub(super) fn spanned<T>(
+        &mut self,
+        read: impl FnOnce(&mut Self) -> Option<T>,
+    ) -> Option<(T, &'a str)> {
+        self.peek()?;
+        let start = self.at;
+        let value = read(self)?;
+        Some((value, self.slice(start, self.at)?))
+    }
+
     /// An object's key (with no escapes) and its colon.
     pub(super) fn key(&mut self) -> Option<&'a [u8]> {
         self.expect(b'"')?;
