@@ -55,6 +55,10 @@ fn cycle(format: Format) -> Vec<String> {
         // The run rlm-code 0.1.13's runner logged (generic environment): two
         // `run_python` steps and the `final` action, the run's end.
         Format::RlmCode => include_str!("cycles/rlm-code.jsonl"),
+        // The conversation's records as Claude Code 2.1.332 writes them (a model turn
+        // a record a content block: seven records for six messages); a session's
+        // other records (attachments, request shapes, costs) are not in it.
+        Format::ClaudeCode => include_str!("cycles/claude-code.jsonl"),
         // doneseq's JSONL with Langroid's roles and tool JSON in the content.
         Format::Langroid => include_str!("cycles/langroid.jsonl"),
         // Its header first: written once, before the cycles.
@@ -191,7 +195,7 @@ fn read_once() -> bool {
 }
 
 /// The formats the bench reads, `jsonl` first.
-const FORMATS: [Format; 16] = [
+const FORMATS: [Format; 17] = [
     Format::Jsonl,
     Format::OpenAi,
     Format::Responses,
@@ -208,6 +212,7 @@ const FORMATS: [Format; 16] = [
     Format::LlamaIndex,
     Format::CrewAi,
     Format::RlmCode,
+    Format::ClaudeCode,
 ];
 
 /// `DONESEQ_BEST_OF=<rounds>`: each format's transcript read once in turn, and its

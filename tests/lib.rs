@@ -11,6 +11,7 @@ mod backtracking;
 mod bedrock;
 #[cfg(feature = "cli")]
 mod check_cli;
+mod claude_code;
 mod cli;
 #[cfg(feature = "cli")]
 mod corpus;

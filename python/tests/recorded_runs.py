@@ -109,13 +109,19 @@ def completion(turn: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+class Streamed(bytes):
+    """An answer of ``scripted_server``'s sent as it is, as server-sent events (what
+    an SDK that streams its calls reads)."""
+
+
 @contextmanager
 def scripted_server(
     answer: Callable[[Any], Any],
 ) -> Iterator[tuple[str, list[Any]]]:
     """A server on the loopback interface that answers each JSON request posted to it
-    with ``answer(request)``, as JSON, for a framework's real SDK to reach offline:
-    its address (``http://127.0.0.1:<port>``) and the requests, in order."""
+    with ``answer(request)``, as JSON (or as events, where it is ``Streamed``), for a
+    framework's real SDK to reach offline: its address (``http://127.0.0.1:<port>``)
+    and the requests, in order."""
     requests: list[Any] = []
 
     class Handler(BaseHTTPRequestHandler):
@@ -123,9 +129,13 @@ def scripted_server(
             body = self.rfile.read(int(self.headers["Content-Length"]))
             request = json.loads(body)
             requests.append(request)
-            reply = json.dumps(answer(request)).encode()
+            answered = answer(request)
+            streamed = isinstance(answered, Streamed)
+            reply = answered if streamed else json.dumps(answered).encode()
             self.send_response(200)
-            self.send_header("Content-Type", "application/json")
+            self.send_header(
+                "Content-Type", "text/event-stream" if streamed else "application/json"
+            )
             self.send_header("Content-Length", str(len(reply)))
             self.end_headers()
             self.wfile.write(reply)

@@ -73,6 +73,10 @@ struct Keys {
     /// `tool_executions`, `reasoning_steps` or `tool_history` (a locus state's, and
     /// a result's).
     locus_state: bool,
+    /// A key of Claude Code's session records: `sessionId`, `parentUuid`,
+    /// `isSidechain` (its conversation's records), `leafUuid` (a summary's),
+    /// `isSnapshotUpdate` (a snapshot of files').
+    claude_code: bool,
     /// `lc` (LangChain's serialization has it).
     lc: bool,
     input: bool,
@@ -137,6 +141,8 @@ struct Keys {
 /// {"checkpoint_id", "state": {...}}, {"messages", "tool_executions", ...}
 ///                                             locus checkpoint, state (a result:
 ///                                             `state` beside them)
+/// {"type": "assistant", "sessionId", "message", ...}  Claude Code session's record
+///                                             (a summary's: `leafUuid`)
 /// ```
 pub(super) fn kind(text: &str) -> Option<Kind> {
     let mut keys = Keys::default();
@@ -153,6 +159,8 @@ fn decide(k: &Keys) -> Option<Kind> {
         Kind::Otlp
     } else if k.resource_logs {
         Kind::OtlpLogs
+    } else if typed && k.claude_code && !k.role {
+        Kind::ClaudeCodeRecord
     } else if (typed && k.run_id && k.environment || k.event_type && !typed) && !k.role {
         // (An `event_type` is rlm-code's other logs', which its reader refuses.)
         Kind::RlmCodeEvent
@@ -352,6 +360,8 @@ impl<'de> Visitor<'de> for Look<'_> {
                         "tool_executions" | "reasoning_steps" | "tool_history" => {
                             k.locus_state = true;
                         }
+                        "sessionId" | "parentUuid" | "isSidechain" | "leafUuid"
+                        | "isSnapshotUpdate" => k.claude_code = true,
                         "lc" => k.lc = true,
                         "source" => k.source = true,
                         "model" => k.model = true,

@@ -1,9 +1,9 @@
 //! Transcript readers (feature `json`): doneseq's JSONL, and the logs of OpenAI
 //! (Chat Completions and the Responses API), Anthropic, AutoGen, Langroid, Pydantic
 //! AI, LangChain, Gemini and Google ADK, smolagents, Amazon Bedrock Converse (Strands
-//! Agents), Agno, LlamaIndex, CrewAI, rlm-code, locus, and OpenTelemetry traces (GenAI,
-//! OpenInference and Langfuse spans, GenAI log records), each format detected from
-//! the content by [`Format::Auto`].
+//! Agents), Agno, LlamaIndex, CrewAI, rlm-code, locus, Claude Code (and the Claude Agent
+//! SDK), and OpenTelemetry traces (GenAI, OpenInference and Langfuse spans, GenAI log
+//! records), each format detected from the content by [`Format::Auto`].
 //!
 //! [`Reader::next_borrowed`] gives each message borrowing its texts from the line (a
 //! replay of one message a line copies no text but the strings it decodes from
@@ -22,6 +22,7 @@ mod agno;
 mod anthropic;
 mod autogen;
 mod bedrock;
+mod claude_code;
 mod completion;
 mod crewai;
 mod detect;
@@ -143,11 +144,15 @@ pub enum Format {
     /// locus's agent state: a run's `AgentState` as its checkpointers save it, or an
     /// `AgentResult`'s `model_dump()`.
     Locus,
+    /// Claude Code's session logs (the Claude Agent SDK's too): the records it
+    /// appends to `~/.claude/projects/<project>/<session id>.jsonl`, a model turn
+    /// written a content block a record.
+    ClaudeCode,
 }
 
 impl Format {
     /// Every format, in the order `--help` lists them.
-    pub const ALL: [Format; 19] = [
+    pub const ALL: [Format; 20] = [
         Format::Auto,
         Format::Jsonl,
         Format::OpenAi,
@@ -167,6 +172,7 @@ impl Format {
         Format::CrewAi,
         Format::RlmCode,
         Format::Locus,
+        Format::ClaudeCode,
     ];
 
     /// The format's name, as [`str::parse`] reads it.
@@ -192,6 +198,7 @@ impl Format {
             Format::CrewAi => "crewai",
             Format::RlmCode => "rlm-code",
             Format::Locus => "locus",
+            Format::ClaudeCode => "claude-code",
         }
     }
 

@@ -7,9 +7,9 @@ use serde::Deserialize;
 
 use super::wire::{Converted, JsonLine, Listed, MessageSeed, RawArguments, StringOrList};
 use super::{
-    Format, TranscriptErrorKind, agno, anthropic, autogen, bedrock, completion, crewai, fast,
-    gemini, langchain, langroid, llamaindex, locus, ollama, otel, pydantic_ai, responses, rlm_code,
-    smolagents,
+    Format, TranscriptErrorKind, agno, anthropic, autogen, bedrock, claude_code, completion,
+    crewai, fast, gemini, langchain, langroid, llamaindex, locus, ollama, otel, pydantic_ai,
+    responses, rlm_code, smolagents,
 };
 use crate::{Message, ToolCall};
 
@@ -134,6 +134,9 @@ pub(super) enum Kind {
     /// A locus agent state, checkpoint or result (`{"checkpoint_id", "state"}`,
     /// `{"messages", "tool_executions", ...}`, `{"state", "stop_reason", ...}`).
     LocusState,
+    /// A record of a Claude Code session log (`{"type": "assistant", "message",
+    /// "sessionId", "uuid", ...}`, a `user` record, or one that gives no message).
+    ClaudeCodeRecord,
 }
 
 impl Kind {
@@ -194,6 +197,9 @@ impl Kind {
             Kind::LocusState => {
                 "a locus state, checkpoint or result ({\"messages\", \"tool_executions\"}, {\"state\", ...})"
             }
+            Kind::ClaudeCodeRecord => {
+                "a Claude Code session log's record ({\"type\", \"sessionId\", \"message\", ...})"
+            }
         }
     }
 
@@ -226,6 +232,7 @@ impl Kind {
             Kind::CrewAiCrew | Kind::CrewAiTask | Kind::CrewAiLog => Format::CrewAi,
             Kind::RlmCodeEvent => Format::RlmCode,
             Kind::LocusState => Format::Locus,
+            Kind::ClaudeCodeRecord => Format::ClaudeCode,
         }
     }
 
@@ -277,6 +284,7 @@ impl Kind {
                 Kind::CrewAiLog,
                 Kind::RlmCodeEvent,
                 Kind::LocusState,
+                Kind::ClaudeCodeRecord,
             ],
             Format::Jsonl | Format::Langroid => &[Kind::Message],
             Format::OpenAi => &[
@@ -320,6 +328,7 @@ impl Kind {
             Format::CrewAi => &[Kind::CrewAiCrew, Kind::CrewAiTask, Kind::CrewAiLog],
             Format::RlmCode => &[Kind::RlmCodeEvent],
             Format::Locus => &[Kind::LocusState],
+            Format::ClaudeCode => &[Kind::ClaudeCodeRecord],
             // Not JSON: its lines go to its own reader.
             Format::LangroidTsv => &[],
         }
@@ -344,6 +353,8 @@ pub(super) struct Context {
     pub(super) agno: agno::Sessions,
     /// The rlm-code run whose task was given last.
     pub(super) rlm_code: rlm_code::Runs,
+    /// The Claude Code model turn being read from its records.
+    pub(super) claude_code: claude_code::Session,
     /// The allocation of the last list of a line's messages that outgrew [`Out`]'s
     /// own room, emptied ([`spare`]), for the next line's ([`reserve`]): a CrewAI
     /// task's six messages allocated a list a line (33 instructions a message).
@@ -356,6 +367,7 @@ impl Context {
     /// as a whole, if anything (a trace's spans that gave no message).
     pub(super) fn finish(&mut self, out: &mut Out<'static>) -> Option<String> {
         self.responses.close(out);
+        self.claude_code.close(out);
         if let Err(problem) = otel::finish(self, out) {
             return Some(problem);
         }
@@ -566,6 +578,7 @@ fn read_kind<'a>(
             rlm_code::read(event, text, &mut cx.rlm_code, out)
         }
         Kind::LocusState => locus::read(parse(text)?, text, out),
+        Kind::ClaudeCodeRecord => claude_code::read(parse(text)?, text, &mut cx.claude_code, out),
         Kind::CrewAiLog => Err(Failure::message(
             text,
             "a CrewAI output log (output_log_file) holds each task's status and output, not \

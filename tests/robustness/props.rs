@@ -21,6 +21,7 @@ const FORMAT_SAMPLES: &[&str] = &[
     "anthropic-request.json",
     "anthropic-responses.jsonl",
     "autogen-task-result.json",
+    "claude-code-session.jsonl",
     "gemini-contents.json",
     "langchain-messages.json",
     "langroid-task.tsv",
@@ -149,6 +150,10 @@ const JSON_PIECES: &[&str] = &[
     "\"gen_ai.input.messages\"",
     "\"execute_tool\"",
     "\"parts\"",
+    // Claude Code's.
+    "\"sessionId\"",
+    "\"isSidechain\"",
+    "\"isApiErrorMessage\"",
     // Bedrock Converse's.
     "\"toolUse\"",
     "\"toolResult\"",

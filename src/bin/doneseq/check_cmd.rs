@@ -54,7 +54,8 @@ pub(crate) struct Args {
     /// crewai (CrewAI's outputs: a crew's, a task's or an agent's, with its messages);
     /// rlm-code (rlm-code's run logs, .rlm_code/rlm/runs/<run_id>.jsonl: each step's
     /// action and observation); locus (locus's agent state: its checkpoints, a state,
-    /// an AgentResult's model_dump()).
+    /// an AgentResult's model_dump()); claude-code (Claude Code's and the Claude Agent
+    /// SDK's session logs, ~/.claude/projects/<project>/<session id>.jsonl).
     /// All but jsonl, langroid and langroid-tsv also read JSON documents (an array, or
     /// one record on many lines; several one after another).
     #[arg(long, default_value = "auto", value_parser = parse_format)]

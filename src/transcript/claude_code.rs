@@ -1,0 +1,226 @@
+//! Claude Code's session logs: the records Claude Code (and the Claude Agent SDK,
+//! which runs it) appends to `~/.claude/projects/<project>/<session id>.jsonl`, one a
+//! line.
+//!
+//! The conversation is in the `user` and `assistant` records, each holding an
+//! Anthropic message (`message`). Claude Code writes a model turn as it streams: one
+//! `assistant` record for each content block (thinking, text, a tool use), each
+//! repeating the turn's `message.id` and its usage. The consecutive records of one id
+//! are one model turn (its texts joined, its calls in order, the usage its last
+//! record gives, as the turn's usage is given once). A tool's result is a `user`
+//! record of `tool_result` blocks (`is_error` failed); results written between a
+//! turn's records (Claude Code runs a tool as soon as its call is streamed) come after
+//! the turn. Claude Code's own messages in the user's place (`isMeta`: a command's
+//! output, a caveat), a compacted conversation's summary (`isCompactSummary`: it
+//! restates the records before it) and a sub-agent's records (`isSidechain`: its own
+//! loop, whose answer is its tool's result) give no message. An API error Claude
+//! Code recorded as the model's turn (`isApiErrorMessage`) is a failed one. A turn is
+//! given once another record of the conversation follows it, or the `last-prompt`
+//! record Claude Code writes once it has answered a prompt, or the input ends. Every
+//! other record (attachments, queue operations, summaries, snapshots of files,
+//! request shapes, costs, titles, ...) describes the session and gives no message.
+
+use std::borrow::Cow;
+
+use serde::Deserialize;
+
+use super::anthropic;
+use super::parts::{self, Content, Found};
+use super::record::{Failure, Out};
+use super::wire::{ProviderUsage, RawArguments, Str, failed};
+use crate::{Message, Role};
+
+/// One record: its type, its message and the flags read (the others describe the
+/// session: ids, parents, times, the working directory, the version, the branch).
+#[derive(Deserialize)]
+pub(super) struct Record<'a> {
+    /// Required: absent, the error says what the record is.
+    #[serde(default, rename = "type", borrow)]
+    kind: Option<Str<'a>>,
+    #[serde(default, borrow)]
+    message: Option<Body<'a>>,
+    #[serde(default, rename = "isSidechain")]
+    sidechain: Option<bool>,
+    #[serde(default, rename = "isMeta")]
+    meta: Option<bool>,
+    #[serde(default, rename = "isCompactSummary")]
+    compact_summary: Option<bool>,
+    #[serde(default, rename = "isApiErrorMessage")]
+    api_error: Option<bool>,
+}
+
+/// A record's message, read with the record (a record names its type after its
+/// message): a `user` record's (its role, its content: the user's text or tools'
+/// results), or an `assistant` record's, an Anthropic response message (its turn's
+/// `id`, `type`, `role`, `content`, `usage`; its `model`, `stop_reason` and
+/// `stop_sequence` describe the call).
+#[derive(Deserialize)]
+struct Body<'a> {
+    /// The turn's id, the same on each of its records.
+    #[serde(default, borrow)]
+    id: Option<Str<'a>>,
+    #[serde(default, rename = "type", borrow)]
+    kind: Option<Str<'a>>,
+    #[serde(borrow)]
+    role: Str<'a>,
+    #[serde(default, borrow)]
+    content: Option<Content<'a, RawArguments<'a>>>,
+    #[serde(default)]
+    usage: Option<ProviderUsage>,
+}
+
+/// The model turn being read: its id, its message so far, and the tools' results
+/// written before its last record, which come after it.
+#[derive(Debug, Default)]
+pub(super) struct Session {
+    open: Option<Turn>,
+}
+
+#[derive(Debug)]
+struct Turn {
+    id: Option<String>,
+    message: Message<'static>,
+    results: Vec<Message<'static>>,
+}
+
+impl Session {
+    /// Ends the open turn, if any: its message, then the results that waited for it.
+    pub(super) fn close(&mut self, out: &mut Out<'_>) {
+        if let Some(turn) = self.open.take() {
+            out.push(turn.message);
+            for result in turn.results {
+                out.push(result);
+            }
+        }
+    }
+}
+
+/// The messages of one record.
+pub(super) fn read<'a>(
+    record: Record<'a>,
+    within: &'a str,
+    session: &mut Session,
+    out: &mut Out<'a>,
+) -> Result<(), Failure<'a>> {
+    let Some(kind) = record.kind else {
+        return Err(Failure::message(
+            within,
+            "a Claude Code record without a \"type\" (\"user\", \"assistant\", ...)",
+        ));
+    };
+    let user = match &*kind.0 {
+        "user" => true,
+        "assistant" => false,
+        // Written once Claude Code has answered a prompt: the turn is over (a live
+        // log, followed, shows the answer then, not at the next prompt).
+        "last-prompt" => {
+            session.close(out);
+            return Ok(());
+        }
+        _ => return Ok(()),
+    };
+    let Some(message) = record.message else {
+        return Err(Failure::message(
+            within,
+            format!(
+                "a Claude Code \"{}\" record without its \"message\"",
+                kind.0
+            ),
+        ));
+    };
+    let skipped = [record.sidechain, record.meta, record.compact_summary];
+    if skipped.contains(&Some(true)) {
+        return Ok(());
+    }
+    if user {
+        return read_prompt(message, within, session, out);
+    }
+    let id = message.id.map(|id| id.0.into_owned());
+    let Some(content) = message.content else {
+        return Err(Failure::message(
+            within,
+            "a Claude Code \"assistant\" record's message has no \"content\"",
+        ));
+    };
+    let response = anthropic::Response {
+        kind: message.kind.unwrap_or(Str(Cow::Borrowed(""))),
+        role: message.role,
+        content,
+        usage: message.usage,
+    };
+    let mut message = anthropic::read_response(response, within)?;
+    if record.api_error == Some(true) {
+        message = failed(message, "the API call failed");
+    }
+    match &mut session.open {
+        Some(turn) if id.is_some() && turn.id == id => join(&mut turn.message, message),
+        _ => {
+            session.close(out);
+            session.open = Some(Turn {
+                id,
+                message: message.into_owned(),
+                results: Vec::new(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// A `user` record's messages: the tools' results it holds, then the user's text.
+/// Results only, while a turn is open, wait for the turn's end (its other records
+/// may follow).
+fn read_prompt<'a>(
+    prompt: Body<'a>,
+    text: &'a str,
+    session: &mut Session,
+    out: &mut Out<'a>,
+) -> Result<(), Failure<'a>> {
+    if prompt.role.0 != "user" {
+        return Err(Failure::message(
+            text,
+            format!(
+                "a Claude Code \"user\" record's message has \"role\": \"user\", not \"{}\"",
+                prompt.role.0
+            ),
+        ));
+    }
+    let mut found = Found::default();
+    let content = parts::text(prompt.content, &mut found).map_err(|m| Failure::message(text, m))?;
+    if !found.calls.is_empty() {
+        return Err(Failure::message(text, "a user's message holds tool uses"));
+    }
+    if content.is_empty()
+        && !found.results.is_empty()
+        && let Some(turn) = &mut session.open
+    {
+        turn.results
+            .extend(found.results.into_iter().map(Message::into_owned));
+        return Ok(());
+    }
+    session.close(out);
+    let only_results = content.is_empty() && !found.results.is_empty();
+    for result in found.results {
+        out.push(result);
+    }
+    if !only_results {
+        out.push(Message::new(Role::User, content));
+    }
+    Ok(())
+}
+
+/// A later record of the open turn joined to it: its text after a newline, its calls
+/// after the turn's, its usage (the turn's whole, repeated on each record) the turn's.
+fn join(turn: &mut Message<'static>, record: Message<'_>) {
+    let record = record.into_owned();
+    if !record.content.is_empty() {
+        let content = std::mem::take(&mut turn.content);
+        turn.content = parts::join(Some(content).filter(|c| !c.is_empty()), record.content);
+    }
+    turn.tool_calls.extend(record.tool_calls);
+    if record.usage.is_some() {
+        turn.usage = record.usage;
+    }
+    if let Some(error) = record.rare.and_then(|rare| rare.error) {
+        turn.rare().error = Some(error);
+    }
+}
