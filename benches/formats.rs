@@ -59,6 +59,10 @@ fn cycle(format: Format) -> Vec<String> {
         // a record a content block: seven records for six messages); a session's
         // other records (attachments, request shapes, costs) are not in it.
         Format::ClaudeCode => include_str!("cycles/claude-code.jsonl"),
+        // The conversation's records as Codex CLI 0.163.0 writes them (its items, each
+        // call's usage record: ten records for six messages); the events it writes
+        // beside them (`event_msg`) are not in it.
+        Format::Codex => include_str!("cycles/codex.jsonl"),
         // doneseq's JSONL with Langroid's roles and tool JSON in the content.
         Format::Langroid => include_str!("cycles/langroid.jsonl"),
         // Its header first: written once, before the cycles.
@@ -195,7 +199,7 @@ fn read_once() -> bool {
 }
 
 /// The formats the bench reads, `jsonl` first.
-const FORMATS: [Format; 17] = [
+const FORMATS: [Format; 18] = [
     Format::Jsonl,
     Format::OpenAi,
     Format::Responses,
@@ -213,6 +217,7 @@ const FORMATS: [Format; 17] = [
     Format::CrewAi,
     Format::RlmCode,
     Format::ClaudeCode,
+    Format::Codex,
 ];
 
 /// `DONESEQ_BEST_OF=<rounds>`: each format's transcript read once in turn, and its

@@ -13,6 +13,7 @@ mod bedrock;
 mod check_cli;
 mod claude_code;
 mod cli;
+mod codex;
 #[cfg(feature = "cli")]
 mod corpus;
 mod crewai;

@@ -151,6 +151,14 @@ def scripted_server(
         server.shutdown()
 
 
+def gathered(log: Path) -> Path:
+    """A JSONL log as one indented JSON array (``jq -s .``), written beside it."""
+    records = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    path = log.with_suffix(".json")
+    path.write_text(json.dumps(records, indent=2), encoding="utf-8")
+    return path
+
+
 def write_text(path: Path, text: str) -> Path:
     """``text`` written to ``path`` (UTF-8), which is returned."""
     path.write_text(text, encoding="utf-8")

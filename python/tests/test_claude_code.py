@@ -5,12 +5,11 @@ session log Claude Code writes is replayed against the run as the SDK showed it.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import claude_code_runs
 import pytest
 from claude_code_runs import SCRIPT
-from recorded_runs import read_alike
+from recorded_runs import gathered, read_alike
 
 import doneseq
 
@@ -18,14 +17,6 @@ import doneseq
 @pytest.fixture(scope="module")
 def session(tmp_path_factory: pytest.TempPathFactory) -> claude_code_runs.Run:
     return claude_code_runs.run(tmp_path_factory.mktemp("session"))
-
-
-def gathered(log: Path) -> Path:
-    """The log as one indented JSON array (``jq -s .``)."""
-    records = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
-    path = log.with_name("gathered.json")
-    path.write_text(json.dumps(records, indent=2), encoding="utf-8")
-    return path
 
 
 STOPS = [

@@ -5,13 +5,12 @@ on rlm-code's documented examples."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 import rlm_code_runs
 from framework_table import assert_listed
-from recorded_runs import read_alike
+from recorded_runs import gathered, read_alike
 from rlm_code.rlm import termination as rlm
 from rlm_code.rlm.policies.base import ActionResult, PolicyContext
 from rlm_code.rlm.policies.registry import PolicyRegistry
@@ -307,14 +306,6 @@ def pure_run(tmp_path_factory: pytest.TempPathFactory):
     return rlm_code_runs.run(
         "pure_rlm", PURE_SCRIPT, tmp_path_factory.mktemp("pure"), context="6 and 7"
     )
-
-
-def gathered(log: Path) -> Path:
-    """The log as one indented JSON array (``jq -s .``)."""
-    events = [json.loads(line) for line in log.read_text().splitlines()]
-    path = log.with_suffix(".json")
-    path.write_text(json.dumps(events, indent=2))
-    return path
 
 
 RUN_STOPS = [

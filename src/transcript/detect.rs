@@ -77,6 +77,9 @@ struct Keys {
     /// `isSidechain` (its conversation's records), `leafUuid` (a summary's),
     /// `isSnapshotUpdate` (a snapshot of files').
     claude_code: bool,
+    /// `payload` (a Codex rollout's records hold theirs in it, beside `type` and
+    /// `timestamp`).
+    payload: bool,
     /// `lc` (LangChain's serialization has it).
     lc: bool,
     input: bool,
@@ -143,6 +146,7 @@ struct Keys {
 ///                                             `state` beside them)
 /// {"type": "assistant", "sessionId", "message", ...}  Claude Code session's record
 ///                                             (a summary's: `leafUuid`)
+/// {"timestamp", "type": "response_item", "payload"}  Codex rollout's record
 /// ```
 pub(super) fn kind(text: &str) -> Option<Kind> {
     let mut keys = Keys::default();
@@ -161,6 +165,8 @@ fn decide(k: &Keys) -> Option<Kind> {
         Kind::OtlpLogs
     } else if typed && k.claude_code && !k.role {
         Kind::ClaudeCodeRecord
+    } else if typed && k.payload && !k.role {
+        Kind::CodexRecord
     } else if (typed && k.run_id && k.environment || k.event_type && !typed) && !k.role {
         // (An `event_type` is rlm-code's other logs', which its reader refuses.)
         Kind::RlmCodeEvent
@@ -362,6 +368,7 @@ impl<'de> Visitor<'de> for Look<'_> {
                         }
                         "sessionId" | "parentUuid" | "isSidechain" | "leafUuid"
                         | "isSnapshotUpdate" => k.claude_code = true,
+                        "payload" => k.payload = true,
                         "lc" => k.lc = true,
                         "source" => k.source = true,
                         "model" => k.model = true,

@@ -2,7 +2,7 @@
 //! (Chat Completions and the Responses API), Anthropic, AutoGen, Langroid, Pydantic
 //! AI, LangChain, Gemini and Google ADK, smolagents, Amazon Bedrock Converse (Strands
 //! Agents), Agno, LlamaIndex, CrewAI, rlm-code, locus, Claude Code (and the Claude Agent
-//! SDK), and OpenTelemetry traces (GenAI, OpenInference and Langfuse spans, GenAI log
+//! SDK), Codex CLI, and OpenTelemetry traces (GenAI, OpenInference and Langfuse spans, GenAI log
 //! records), each format detected from the content by [`Format::Auto`].
 //!
 //! [`Reader::next_borrowed`] gives each message borrowing its texts from the line (a
@@ -23,6 +23,7 @@ mod anthropic;
 mod autogen;
 mod bedrock;
 mod claude_code;
+mod codex;
 mod completion;
 mod crewai;
 mod detect;
@@ -148,11 +149,15 @@ pub enum Format {
     /// appends to `~/.claude/projects/<project>/<session id>.jsonl`, a model turn
     /// written a content block a record.
     ClaudeCode,
+    /// Codex CLI's session logs: the rollouts it appends to
+    /// `~/.codex/sessions/<date>/rollout-<time>-<session id>.jsonl`, their Responses
+    /// API items a model call's turn and its tools' outputs.
+    Codex,
 }
 
 impl Format {
     /// Every format, in the order `--help` lists them.
-    pub const ALL: [Format; 20] = [
+    pub const ALL: [Format; 21] = [
         Format::Auto,
         Format::Jsonl,
         Format::OpenAi,
@@ -173,6 +178,7 @@ impl Format {
         Format::RlmCode,
         Format::Locus,
         Format::ClaudeCode,
+        Format::Codex,
     ];
 
     /// The format's name, as [`str::parse`] reads it.
@@ -199,6 +205,7 @@ impl Format {
             Format::RlmCode => "rlm-code",
             Format::Locus => "locus",
             Format::ClaudeCode => "claude-code",
+            Format::Codex => "codex",
         }
     }
 

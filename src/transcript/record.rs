@@ -7,7 +7,7 @@ use serde::Deserialize;
 
 use super::wire::{Converted, JsonLine, Listed, MessageSeed, RawArguments, StringOrList};
 use super::{
-    Format, TranscriptErrorKind, agno, anthropic, autogen, bedrock, claude_code, completion,
+    Format, TranscriptErrorKind, agno, anthropic, autogen, bedrock, claude_code, codex, completion,
     crewai, fast, gemini, langchain, langroid, llamaindex, locus, ollama, otel, pydantic_ai,
     responses, rlm_code, smolagents,
 };
@@ -137,6 +137,9 @@ pub(super) enum Kind {
     /// A record of a Claude Code session log (`{"type": "assistant", "message",
     /// "sessionId", "uuid", ...}`, a `user` record, or one that gives no message).
     ClaudeCodeRecord,
+    /// A record of a Codex CLI rollout (`{"timestamp", "type": "response_item",
+    /// "payload": {...}}`, a usage record, or one that gives no message).
+    CodexRecord,
 }
 
 impl Kind {
@@ -200,6 +203,9 @@ impl Kind {
             Kind::ClaudeCodeRecord => {
                 "a Claude Code session log's record ({\"type\", \"sessionId\", \"message\", ...})"
             }
+            Kind::CodexRecord => {
+                "a Codex rollout's record ({\"timestamp\", \"type\", \"payload\"})"
+            }
         }
     }
 
@@ -233,6 +239,7 @@ impl Kind {
             Kind::RlmCodeEvent => Format::RlmCode,
             Kind::LocusState => Format::Locus,
             Kind::ClaudeCodeRecord => Format::ClaudeCode,
+            Kind::CodexRecord => Format::Codex,
         }
     }
 
@@ -285,6 +292,7 @@ impl Kind {
                 Kind::RlmCodeEvent,
                 Kind::LocusState,
                 Kind::ClaudeCodeRecord,
+                Kind::CodexRecord,
             ],
             Format::Jsonl | Format::Langroid => &[Kind::Message],
             Format::OpenAi => &[
@@ -329,6 +337,7 @@ impl Kind {
             Format::RlmCode => &[Kind::RlmCodeEvent],
             Format::Locus => &[Kind::LocusState],
             Format::ClaudeCode => &[Kind::ClaudeCodeRecord],
+            Format::Codex => &[Kind::CodexRecord],
             // Not JSON: its lines go to its own reader.
             Format::LangroidTsv => &[],
         }
@@ -424,7 +433,8 @@ impl<'a> Failure<'a> {
 /// The messages the record `text` of kind `kind` stands for, added to `out`.
 ///
 /// A record that is not a Responses item ends a model turn assembled from them: the
-/// turn's message comes first. A record that fails to read leaves the turn open, as
+/// turn's message comes first (but a Codex record, whose payload may be an item that
+/// joins the turn, or the turn's usage: its reader says). A record that fails to read leaves the turn open, as
 /// it found it: the caller may read the record again as another kind, which may be a
 /// Responses item that joins the turn (or ends it).
 pub(super) fn read<'a>(
@@ -433,7 +443,7 @@ pub(super) fn read<'a>(
     cx: &mut Context,
     out: &mut Out<'a>,
 ) -> Result<(), Failure<'a>> {
-    if !matches!(kind, Kind::ResponsesItem) && cx.responses.is_open() {
+    if !matches!(kind, Kind::ResponsesItem | Kind::CodexRecord) && cx.responses.is_open() {
         return read_after_turn(kind, text, cx, out);
     }
     read_kind(kind, text, cx, out)
@@ -579,6 +589,7 @@ fn read_kind<'a>(
         }
         Kind::LocusState => locus::read(parse(text)?, text, out),
         Kind::ClaudeCodeRecord => claude_code::read(parse(text)?, text, &mut cx.claude_code, out),
+        Kind::CodexRecord => codex::read(parse(text)?, text, cx, out),
         Kind::CrewAiLog => Err(Failure::message(
             text,
             "a CrewAI output log (output_log_file) holds each task's status and output, not \

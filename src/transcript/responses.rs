@@ -89,6 +89,14 @@ impl<'t> Turn<'t> {
         self.open.is_some()
     }
 
+    /// The open turn's usage, where a log gives a call's usage after its items
+    /// (Codex's); nothing where no turn is open.
+    pub(super) fn set_usage(&mut self, usage: crate::Usage) {
+        if let Some(message) = &mut self.open {
+            message.usage = Some(usage);
+        }
+    }
+
     /// The open turn's message, opened if none is.
     fn message(&mut self) -> &mut Message<'t> {
         self.open.get_or_insert_with(|| Message::new(Role::Llm, ""))

@@ -22,6 +22,7 @@ const FORMAT_SAMPLES: &[&str] = &[
     "anthropic-responses.jsonl",
     "autogen-task-result.json",
     "claude-code-session.jsonl",
+    "codex-rollout.jsonl",
     "gemini-contents.json",
     "langchain-messages.json",
     "langroid-task.tsv",
@@ -154,6 +155,10 @@ const JSON_PIECES: &[&str] = &[
     "\"sessionId\"",
     "\"isSidechain\"",
     "\"isApiErrorMessage\"",
+    // Codex's.
+    "\"payload\"",
+    "\"response_item\"",
+    "\"token_usage_record\"",
     // Bedrock Converse's.
     "\"toolUse\"",
     "\"toolResult\"",

@@ -55,7 +55,8 @@ pub(crate) struct Args {
     /// rlm-code (rlm-code's run logs, .rlm_code/rlm/runs/<run_id>.jsonl: each step's
     /// action and observation); locus (locus's agent state: its checkpoints, a state,
     /// an AgentResult's model_dump()); claude-code (Claude Code's and the Claude Agent
-    /// SDK's session logs, ~/.claude/projects/<project>/<session id>.jsonl).
+    /// SDK's session logs, ~/.claude/projects/<project>/<session id>.jsonl); codex (Codex
+    /// CLI's session logs, ~/.codex/sessions/<date>/rollout-*.jsonl).
     /// All but jsonl, langroid and langroid-tsv also read JSON documents (an array, or
     /// one record on many lines; several one after another).
     #[arg(long, default_value = "auto", value_parser = parse_format)]

@@ -19,7 +19,7 @@ pub(crate) struct Args {
     config: Vec<PathBuf>,
     /// The transcripts' format, as for check: auto, jsonl, openai, openai-responses,
     /// anthropic, autogen, langroid, langroid-tsv, otel, pydantic-ai, langchain, gemini,
-    /// smolagents, bedrock, agno, llamaindex, crewai, rlm-code, locus or claude-code.
+    /// smolagents, bedrock, agno, llamaindex, crewai, rlm-code, locus, claude-code or codex.
     #[arg(long, default_value = "auto", value_parser = |s: &str| s.parse::<Format>())]
     format: Format,
     /// Which messages are the task's input, not steps, as for check (replaces both
