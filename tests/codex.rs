@@ -106,6 +106,10 @@ fn items_usage_and_failures() {
             "event_msg",
             r#"{"type": "task_complete", "last_agent_message": "The tests fail."}"#,
         ),
+        record(
+            "turn_context",
+            r#"{"cwd": "/w", "approval_policy": "never"}"#,
+        ),
     ];
     let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
     assert_eq!(
@@ -119,6 +123,16 @@ fn items_usage_and_failures() {
          6 agent \"Process running with session ID 3\\nOutput:\\nProcess exited with code 1\\n\" answers=d\n\
          7 llm \"The tests fail.\" tokens=300+7\n"
     );
+    // Read as the records come, the answer is given at the event that ends Codex's
+    // turn.
+    let log = lines.join("\n");
+    let mut reader = doneseq::transcript::Reader::new(log.as_bytes(), Format::Auto);
+    let mut lines_at = Vec::new();
+    while let Some(message) = reader.next_borrowed() {
+        message.unwrap();
+        lines_at.push(reader.line());
+    }
+    assert_eq!(lines_at, [2, 9, 9, 10, 15, 15, 16, 20]);
     // A usage record with no call's items before it has no turn to count on.
     let lone = [lines[1], &usage(5)];
     assert_eq!(messages(&lone), "0 user \"Build it.\"\n");

@@ -8,9 +8,11 @@
 //! one model turn; a tool's output its result). A model call's usage is the
 //! `token_usage_record` Codex writes after the call's items: it is the open turn's.
 //! A command's output that says its process exited with a code other than 0 (Codex
-//! writes the exit code in the text it gives the model) is a failed result. Every
+//! writes the exit code in the text it gives the model) is a failed result. A
+//! model turn is given once an item from outside the model follows it, or the event
+//! that ends Codex's turn (`task_complete`, `turn_aborted`), or the input ends. Every
 //! other record (the session's metadata, the turn's context and world state, the
-//! events Codex shows its user, which repeat the items, compactions) gives no
+//! other events Codex shows its user, which repeat the items, compactions) gives no
 //! message.
 
 use serde::Deserialize;
@@ -38,6 +40,13 @@ struct UsageRecord {
     usage: ProviderUsage,
 }
 
+/// An `event_msg`'s payload: its type (its other fields not read).
+#[derive(Deserialize)]
+struct Event<'a> {
+    #[serde(default, rename = "type", borrow)]
+    kind: Option<Str<'a>>,
+}
+
 /// The messages of one record.
 pub(super) fn read<'a>(
     record: Record<'a>,
@@ -51,7 +60,10 @@ pub(super) fn read<'a>(
             "a Codex record without a \"type\" (\"response_item\", \"event_msg\", ...)",
         ));
     };
-    if !matches!(&*kind.0, "response_item" | "token_usage_record") {
+    if !matches!(
+        &*kind.0,
+        "response_item" | "token_usage_record" | "event_msg"
+    ) {
         return Ok(());
     }
     let Some(payload) = record.payload else {
@@ -61,6 +73,19 @@ pub(super) fn read<'a>(
         ));
     };
     let text = payload.get();
+    if kind.0 == "event_msg" {
+        // The end of Codex's turn (the prompt answered, or stopped): the model turn
+        // open is over (a live log, followed, shows the answer then). The other
+        // events repeat the items for Codex's user.
+        let event: Event = serde_json::from_str(text).map_err(|e| Failure::json(text, e))?;
+        if event
+            .kind
+            .is_some_and(|k| matches!(&*k.0, "task_complete" | "turn_aborted"))
+        {
+            cx.responses.close(out);
+        }
+        return Ok(());
+    }
     if kind.0 == "token_usage_record" {
         let record: UsageRecord = serde_json::from_str(text).map_err(|e| Failure::json(text, e))?;
         // (A call that gave no item has no turn to carry its usage: Codex writes its
