@@ -1,9 +1,10 @@
 //! Transcript readers (feature `json`): doneseq's JSONL, and the logs of OpenAI
 //! (Chat Completions and the Responses API), Anthropic, AutoGen, Langroid, Pydantic
 //! AI, LangChain, Gemini and Google ADK, smolagents, Amazon Bedrock Converse (Strands
-//! Agents), Agno, LlamaIndex, CrewAI, rlm-code, locus, Claude Code (and the Claude Agent
-//! SDK), Codex CLI, and OpenTelemetry traces (GenAI, OpenInference and Langfuse spans, GenAI log
-//! records), each format detected from the content by [`Format::Auto`].
+//! Agents), Agno, LlamaIndex, CrewAI, rlm-code, locus, Claude Code (and the Claude
+//! Agent SDK), Codex CLI, and OpenTelemetry traces (GenAI, OpenInference and Langfuse
+//! spans, GenAI log records), each format detected from the content by
+//! [`Format::Auto`].
 //!
 //! [`Reader::next_borrowed`] gives each message borrowing its texts from the line (a
 //! replay of one message a line copies no text but the strings it decodes from

@@ -434,9 +434,9 @@ impl<'a> Failure<'a> {
 ///
 /// A record that is not a Responses item ends a model turn assembled from them: the
 /// turn's message comes first (but a Codex record, whose payload may be an item that
-/// joins the turn, or the turn's usage: its reader says). A record that fails to read leaves the turn open, as
-/// it found it: the caller may read the record again as another kind, which may be a
-/// Responses item that joins the turn (or ends it).
+/// joins the turn, or the turn's usage: its reader says). A record that fails to read
+/// leaves the turn open, as it found it: the caller may read the record again as
+/// another kind, which may be a Responses item that joins the turn (or ends it).
 pub(super) fn read<'a>(
     kind: Kind,
     text: &'a str,
