@@ -205,3 +205,28 @@ fn errors_name_the_record() {
         "{err}"
     );
 }
+
+#[test]
+fn a_sub_agents_own_log_is_its_loop() {
+    // Claude Code keeps a sub-agent's records in a log of their own, every one
+    // `isSidechain`: the log's first record of the conversation says which loop it
+    // is of (a record of the other loop in it gives no message).
+    let log = [
+        r#"{"type": "user", "isSidechain": true, "agentId": "a1", "sessionId": "s", "message": {"role": "user", "content": "Find the test."}}"#,
+        r#"{"type": "attachment", "isSidechain": true, "agentId": "a1", "sessionId": "s", "attachment": {"type": "date"}}"#,
+        r#"{"type": "assistant", "isSidechain": false, "sessionId": "s", "message": {"id": "m0", "type": "message", "role": "assistant", "content": [{"type": "text", "text": "Not this loop's."}]}}"#,
+        r#"{"type": "assistant", "isSidechain": true, "agentId": "a1", "sessionId": "s", "message": {"id": "m1", "type": "message", "role": "assistant", "content": [{"type": "text", "text": "Found it."}], "usage": {"input_tokens": 25, "output_tokens": 3}}}"#,
+    ];
+    for format in [Format::Auto, Format::ClaudeCode] {
+        assert_eq!(
+            summary(&read(&log.join("\n"), format).unwrap()),
+            "0 user \"Find the test.\"\n1 llm \"Found it.\" tokens=25+3\n",
+            "{format}"
+        );
+    }
+    // Its metadata, beside it (`agent-<id>.meta.json`): no message, no error.
+    let meta = r#"{"agentType": "general-purpose", "isBuiltIn": true, "description": "Find", "toolUseId": "toolu_21", "spawnDepth": 1, "model": "claude-sonnet-4-5", "finished": true}"#;
+    let mut reader = doneseq::transcript::Reader::new(meta.as_bytes(), Format::Auto);
+    assert!(reader.next().is_none());
+    assert_eq!(reader.format(), Format::ClaudeCode);
+}

@@ -153,45 +153,98 @@ def message_id(index: int) -> str:
     return f"msg_{index + 1:02d}"
 
 
-def answer(request: dict[str, Any]) -> Streamed:
+SUB_PROMPT = "Compute 17 * 23 + 4 and say only the result."
+"""What the delegating script asks its sub-agent."""
+
+DELEGATING = [
+    Turn(
+        (40, 30),
+        text="I will ask a sub-agent.",
+        calls=[
+            (
+                "toolu_21",
+                "Agent",
+                {
+                    "description": "Compute",
+                    "prompt": SUB_PROMPT,
+                    "subagent_type": "general-purpose",
+                    "run_in_background": False,
+                },
+            )
+        ],
+    ),
+    Turn((90, 9), text="The sub-agent says 395."),
+]
+"""A session whose model delegates to a sub-agent (Claude Code's `Agent` tool, run in
+the foreground: its answer is the tool's result), then answers."""
+
+SUB_AGENT = [Turn((25, 3), text="395")]
+"""The sub-agent's model: it answers at once."""
+
+
+def scripted(script: list[Turn], sub_agent: list[Turn] | None = None) -> Any:
     """The scripted API: the turn a request asks for is the one after the assistant
-    messages it holds (over both prompts of the session). A request without tools
+    messages it holds (over all the prompts of a session), of ``sub_agent`` where the
+    request's first message is the sub-agent's prompt. A request without tools
     (Claude Code's own small calls) is answered with a short text not in the script."""
-    model = request.get("model", "claude-sonnet-4-5")
-    assert request.get("stream"), f"an unstreamed request: {request}"
-    if not request.get("tools"):
-        return Streamed(events(Turn((5, 2), text="A title"), 99, model))
-    index = sum(1 for m in request["messages"] if m["role"] == "assistant")
-    return Streamed(events(SCRIPT[index], index, model))
+
+    def answer(request: dict[str, Any]) -> Streamed:
+        model = request.get("model", "claude-sonnet-4-5")
+        assert request.get("stream"), f"an unstreamed request: {request}"
+        if not request.get("tools"):
+            return Streamed(events(Turn((5, 2), text="A title"), 99, model))
+        index = sum(1 for m in request["messages"] if m["role"] == "assistant")
+        if sub_agent is not None and SUB_PROMPT in json.dumps(request["messages"][0]):
+            return Streamed(events(sub_agent[index], 50 + index, model))
+        return Streamed(events(script[index], index, model))
+
+    return answer
 
 
 @dataclass
 class Run:
-    """A session's log as Claude Code wrote it, the same run as doneseq's JSONL, and
-    what the SDK reported at each prompt's end."""
+    """A session's log as Claude Code wrote it, the same run as doneseq's JSONL, what
+    the SDK reported at each prompt's end, and its sub-agents' files (their logs and
+    metadata)."""
 
     log: Path
     messages: Path
     results: list[ResultMessage]
+    sub_agents: list[Path]
 
 
-def run(directory: Path, max_turns: int | None = None, prompts: list[str] = PROMPTS) -> Run:
-    """The prompts in one session of Claude Code (its config in ``directory``)."""
-    return asyncio.run(session(directory, max_turns, prompts))
+def run(
+    directory: Path,
+    max_turns: int | None = None,
+    prompts: list[str] = PROMPTS,
+    script: list[Turn] = SCRIPT,
+    sub_agent: list[Turn] | None = None,
+) -> Run:
+    """The prompts in one session of Claude Code (its config in ``directory``), its
+    model answering by ``script`` (a sub-agent's by ``sub_agent``)."""
+    return asyncio.run(session(directory, max_turns, prompts, script, sub_agent))
 
 
-async def session(directory: Path, max_turns: int | None, prompts: list[str]) -> Run:
+async def session(
+    directory: Path,
+    max_turns: int | None,
+    prompts: list[str],
+    script: list[Turn],
+    sub_agent: list[Turn] | None,
+) -> Run:
     home, work = directory / "home", directory / "work"
     home.mkdir()
     work.mkdir()
     failed: set[str] = set()
-    with scripted_server(answer) as (url, _):
-        recorder = await converse(options(url, home, work, failed, max_turns), prompts, failed)
+    with scripted_server(scripted(script, sub_agent)) as (url, _):
+        settings = options(url, home, work, failed, max_turns)
+        recorder = await converse(settings, prompts, Recorder(failed, script))
     (log,) = (home / "projects").glob("*/*.jsonl")
+    sub_agents = sorted((home / "projects").glob("*/*/subagents/*"))
     messages = directory / "messages.jsonl"
     text = "".join(json.dumps(line) + "\n" for line in recorder.lines)
     messages.write_text(text, encoding="utf-8")
-    return Run(log, messages, recorder.results)
+    return Run(log, messages, recorder.results, sub_agents)
 
 
 def options(
@@ -215,7 +268,7 @@ def options(
             "DISABLE_ERROR_REPORTING": "1",
         },
         mcp_servers={SERVER: create_sdk_mcp_server(SERVER, tools=[calculator, search, weather])},
-        allowed_tools=[named(n) for n in ("calculator", "search", "weather")],
+        allowed_tools=[*(named(n) for n in ("calculator", "search", "weather")), "Agent"],
         hooks={"PostToolUseFailure": [HookMatcher(hooks=[on_failure])]},
         max_turns=max_turns,
         cwd=str(work),
@@ -223,9 +276,8 @@ def options(
     )
 
 
-async def converse(options: ClaudeAgentOptions, prompts: list[str], failed: set[str]) -> Recorder:
+async def converse(options: ClaudeAgentOptions, prompts: list[str], recorder: Recorder) -> Recorder:
     """The prompts in one session, what the SDK showed recorded."""
-    recorder = Recorder(failed)
     async with ClaudeSDKClient(options=options) as client:
         for prompt in prompts:
             await client.query(prompt)
@@ -242,14 +294,17 @@ class Recorder:
     the SDK's ``PostToolUseFailure`` hook saw its call fail), and each prompt's
     ``ResultMessage``."""
 
-    def __init__(self, failed: set[str]) -> None:
+    def __init__(self, failed: set[str], script: list[Turn]) -> None:
         self.failed = failed
+        self.script = script
         self.lines: list[dict[str, Any]] = []
         self.results: list[ResultMessage] = []
         self.turn: dict[str, Any] | None = None
         self.turn_id: str | None = None
 
     def see(self, message: Any) -> None:
+        if getattr(message, "parent_tool_use_id", None):
+            return  # a sub-agent's: its own loop, its answer the tool's result
         if isinstance(message, AssistantMessage):
             self.assistant(message)
         elif isinstance(message, UserMessage) and isinstance(message.content, list):
@@ -263,7 +318,8 @@ class Recorder:
     def assistant(self, message: AssistantMessage) -> None:
         if self.turn is None or message.message_id != self.turn_id:
             self.turn_id = message.message_id
-            usage = SCRIPT[int(str(message.message_id).removeprefix("msg_")) - 1].usage
+            index = int(str(message.message_id).removeprefix("msg_")) - 1
+            usage = self.script[index].usage
             self.turn = {
                 "role": "llm",
                 "content": "",

@@ -100,3 +100,33 @@ def test_a_damaged_record_names_its_line(session, tmp_path):
     broken.write_text("\n".join(lines) + "\n", encoding="utf-8")
     replay = doneseq.Monitor(stop="max_turns(100)").check_file(broken)
     assert f"line {at + 1}" in replay["error"], replay
+
+
+def test_a_sub_agents_log_is_its_own_loop(tmp_path):
+    # The model delegates to a sub-agent (Claude Code's Agent tool, in the
+    # foreground): Claude Code keeps the sub-agent's records in a log of its own
+    # (every record `isSidechain`), beside its metadata.
+    run = claude_code_runs.run(
+        tmp_path,
+        prompts=["Ask a sub-agent what 17 times 23, plus 4, is."],
+        script=claude_code_runs.DELEGATING,
+        sub_agent=claude_code_runs.SUB_AGENT,
+    )
+    names = sorted(path.suffixes[-1] for path in run.sub_agents)
+    assert names == [".json", ".jsonl"], run.sub_agents
+    (log,) = [path for path in run.sub_agents if path.suffix == ".jsonl"]
+    records = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    assert all(r.get("isSidechain") for r in records if r.get("type") in ("user", "assistant"))
+    # The session: the call of the Agent tool, its result (the sub-agent's answer),
+    # the answer; the sub-agent's log: its prompt (its input), its answer.
+    session = read_alike("tool(Agent, executed)", {run.log: "claude-code"}, run.messages)
+    assert (session["kind"], session["steps"], session["recorded_steps"]) == ("done", 2, 3)
+    assert "395" in session["answer"], session
+    monitor = doneseq.Monitor(stop="no_tool_calls")
+    sub = monitor.check_file(log, format="claude-code")
+    assert (sub["kind"], sub["steps"], sub["answer"]) == ("done", 1, "395"), sub
+    assert sub["recorded_tokens"] == sum(claude_code_runs.SUB_AGENT[0].usage)
+    # Its metadata is no transcript: read, it gives no message and no error.
+    (meta,) = [path for path in run.sub_agents if path.suffix == ".json"]
+    read = monitor.check_file(meta)
+    assert "error" not in read and read["recorded_steps"] == 0, read

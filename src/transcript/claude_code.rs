@@ -12,8 +12,10 @@
 //! turn's records (Claude Code runs a tool as soon as its call is streamed) come after
 //! the turn. Claude Code's own messages in the user's place (`isMeta`: a command's
 //! output, a caveat), a compacted conversation's summary (`isCompactSummary`: it
-//! restates the records before it) and a sub-agent's records (`isSidechain`: its own
-//! loop, whose answer is its tool's result) give no message. An API error Claude
+//! restates the records before it) and a sub-agent's records in its session's log
+//! (`isSidechain`: its own loop, whose answer is its tool's result) give no message;
+//! a sub-agent's own log (`subagents/agent-<id>.jsonl`, every record `isSidechain`)
+//! is read as its loop, and its metadata (`agent-<id>.meta.json`) gives no message. An API error Claude
 //! Code recorded as the model's turn (`isApiErrorMessage`) is a failed one. A turn is
 //! given once another record of the conversation follows it, or the `last-prompt`
 //! record Claude Code writes once it has answered a prompt, or the input ends. Every
@@ -47,6 +49,9 @@ pub(super) struct Record<'a> {
     compact_summary: Option<bool>,
     #[serde(default, rename = "isApiErrorMessage")]
     api_error: Option<bool>,
+    /// A sub-agent's metadata (`subagents/agent-<id>.meta.json`, beside its log).
+    #[serde(default, rename = "agentType")]
+    agent_type: Option<serde::de::IgnoredAny>,
 }
 
 /// A record's message, read with the record (a record names its type after its
@@ -70,10 +75,13 @@ struct Body<'a> {
 }
 
 /// The model turn being read: its id, its message so far, and the tools' results
-/// written before its last record, which come after it.
+/// written before its last record, which come after it. And the loop the log is
+/// of: the main one's (a session's log), or a sub-agent's (its own log, every record
+/// `isSidechain`), known from the log's first record of the conversation.
 #[derive(Debug, Default)]
 pub(super) struct Session {
     open: Option<Turn>,
+    sidechain: Option<bool>,
 }
 
 #[derive(Debug)]
@@ -103,6 +111,10 @@ pub(super) fn read<'a>(
     out: &mut Out<'a>,
 ) -> Result<(), Failure<'a>> {
     let Some(kind) = record.kind else {
+        if record.agent_type.is_some() {
+            // A sub-agent's metadata (its type, its tool call, its model): no message.
+            return Ok(());
+        }
         return Err(Failure::message(
             within,
             "a Claude Code record without a \"type\" (\"user\", \"assistant\", ...)",
@@ -128,8 +140,13 @@ pub(super) fn read<'a>(
             ),
         ));
     };
-    let skipped = [record.sidechain, record.meta, record.compact_summary];
-    if skipped.contains(&Some(true)) {
+    // A sub-agent's records in its session's log are its own loop (its answer is
+    // its tool's result there); its own log is all of them.
+    let sidechain = record.sidechain == Some(true);
+    if *session.sidechain.get_or_insert(sidechain) != sidechain
+        || record.meta == Some(true)
+        || record.compact_summary == Some(true)
+    {
         return Ok(());
     }
     if user {

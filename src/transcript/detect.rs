@@ -80,6 +80,8 @@ struct Keys {
     /// `payload` (a Codex rollout's records hold theirs in it, beside `type` and
     /// `timestamp`).
     payload: bool,
+    /// `agentType` (a Claude Code sub-agent's metadata, which has no `type`).
+    agent_type: bool,
     /// `lc` (LangChain's serialization has it).
     lc: bool,
     input: bool,
@@ -163,7 +165,7 @@ fn decide(k: &Keys) -> Option<Kind> {
         Kind::Otlp
     } else if k.resource_logs {
         Kind::OtlpLogs
-    } else if typed && k.claude_code && !k.role {
+    } else if (typed && k.claude_code || k.agent_type && !typed) && !k.role {
         Kind::ClaudeCodeRecord
     } else if typed && k.payload && !k.role {
         Kind::CodexRecord
@@ -369,6 +371,7 @@ impl<'de> Visitor<'de> for Look<'_> {
                         "sessionId" | "parentUuid" | "isSidechain" | "leafUuid"
                         | "isSnapshotUpdate" => k.claude_code = true,
                         "payload" => k.payload = true,
+                        "agentType" => k.agent_type = true,
                         "lc" => k.lc = true,
                         "source" => k.source = true,
                         "model" => k.model = true,

@@ -311,7 +311,10 @@ fn check(args: &Args, transcript: &str) -> Result<(), String> {
     drop(live);
     if next_index == 0 {
         // "not done" alone would read as a verdict on a run: the file had none.
-        eprintln!("warning: {transcript}: no message in it (empty, or only blank lines)");
+        eprintln!(
+            "warning: {transcript}: no message in it (empty, blank lines, or only records \
+             that are not messages)"
+        );
     }
     if let Some(warning) = doneseq::corpus::overrun_warning(&monitor, &run, overrun_at) {
         eprintln!("warning: {warning}");
