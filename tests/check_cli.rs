@@ -565,7 +565,7 @@ fn help_lists_every_format_and_a_corpus_of_every_format_is_read() {
     let out = check(&["--stop", "final | done_signal", "examples/formats"]);
     let text = stdout(&out);
     assert!(
-        text.contains("37 runs: 8 done") && text.contains(" 0 errors"),
+        text.contains("38 runs: 8 done") && text.contains(" 0 errors"),
         "{text}"
     );
     for name in [
@@ -600,6 +600,7 @@ fn help_lists_every_format_and_a_corpus_of_every_format_is_read() {
         "locus-checkpoint.json",
         "claude-code-session.jsonl",
         "codex-rollout.jsonl",
+        "codex-rollout-0.133.jsonl",
     ] {
         assert!(text.contains(name), "{name} missing from:\n{text}");
     }

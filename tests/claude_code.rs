@@ -3,7 +3,7 @@
 
 use doneseq::transcript::{Format, TranscriptErrorKind};
 
-use crate::formats::{read, sample, sample_text, summary, summary_of_values};
+use crate::formats::{lines_given, read, sample, sample_text, summary, summary_of_values};
 
 /// The messages of the Claude Code records `lines`.
 fn messages(lines: &[&str]) -> String {
@@ -65,14 +65,7 @@ fn a_turn_is_its_records_of_one_id() {
     );
     // Read as the records come, a turn is given once a record of another follows it.
     let log = lines.join("\n");
-    let mut reader = doneseq::transcript::Reader::new(log.as_bytes(), Format::Auto);
-    let mut lines_at = Vec::new();
-    while let Some(message) = reader.next_borrowed() {
-        message.unwrap();
-        lines_at.push(reader.line());
-    }
-    assert_eq!(lines_at, [2, 10, 10, 10, 11]);
-    assert_eq!(reader.format(), Format::ClaudeCode);
+    assert_eq!(lines_given(&log, Format::ClaudeCode), [2, 10, 10, 10, 11]);
 }
 
 #[test]

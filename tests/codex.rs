@@ -3,7 +3,7 @@
 
 use doneseq::transcript::{Format, TranscriptErrorKind};
 
-use crate::formats::{read, sample, sample_text, summary, summary_of_values};
+use crate::formats::{lines_given, read, sample, sample_text, summary, summary_of_values};
 
 /// The messages of the Codex records `lines`.
 fn messages(lines: &[&str]) -> String {
@@ -126,16 +126,130 @@ fn items_usage_and_failures() {
     // Read as the records come, the answer is given at the event that ends Codex's
     // turn.
     let log = lines.join("\n");
-    let mut reader = doneseq::transcript::Reader::new(log.as_bytes(), Format::Auto);
-    let mut lines_at = Vec::new();
-    while let Some(message) = reader.next_borrowed() {
-        message.unwrap();
-        lines_at.push(reader.line());
-    }
-    assert_eq!(lines_at, [2, 9, 9, 10, 15, 15, 16, 20]);
+    assert_eq!(
+        lines_given(&log, Format::Codex),
+        [2, 9, 9, 10, 15, 15, 16, 20]
+    );
     // A usage record with no call's items before it has no turn to count on.
     let lone = [lines[1], &usage(5)];
     assert_eq!(messages(&lone), "0 user \"Build it.\"\n");
+}
+
+#[test]
+fn a_rollout_of_codex_before_its_usage_records() {
+    // Written by Codex CLI 0.133.0 (the same script): no usage records, each call's
+    // usage in the `token_count` event after its outputs. The same messages, the same
+    // usage, as the later rollout's.
+    insta::assert_snapshot!(sample("codex-rollout-0.133.jsonl", Format::Codex));
+    let newer = summary(&read(&sample_text("codex-rollout.jsonl"), Format::Codex).unwrap());
+    let older = summary(&read(&sample_text("codex-rollout-0.133.jsonl"), Format::Codex).unwrap());
+    let conversation = |summary: &str| -> Vec<String> {
+        // (Each version's instructions and context are its own; the chunk ids and
+        // times of the commands' outputs are the run's.)
+        summary
+            .lines()
+            .filter(|line| line.contains(" llm ") || line.contains("tokens="))
+            .map(str::to_owned)
+            .collect()
+    };
+    assert_eq!(conversation(&older), conversation(&newer));
+}
+
+#[test]
+fn usage_in_token_count_events_waits_for_its_turn() {
+    let record = |kind: &str, payload: &str| {
+        format!(r#"{{"timestamp": "t", "type": "{kind}", "payload": {payload}}}"#)
+    };
+    let count = |input: u32| {
+        record(
+            "event_msg",
+            &format!(
+                r#"{{"type": "token_count", "info": {{"total_token_usage": {{"input_tokens": 999, "output_tokens": 999}}, "last_token_usage": {{"input_tokens": {input}, "cached_input_tokens": 0, "output_tokens": 5}}}}, "rate_limits": null}}"#
+            ),
+        )
+    };
+    let call = |id: &str| {
+        record(
+            "response_item",
+            &format!(
+                r#"{{"type": "function_call", "name": "exec_command", "arguments": "{{}}", "call_id": "{id}"}}"#
+            ),
+        )
+    };
+    let output = |id: &str| {
+        record(
+            "response_item",
+            &format!(r#"{{"type": "function_call_output", "call_id": "{id}", "output": "ok"}}"#),
+        )
+    };
+    let user = record(
+        "response_item",
+        r#"{"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Go."}]}"#,
+    );
+    let answer = record(
+        "response_item",
+        r#"{"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Done."}]}"#,
+    );
+    let lines = [
+        user.clone(),
+        record(
+            "event_msg",
+            r#"{"type": "token_count", "info": null, "rate_limits": {}}"#,
+        ),
+        call("a"),
+        call("b"),
+        output("a"),
+        record(
+            "event_msg",
+            r#"{"type": "exec_command_end", "call_id": "a"}"#,
+        ),
+        output("b"),
+        count(10),
+        call("c"),
+        output("c"),
+        // No count for that call: the next item gives it without usage.
+        user.clone(),
+        answer,
+        count(30),
+        record("event_msg", r#"{"type": "task_complete"}"#),
+        record("turn_context", r#"{"cwd": "/w"}"#),
+    ];
+    let log = lines.join("\n");
+    assert_eq!(
+        summary(&read(&log, Format::Codex).unwrap()),
+        "0 user \"Go.\"\n\
+         1 llm call exec_command({}) id=Some(\"a\") call exec_command({}) id=Some(\"b\") tokens=10+5\n\
+         2 agent \"ok\" answers=a\n\
+         3 agent \"ok\" answers=b\n\
+         4 llm call exec_command({}) id=Some(\"c\")\n\
+         5 agent \"ok\" answers=c\n\
+         6 user \"Go.\"\n\
+         7 llm \"Done.\" tokens=30+5\n"
+    );
+    // Each given at the line that settles it: the count, the next item, the end of
+    // Codex's turn.
+    assert_eq!(
+        lines_given(&log, Format::Codex),
+        [1, 8, 8, 8, 11, 11, 11, 14]
+    );
+    // A log with usage records reads no count (the two name the same call, whose turn
+    // is still open at the count that follows its record).
+    let recorded = [
+        user,
+        call("a"),
+        record(
+            "token_usage_record",
+            r#"{"usage": {"input_tokens": 7, "output_tokens": 1}}"#,
+        ),
+        count(10),
+        output("a"),
+    ];
+    assert_eq!(
+        summary(&read(&recorded.join("\n"), Format::Codex).unwrap()),
+        "0 user \"Go.\"\n\
+         1 llm call exec_command({}) id=Some(\"a\") tokens=7+1\n\
+         2 agent \"ok\" answers=a\n"
+    );
 }
 
 #[test]

@@ -14,6 +14,19 @@ pub(crate) fn read(
     read_transcript(text.as_bytes(), format)
 }
 
+/// The line at which the reader gives each message of `text` (read as it comes, the
+/// way `--follow` reads a live log), the format `auto` detects checked to be `format`.
+pub(crate) fn lines_given(text: &str, format: Format) -> Vec<usize> {
+    let mut reader = Reader::new(text.as_bytes(), Format::Auto);
+    let mut lines = Vec::new();
+    while let Some(message) = reader.next_borrowed() {
+        message.unwrap();
+        lines.push(reader.line());
+    }
+    assert_eq!(reader.format(), format);
+    lines
+}
+
 /// One line per message: everything a stop condition reads of it.
 pub(crate) fn summary(messages: &[Message<'_>]) -> String {
     summary_with(messages, str::to_owned)

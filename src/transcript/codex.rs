@@ -7,6 +7,9 @@
 //! Responses API items, read as `openai-responses` reads them (a model call's items
 //! one model turn; a tool's output its result). A model call's usage is the
 //! `token_usage_record` Codex writes after the call's items: it is the open turn's.
+//! Codex before those records gave a call's usage only in the `token_count` event
+//! after the call's outputs: in a log without them, a turn closed by its outputs
+//! waits, with them, for that event.
 //! A command's output that says its process exited with a code other than 0 (Codex
 //! writes the exit code in the text it gives the model) is a failed result. A
 //! model turn is given once an item from outside the model follows it, or the event
@@ -21,7 +24,7 @@ use serde_json::value::RawValue;
 use super::record::{Context, Failure, Out};
 use super::wire::{ProviderUsage, Str};
 use super::{fast, responses};
-use crate::Role;
+use crate::{Message, Role};
 
 /// One record: its type and payload (its `timestamp` not read).
 #[derive(Deserialize)]
@@ -40,11 +43,41 @@ struct UsageRecord {
     usage: ProviderUsage,
 }
 
-/// An `event_msg`'s payload: its type (its other fields not read).
+/// An `event_msg`'s payload: its type, and a `token_count`'s usage of the last model
+/// call (its totals and rate limits not read).
 #[derive(Deserialize)]
 struct Event<'a> {
     #[serde(default, rename = "type", borrow)]
     kind: Option<Str<'a>>,
+    #[serde(default)]
+    info: Option<Counts>,
+}
+
+#[derive(Deserialize)]
+struct Counts {
+    #[serde(default)]
+    last_token_usage: Option<ProviderUsage>,
+}
+
+/// What a rollout's reading carries between records for the usage of Codex before
+/// its usage records, which gave a call's usage only in the `token_count` event after
+/// the call's outputs: a model turn closed by its outputs waits, with them, for that
+/// event (owned: their lines are gone by then).
+#[derive(Debug, Default)]
+pub(super) struct Rollout {
+    /// The log has usage records: its `token_count` events are not read.
+    usage_records: bool,
+    /// A model turn without usage and its outputs so far.
+    waiting: Vec<Message<'static>>,
+}
+
+impl Rollout {
+    /// The waiting turn and outputs, given (before what follows them).
+    pub(super) fn release(&mut self, out: &mut Out<'_>) {
+        for message in self.waiting.drain(..) {
+            out.push(message);
+        }
+    }
 }
 
 /// The messages of one record.
@@ -78,11 +111,17 @@ pub(super) fn read<'a>(
         // open is over (a live log, followed, shows the answer then). The other
         // events repeat the items for Codex's user.
         let event: Event = serde_json::from_str(text).map_err(|e| Failure::json(text, e))?;
-        if event
-            .kind
-            .is_some_and(|k| matches!(&*k.0, "task_complete" | "turn_aborted"))
-        {
-            cx.responses.close(out);
+        match event.kind.as_ref().map(|k| &*k.0) {
+            Some("task_complete" | "turn_aborted") => {
+                cx.codex.release(out);
+                cx.responses.close(out);
+            }
+            Some("token_count") if !cx.codex.usage_records => {
+                if let Some(usage) = event.info.and_then(|i| i.last_token_usage) {
+                    counted(usage.into_usage(), cx, out);
+                }
+            }
+            _ => {}
         }
         return Ok(());
     }
@@ -90,6 +129,8 @@ pub(super) fn read<'a>(
         let record: UsageRecord = serde_json::from_str(text).map_err(|e| Failure::json(text, e))?;
         // (A call that gave no item has no turn to carry its usage: Codex writes its
         // record after the items, and its tokens are not counted.)
+        cx.codex.usage_records = true;
+        cx.codex.release(out);
         cx.responses.set_usage(record.usage.into_usage());
         return Ok(());
     }
@@ -106,7 +147,46 @@ pub(super) fn read<'a>(
             result.rare().error = Some(error);
         }
     }
+    let read = &out[start..];
+    let outputs = !read.is_empty() && read.iter().all(|m| m.role == Role::Agent);
+    if !cx.codex.waiting.is_empty() {
+        if outputs {
+            // More of the waiting turn's outputs.
+            wait(out, start, cx);
+            return Ok(());
+        }
+        // Anything else (a model item, a user's message) comes after the waiting.
+        let mut before = Out::new();
+        cx.codex.release(&mut before);
+        out.insert_many(start, before);
+        return Ok(());
+    }
+    let unpriced = read
+        .first()
+        .is_some_and(|m| m.role == Role::Llm && m.usage.is_none());
+    if !cx.codex.usage_records && unpriced {
+        // A turn closed by its outputs, its usage to come in a `token_count` event.
+        wait(out, start, cx);
+    }
     Ok(())
+}
+
+/// The messages of `out` from `start` on wait (owned) for the usage of their turn.
+fn wait(out: &mut Out<'_>, start: usize, cx: &mut Context) {
+    cx.codex
+        .waiting
+        .extend(out.drain(start..).map(Message::into_owned));
+}
+
+/// A `token_count` event's usage of the last model call: the waiting turn's (given
+/// then, with its outputs), else the open turn's.
+fn counted(usage: crate::Usage, cx: &mut Context, out: &mut Out<'_>) {
+    if let Some(turn) = cx.codex.waiting.first_mut() {
+        turn.usage = Some(usage);
+        cx.codex.release(out);
+    } else {
+        cx.responses.set_usage(usage);
+    }
 }
 
 /// Whether a tool's output is a command's that exited with a code other than 0, as

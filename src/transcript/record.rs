@@ -364,6 +364,8 @@ pub(super) struct Context {
     pub(super) rlm_code: rlm_code::Runs,
     /// The Claude Code model turn being read from its records.
     pub(super) claude_code: claude_code::Session,
+    /// A Codex model turn waiting for its usage.
+    pub(super) codex: codex::Rollout,
     /// The allocation of the last list of a line's messages that outgrew [`Out`]'s
     /// own room, emptied ([`spare`]), for the next line's ([`reserve`]): a CrewAI
     /// task's six messages allocated a list a line (33 instructions a message).
@@ -375,6 +377,7 @@ impl Context {
     /// log records still waiting for its choice. What is wrong with the transcript
     /// as a whole, if anything (a trace's spans that gave no message).
     pub(super) fn finish(&mut self, out: &mut Out<'static>) -> Option<String> {
+        self.codex.release(out);
         self.responses.close(out);
         self.claude_code.close(out);
         if let Err(problem) = otel::finish(self, out) {

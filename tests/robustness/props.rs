@@ -23,6 +23,7 @@ const FORMAT_SAMPLES: &[&str] = &[
     "autogen-task-result.json",
     "claude-code-session.jsonl",
     "codex-rollout.jsonl",
+    "codex-rollout-0.133.jsonl",
     "gemini-contents.json",
     "langchain-messages.json",
     "langroid-task.tsv",
