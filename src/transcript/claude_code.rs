@@ -25,6 +25,7 @@
 use std::borrow::Cow;
 
 use serde::Deserialize;
+use serde::de::IgnoredAny;
 
 use super::anthropic;
 use super::parts::{self, Content, Found};
@@ -51,7 +52,15 @@ pub(super) struct Record<'a> {
     api_error: Option<bool>,
     /// A sub-agent's metadata (`subagents/agent-<id>.meta.json`, beside its log).
     #[serde(default, rename = "agentType")]
-    agent_type: Option<serde::de::IgnoredAny>,
+    agent_type: Option<IgnoredAny>,
+    /// The keys by which a record is Claude Code's (one at least: a record of
+    /// another log is not taken for one of Claude Code's that gives no message).
+    #[serde(default, rename = "sessionId")]
+    session_id: Option<IgnoredAny>,
+    #[serde(default, rename = "leafUuid")]
+    leaf_uuid: Option<IgnoredAny>,
+    #[serde(default, rename = "isSnapshotUpdate")]
+    snapshot_update: Option<IgnoredAny>,
 }
 
 /// A record's message, read with the record (a record names its type after its
@@ -84,21 +93,46 @@ pub(super) struct Session {
     sidechain: Option<bool>,
 }
 
+/// A model turn open: its id, its message so far, the results waiting for it.
 #[derive(Debug)]
-struct Turn {
+pub(super) struct Turn {
     id: Option<String>,
     message: Message<'static>,
     results: Vec<Message<'static>>,
+}
+
+impl Turn {
+    /// The turn's message, then the results that waited for it.
+    pub(super) fn give(self, out: &mut Out<'_>) {
+        out.push(self.message);
+        for result in self.results {
+            out.push(result);
+        }
+    }
 }
 
 impl Session {
     /// Ends the open turn, if any: its message, then the results that waited for it.
     pub(super) fn close(&mut self, out: &mut Out<'_>) {
         if let Some(turn) = self.open.take() {
-            out.push(turn.message);
-            for result in turn.results {
-                out.push(result);
-            }
+            turn.give(out);
+        }
+    }
+
+    /// Whether a turn is open.
+    pub(super) fn is_open(&self) -> bool {
+        self.open.is_some()
+    }
+
+    /// The open turn, taken (by a record of another format, which it comes before).
+    pub(super) fn take(&mut self) -> Option<Turn> {
+        self.open.take()
+    }
+
+    /// Puts back the turn [`Session::take`] gave, where the record then failed.
+    pub(super) fn put_back(&mut self, turn: Option<Turn>) {
+        if turn.is_some() {
+            self.open = turn;
         }
     }
 }
@@ -110,6 +144,18 @@ pub(super) fn read<'a>(
     session: &mut Session,
     out: &mut Out<'a>,
 ) -> Result<(), Failure<'a>> {
+    let claude_codes = record.session_id.is_some()
+        || record.sidechain.is_some()
+        || record.leaf_uuid.is_some()
+        || record.snapshot_update.is_some()
+        || record.agent_type.is_some();
+    if !claude_codes {
+        return Err(Failure::message(
+            within,
+            "not a record of Claude Code's (it has none of \"sessionId\", \"isSidechain\", \
+             \"leafUuid\", \"isSnapshotUpdate\", \"agentType\")",
+        ));
+    }
     let Some(kind) = record.kind else {
         if record.agent_type.is_some() {
             // A sub-agent's metadata (its type, its tool call, its model): no message.

@@ -78,6 +78,24 @@ impl Rollout {
             out.push(message);
         }
     }
+
+    /// Whether a turn waits.
+    pub(super) fn is_waiting(&self) -> bool {
+        !self.waiting.is_empty()
+    }
+
+    /// The waiting turn and outputs, taken (by a record of another format, which they
+    /// come before).
+    pub(super) fn take(&mut self) -> Vec<Message<'static>> {
+        std::mem::take(&mut self.waiting)
+    }
+
+    /// Puts back what [`Rollout::take`] gave, where the record then failed.
+    pub(super) fn put_back(&mut self, waiting: Vec<Message<'static>>) {
+        if !waiting.is_empty() {
+            self.waiting = waiting;
+        }
+    }
 }
 
 /// The messages of one record.
@@ -93,18 +111,20 @@ pub(super) fn read<'a>(
             "a Codex record without a \"type\" (\"response_item\", \"event_msg\", ...)",
         ));
     };
-    if !matches!(
-        &*kind.0,
-        "response_item" | "token_usage_record" | "event_msg"
-    ) {
-        return Ok(());
-    }
+    // (Every record of Codex's has its payload: a record without one is another
+    // log's, not one of Codex's that gives no message.)
     let Some(payload) = record.payload else {
         return Err(Failure::message(
             within,
             format!("a Codex \"{}\" record without its \"payload\"", kind.0),
         ));
     };
+    if !matches!(
+        &*kind.0,
+        "response_item" | "token_usage_record" | "event_msg"
+    ) {
+        return Ok(());
+    }
     let text = payload.get();
     if kind.0 == "event_msg" {
         // The end of Codex's turn (the prompt answered, or stopped): the model turn

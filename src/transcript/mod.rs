@@ -823,7 +823,7 @@ impl<R: BufRead> State<R> {
         if none {
             // Read, and no message: the next line follows, below.
         } else if predicted.or(self.kind) == Some(record::Kind::ResponsesItem)
-            && !self.cx.responses.is_open()
+            && !self.cx.holds()
             && let Some(read) = self.responses_line(trimmed, keyed, predicted)
         {
             if let Some(message) = read? {

@@ -373,6 +373,15 @@ pub(super) struct Context {
 }
 
 impl Context {
+    /// Whether messages wait for the next record of their format (a model turn open,
+    /// a Codex turn waiting for its usage): a record of another kind comes after them,
+    /// and the scanner (which reads other kinds only) leaves the records to the
+    /// record reader, which gives them first.
+    #[inline(always)]
+    pub(super) fn holds(&self) -> bool {
+        self.responses.is_open() || self.claude_code.is_open() || self.codex.is_waiting()
+    }
+
     /// Ends the transcript: a model turn still open is a message, so is a call of
     /// log records still waiting for its choice. What is wrong with the transcript
     /// as a whole, if anything (a trace's spans that gave no message).
@@ -437,8 +446,9 @@ impl<'a> Failure<'a> {
 ///
 /// A record that is not a Responses item ends a model turn assembled from them: the
 /// turn's message comes first (but a Codex record, whose payload may be an item that
-/// joins the turn, or the turn's usage: its reader says). A record that fails to read
-/// leaves the turn open, as it found it: the caller may read the record again as
+/// joins the turn, or the turn's usage: its reader says). So does a record of another
+/// format than a Claude Code turn's or a waiting Codex turn's. A record that fails to
+/// read leaves them as it found them: the caller may read the record again as
 /// another kind, which may be a Responses item that joins the turn (or ends it).
 pub(super) fn read<'a>(
     kind: Kind,
@@ -446,14 +456,14 @@ pub(super) fn read<'a>(
     cx: &mut Context,
     out: &mut Out<'a>,
 ) -> Result<(), Failure<'a>> {
-    if !matches!(kind, Kind::ResponsesItem | Kind::CodexRecord) && cx.responses.is_open() {
+    if cx.holds() {
         return read_after_turn(kind, text, cx, out);
     }
     read_kind(kind, text, cx, out)
 }
 
-/// [`read`] where the record ends the open model turn. (Out of line: most records
-/// are read with no turn open.)
+/// [`read`] where messages wait: those the record's kind ends come first. (Out of
+/// line: most records are read with nothing waiting.)
 #[inline(never)]
 fn read_after_turn<'a>(
     kind: Kind,
@@ -461,13 +471,34 @@ fn read_after_turn<'a>(
     cx: &mut Context,
     out: &mut Out<'a>,
 ) -> Result<(), Failure<'a>> {
-    let turn = cx.responses.take();
+    let codex = if kind == Kind::CodexRecord {
+        Vec::new()
+    } else {
+        cx.codex.take()
+    };
+    let ends_turn = !matches!(kind, Kind::ResponsesItem | Kind::CodexRecord);
+    let turn = if ends_turn { cx.responses.take() } else { None };
+    let claude = if kind == Kind::ClaudeCodeRecord {
+        None
+    } else {
+        cx.claude_code.take()
+    };
     let start = out.len();
     let read = read_kind(kind, text, cx, out);
     if read.is_ok() {
-        out.insert_many(start, turn);
+        let mut before = Out::new();
+        before.extend(codex);
+        before.extend(turn);
+        if let Some(claude) = claude {
+            claude.give(&mut before);
+        }
+        out.insert_many(start, before);
     } else {
-        cx.responses.reopen(turn);
+        cx.codex.put_back(codex);
+        if ends_turn {
+            cx.responses.reopen(turn);
+        }
+        cx.claude_code.put_back(claude);
     }
     read
 }
@@ -691,7 +722,7 @@ pub(super) fn scans(kind: Kind, cx: &Context) -> bool {
             | Kind::LlamaIndexMessage
             | Kind::LangChain
     ) && (langroid_too || !cx.langroid)
-        && !cx.responses.is_open()
+        && !cx.holds()
 }
 
 /// `text` as a `T`.

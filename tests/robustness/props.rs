@@ -503,7 +503,8 @@ fn single_element_monitors() -> &'static (Monitor, Monitor) {
 /// text (or its call's name) the marker `k{i}z`: chat messages (doneseq's, OpenAI's,
 /// an Anthropic tool result), an OpenAI `chat.completion`, Responses items (a model
 /// message, a call, its output, a user message with its type), an Anthropic response,
-/// an AutoGen text message.
+/// an AutoGen text message, Claude Code's records (a model turn's, a user's) and
+/// Codex's (a model message, a call, its output), whose turns wait across records.
 fn mixed_record(shape: usize, i: usize) -> String {
     let m = format!("k{i}z");
     match shape {
@@ -526,8 +527,23 @@ fn mixed_record(shape: usize, i: usize) -> String {
         8 => format!(
             r#"{{"id": "msg_{i}", "type": "message", "role": "assistant", "content": [{{"type": "text", "text": "{m}"}}], "stop_reason": "end_turn"}}"#
         ),
-        _ => format!(
+        9 => format!(
             r#"{{"id": "{i}", "source": "assistant", "content": "{m}", "type": "TextMessage"}}"#
+        ),
+        10 => format!(
+            r#"{{"type": "assistant", "sessionId": "s", "message": {{"id": "m{i}", "type": "message", "role": "assistant", "content": [{{"type": "text", "text": "{m}"}}]}}}}"#
+        ),
+        11 => format!(
+            r#"{{"type": "user", "sessionId": "s", "message": {{"role": "user", "content": "{m}"}}}}"#
+        ),
+        12 => format!(
+            r#"{{"type": "response_item", "payload": {{"type": "message", "role": "assistant", "content": [{{"type": "output_text", "text": "{m}"}}]}}}}"#
+        ),
+        13 => format!(
+            r#"{{"type": "response_item", "payload": {{"type": "function_call", "call_id": "x{i}", "name": "{m}", "arguments": "{{}}"}}}}"#
+        ),
+        _ => format!(
+            r#"{{"type": "response_item", "payload": {{"type": "function_call_output", "call_id": "x{i}", "output": "{m}"}}}}"#
         ),
     }
 }
@@ -607,7 +623,7 @@ proptest! {
     /// kind, must not lose or repeat a message, nor the model turn before it), borrowed
     /// or owned.
     #[test]
-    fn mixed_logs_lose_no_record(shapes in prop::collection::vec(0..10usize, 0..12)) {
+    fn mixed_logs_lose_no_record(shapes in prop::collection::vec(0..15usize, 0..12)) {
         let log: String = shapes
             .iter()
             .enumerate()
