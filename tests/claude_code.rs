@@ -242,7 +242,12 @@ fn a_sub_agents_own_log_is_its_loop() {
 fn what_waits_comes_before_a_record_of_another_format() {
     // A Claude Code turn open, then a chat message; a Codex turn waiting for its
     // usage, then a Claude Code record: each waiting message comes first, in order.
+    // (The log shows two kinds first, so that the reader predicts each line's kind by
+    // its first key, and would scan the chat message.)
     let log = [
+        r#"{"role": "user", "content": "y"}"#,
+        r#"{"id": "msg_0", "type": "message", "role": "assistant", "model": "m", "content": [{"type": "text", "text": "z"}], "stop_reason": "end_turn"}"#,
+        r#"{"role": "user", "content": "x"}"#,
         r#"{"type": "assistant", "sessionId": "s", "message": {"id": "m1", "type": "message", "role": "assistant", "content": [{"type": "text", "text": "a"}]}}"#,
         r#"{"role": "user", "content": "b"}"#,
         r#"{"type": "response_item", "payload": {"type": "function_call", "call_id": "x", "name": "c", "arguments": "{}"}}"#,
@@ -258,7 +263,7 @@ fn what_waits_comes_before_a_record_of_another_format() {
             None => m.content().to_owned(),
         })
         .collect();
-    assert_eq!(texts, ["a", "b", "c", "d", "e"]);
+    assert_eq!(texts, ["y", "z", "x", "a", "b", "c", "d", "e"]);
     // Borrowed as read, the same.
     let mut reader = doneseq::transcript::Reader::new(log.as_bytes(), Format::Auto);
     let mut borrowed = Vec::new();

@@ -823,7 +823,8 @@ impl<R: BufRead> State<R> {
         if none {
             // Read, and no message: the next line follows, below.
         } else if predicted.or(self.kind) == Some(record::Kind::ResponsesItem)
-            && !self.cx.holds()
+            && !self.cx.responses.is_open()
+            && !(predicted.is_some() && self.cx.holds_agents())
             && let Some(read) = self.responses_line(trimmed, keyed, predicted)
         {
             if let Some(message) = read? {
@@ -884,6 +885,10 @@ impl<R: BufRead> State<R> {
         let kind = predicted
             .or(self.kind)
             .filter(|&kind| record::scans(kind, &self.cx))?;
+        if predicted.is_some() && self.cx.holds_agents() {
+            // A Claude Code or Codex turn waits: the record reader gives it first.
+            return None;
+        }
         // Filled where it is read (it is large; a move of it is a copy).
         let mut chat = fast::Chat::default();
         record::scan(kind, trimmed, &self.cx, &mut chat)?;

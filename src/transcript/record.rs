@@ -374,12 +374,21 @@ pub(super) struct Context {
 
 impl Context {
     /// Whether messages wait for the next record of their format (a model turn open,
-    /// a Codex turn waiting for its usage): a record of another kind comes after them,
-    /// and the scanner (which reads other kinds only) leaves the records to the
-    /// record reader, which gives them first.
+    /// a Codex turn waiting for its usage): a record of another kind comes after them
+    /// (the record reader gives them first).
     #[inline(always)]
     pub(super) fn holds(&self) -> bool {
-        self.responses.is_open() || self.claude_code.is_open() || self.codex.is_waiting()
+        self.responses.is_open() || self.holds_agents()
+    }
+
+    /// [`Context::holds`] for the coding agents' logs (a Claude Code turn open, a
+    /// Codex turn waiting). The scanner reads neither format, and once a record of
+    /// another kind is read they wait no more: only a record the log's first keys
+    /// predict (a log that mixes kinds) may be scanned while they wait, and the
+    /// reader asks then (the commonest logs pay nothing: 19 instructions a `jsonl`
+    /// message when every scanned line asked).
+    pub(super) fn holds_agents(&self) -> bool {
+        self.claude_code.is_open() || self.codex.is_waiting()
     }
 
     /// Ends the transcript: a model turn still open is a message, so is a call of
@@ -722,7 +731,7 @@ pub(super) fn scans(kind: Kind, cx: &Context) -> bool {
             | Kind::LlamaIndexMessage
             | Kind::LangChain
     ) && (langroid_too || !cx.langroid)
-        && !cx.holds()
+        && !cx.responses.is_open()
 }
 
 /// `text` as a `T`.
