@@ -5,6 +5,24 @@ use doneseq::transcript::{Format, TranscriptErrorKind};
 
 use crate::formats::{lines_given, read, sample, sample_text, summary, summary_of_values};
 
+/// A Codex record of type `kind` holding `payload` (JSON).
+fn record(kind: &str, payload: &str) -> String {
+    format!(
+        r#"{{"timestamp": "2026-11-29T04:40:20.001Z", "type": "{kind}", "payload": {payload}}}"#
+    )
+}
+
+/// A Codex record of a tool's output, `text`, answering the call `id`.
+fn output(id: &str, text: &str) -> String {
+    record(
+        "response_item",
+        &format!(
+            r#"{{"type": "function_call_output", "call_id": "{id}", "output": {}}}"#,
+            serde_json::to_string(text).unwrap()
+        ),
+    )
+}
+
 /// The messages of the Codex records `lines`.
 fn messages(lines: &[&str]) -> String {
     summary(&read(&lines.join("\n"), Format::Codex).unwrap())
@@ -22,11 +40,6 @@ fn a_rollout_of_commands_one_failing() {
 
 #[test]
 fn items_usage_and_failures() {
-    let record = |kind: &str, payload: &str| {
-        format!(
-            r#"{{"timestamp": "2026-11-29T04:40:20.001Z", "type": "{kind}", "payload": {payload}}}"#
-        )
-    };
     let item = |payload: &str| record("response_item", payload);
     let usage = |input: u32| {
         record(
@@ -36,12 +49,6 @@ fn items_usage_and_failures() {
                 input + 7
             ),
         )
-    };
-    let output = |id: &str, text: &str| {
-        item(&format!(
-            r#"{{"type": "function_call_output", "call_id": "{id}", "output": {}}}"#,
-            serde_json::to_string(text).unwrap()
-        ))
     };
     let lines = [
         record(
@@ -157,9 +164,6 @@ fn a_rollout_of_codex_before_its_usage_records() {
 
 #[test]
 fn usage_in_token_count_events_waits_for_its_turn() {
-    let record = |kind: &str, payload: &str| {
-        format!(r#"{{"timestamp": "t", "type": "{kind}", "payload": {payload}}}"#)
-    };
     let count = |input: u32| {
         record(
             "event_msg",
@@ -174,12 +178,6 @@ fn usage_in_token_count_events_waits_for_its_turn() {
             &format!(
                 r#"{{"type": "function_call", "name": "exec_command", "arguments": "{{}}", "call_id": "{id}"}}"#
             ),
-        )
-    };
-    let output = |id: &str| {
-        record(
-            "response_item",
-            &format!(r#"{{"type": "function_call_output", "call_id": "{id}", "output": "ok"}}"#),
         )
     };
     let user = record(
@@ -198,15 +196,15 @@ fn usage_in_token_count_events_waits_for_its_turn() {
         ),
         call("a"),
         call("b"),
-        output("a"),
+        output("a", "ok"),
         record(
             "event_msg",
             r#"{"type": "exec_command_end", "call_id": "a"}"#,
         ),
-        output("b"),
+        output("b", "ok"),
         count(10),
         call("c"),
-        output("c"),
+        output("c", "ok"),
         // No count for that call: the next item gives it without usage.
         user.clone(),
         answer,
@@ -242,7 +240,7 @@ fn usage_in_token_count_events_waits_for_its_turn() {
             r#"{"usage": {"input_tokens": 7, "output_tokens": 1}}"#,
         ),
         count(10),
-        output("a"),
+        output("a", "ok"),
     ];
     assert_eq!(
         summary(&read(&recorded.join("\n"), Format::Codex).unwrap()),

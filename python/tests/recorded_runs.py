@@ -159,6 +159,20 @@ def gathered(log: Path) -> Path:
     return path
 
 
+def assert_damage_names_its_line(
+    log: Path, marker: str, old: str, new: str, directory: Path
+) -> None:
+    """``log`` with ``old`` replaced by ``new`` in its first line that holds ``marker``
+    (written in ``directory``) is an error that names that line."""
+    lines = log.read_text(encoding="utf-8").splitlines()
+    at = next(i for i, line in enumerate(lines) if marker in line)
+    assert old in lines[at], lines[at]
+    lines[at] = lines[at].replace(old, new, 1)
+    broken = write_text(directory / "broken.jsonl", "\n".join(lines) + "\n")
+    replay = doneseq.Monitor(stop="max_turns(100)").check_file(broken)
+    assert f"line {at + 1}" in replay["error"], replay
+
+
 def write_text(path: Path, text: str) -> Path:
     """``text`` written to ``path`` (UTF-8), which is returned."""
     path.write_text(text, encoding="utf-8")

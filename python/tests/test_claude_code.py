@@ -9,7 +9,7 @@ import json
 import claude_code_runs
 import pytest
 from claude_code_runs import SCRIPT
-from recorded_runs import gathered, read_alike
+from recorded_runs import assert_damage_names_its_line, gathered, read_alike
 
 import doneseq
 
@@ -93,13 +93,8 @@ def test_a_run_stopped_by_max_turns_ends_where_max_model_calls_stops(tmp_path):
 
 
 def test_a_damaged_record_names_its_line(session, tmp_path):
-    lines = session.log.read_text(encoding="utf-8").splitlines()
-    at = next(i for i, line in enumerate(lines) if '"type":"assistant"' in line)
-    lines[at] = lines[at].replace('"role":"assistant"', '"role":7', 1)
-    broken = tmp_path / "broken.jsonl"
-    broken.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    replay = doneseq.Monitor(stop="max_turns(100)").check_file(broken)
-    assert f"line {at + 1}" in replay["error"], replay
+    marker, old, new = '"type":"assistant"', '"role":"assistant"', '"role":7'
+    assert_damage_names_its_line(session.log, marker, old, new, tmp_path)
 
 
 def test_a_sub_agents_log_is_its_own_loop(tmp_path):

@@ -8,7 +8,7 @@ from __future__ import annotations
 import codex_runs
 import pytest
 from codex_runs import SCRIPT
-from recorded_runs import gathered, read_alike
+from recorded_runs import assert_damage_names_its_line, gathered, read_alike
 
 import doneseq
 
@@ -68,10 +68,5 @@ def test_the_failed_command_is_an_error_as_codex_showed_it(run):
 
 
 def test_a_damaged_record_names_its_line(run, tmp_path):
-    lines = run.log.read_text(encoding="utf-8").splitlines()
-    at = next(i for i, line in enumerate(lines) if '"function_call_output"' in line)
-    lines[at] = lines[at].replace('"call_id":"', '"call_id":7,"x":"', 1)
-    broken = tmp_path / "broken.jsonl"
-    broken.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    replay = doneseq.Monitor(stop="max_turns(100)").check_file(broken)
-    assert f"line {at + 1}" in replay["error"], replay
+    marker, old, new = '"function_call_output"', '"call_id":"', '"call_id":7,"x":"'
+    assert_damage_names_its_line(run.log, marker, old, new, tmp_path)

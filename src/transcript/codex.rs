@@ -21,7 +21,7 @@
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::record::{Context, Failure, Out};
+use super::record::{Context, Failure, Out, parse_within};
 use super::wire::{ProviderUsage, Str};
 use super::{fast, responses};
 use crate::{Message, Role};
@@ -130,7 +130,7 @@ pub(super) fn read<'a>(
         // The end of Codex's turn (the prompt answered, or stopped): the model turn
         // open is over (a live log, followed, shows the answer then). The other
         // events repeat the items for Codex's user.
-        let event: Event = serde_json::from_str(text).map_err(|e| Failure::json(text, e))?;
+        let event: Event = parse_within(text)?;
         match event.kind.as_ref().map(|k| &*k.0) {
             Some("task_complete" | "turn_aborted") => {
                 cx.codex.release(out);
@@ -146,7 +146,7 @@ pub(super) fn read<'a>(
         return Ok(());
     }
     if kind.0 == "token_usage_record" {
-        let record: UsageRecord = serde_json::from_str(text).map_err(|e| Failure::json(text, e))?;
+        let record: UsageRecord = parse_within(text)?;
         // (A call that gave no item has no turn to carry its usage: Codex writes its
         // record after the items, and its tokens are not counted.)
         cx.codex.usage_records = true;
@@ -156,7 +156,7 @@ pub(super) fn read<'a>(
     }
     let mut item = responses::Item::default();
     if fast::responses_item(text, &mut item).is_none() {
-        item = serde_json::from_str(text).map_err(|e| Failure::json(text, e))?;
+        item = parse_within(text)?;
     }
     let start = out.len();
     responses::read_item(&mut item, text, cx, out)?;
@@ -169,7 +169,7 @@ pub(super) fn read<'a>(
     }
     let read = &out[start..];
     let outputs = !read.is_empty() && read.iter().all(|m| m.role == Role::Agent);
-    if !cx.codex.waiting.is_empty() {
+    if cx.codex.is_waiting() {
         if outputs {
             // More of the waiting turn's outputs.
             wait(out, start, cx);

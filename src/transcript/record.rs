@@ -737,6 +737,12 @@ pub(super) fn scans(kind: Kind, cx: &Context) -> bool {
 /// `text` as a `T`.
 pub(super) fn parse<'a, T: Deserialize<'a>>(text: &'a str) -> Result<T, Failure<'a>> {
     shallow(text)?;
+    parse_within(text)
+}
+
+/// `text`, a value inside a record [`parse`] read (its nesting checked with it), as
+/// a `T`: its errors at their place in the record's line.
+pub(super) fn parse_within<'a, T: Deserialize<'a>>(text: &'a str) -> Result<T, Failure<'a>> {
     serde_json::from_str(text).map_err(|e| Failure::json(text, e))
 }
 
