@@ -63,6 +63,12 @@ fn cycle(format: Format) -> Vec<String> {
         // call's usage record: ten records for six messages); the events it writes
         // beside them (`event_msg`) are not in it.
         Format::Codex => include_str!("cycles/codex.jsonl"),
+        // A trajectory a line, as mini-swe-agent 2.4.6 writes one (each model message
+        // with the API response it repeats, each output with its raw text, return
+        // code and time; the answer a submitting command, the run's end; its `info`
+        // without the run's configuration, which a run writes once, whatever its
+        // length).
+        Format::MiniSweAgent => include_str!("cycles/mini-swe-agent.jsonl"),
         // doneseq's JSONL with Langroid's roles and tool JSON in the content.
         Format::Langroid => include_str!("cycles/langroid.jsonl"),
         // Its header first: written once, before the cycles.
@@ -142,6 +148,8 @@ fn formats_bench(c: &mut Criterion) {
         let more = match format {
             Format::Smolagents => CYCLES,
             Format::RlmCode => CYCLES + 1,
+            // The answer is a command's (its call, then its output: the submission).
+            Format::MiniSweAgent => CYCLES,
             _ => 0,
         };
         assert_eq!(count, expected.0 + more, "{format}");
@@ -199,7 +207,7 @@ fn read_once() -> bool {
 }
 
 /// The formats the bench reads, `jsonl` first.
-const FORMATS: [Format; 18] = [
+const FORMATS: [Format; 19] = [
     Format::Jsonl,
     Format::OpenAi,
     Format::Responses,
@@ -218,6 +226,7 @@ const FORMATS: [Format; 18] = [
     Format::RlmCode,
     Format::ClaudeCode,
     Format::Codex,
+    Format::MiniSweAgent,
 ];
 
 /// `DONESEQ_BEST_OF=<rounds>`: each format's transcript read once in turn, and its

@@ -565,7 +565,7 @@ fn help_lists_every_format_and_a_corpus_of_every_format_is_read() {
     let out = check(&["--stop", "final | done_signal", "examples/formats"]);
     let text = stdout(&out);
     assert!(
-        text.contains("38 runs: 8 done") && text.contains(" 0 errors"),
+        text.contains("39 runs: 8 done") && text.contains(" 0 errors"),
         "{text}"
     );
     for name in [
@@ -601,6 +601,7 @@ fn help_lists_every_format_and_a_corpus_of_every_format_is_read() {
         "claude-code-session.jsonl",
         "codex-rollout.jsonl",
         "codex-rollout-0.133.jsonl",
+        "mini-swe-agent.traj.json",
     ] {
         assert!(text.contains(name), "{name} missing from:\n{text}");
     }

@@ -32,6 +32,7 @@ mod llamaindex;
 mod locus;
 #[cfg(feature = "json")]
 mod lowering;
+mod mini_swe_agent;
 mod monitor;
 mod object;
 mod oracle;

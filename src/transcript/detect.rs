@@ -82,6 +82,10 @@ struct Keys {
     payload: bool,
     /// `agentType` (a Claude Code sub-agent's metadata, which has no `type`).
     agent_type: bool,
+    /// `trajectory_format` (a mini-swe-agent trajectory's, beside `info` and
+    /// `messages`), or `info` (beside `messages`: an older trajectory's).
+    trajectory_format: bool,
+    info: bool,
     /// `lc` (LangChain's serialization has it).
     lc: bool,
     input: bool,
@@ -149,6 +153,7 @@ struct Keys {
 /// {"type": "assistant", "sessionId", "message", ...}  Claude Code session's record
 ///                                             (a summary's: `leafUuid`)
 /// {"timestamp", "type": "response_item", "payload"}  Codex rollout's record
+/// {"info", "messages", "trajectory_format"}   mini-swe-agent trajectory
 /// ```
 pub(super) fn kind(text: &str) -> Option<Kind> {
     let mut keys = Keys::default();
@@ -169,6 +174,8 @@ fn decide(k: &Keys) -> Option<Kind> {
         Kind::ClaudeCodeRecord
     } else if typed && k.payload && !k.role {
         Kind::CodexRecord
+    } else if (k.trajectory_format || k.info && k.messages) && !k.role && !typed {
+        Kind::MiniSweAgentTrajectory
     } else if (typed && k.run_id && k.environment || k.event_type && !typed) && !k.role {
         // (An `event_type` is rlm-code's other logs', which its reader refuses.)
         Kind::RlmCodeEvent
@@ -372,6 +379,8 @@ impl<'de> Visitor<'de> for Look<'_> {
                         | "isSnapshotUpdate" => k.claude_code = true,
                         "payload" => k.payload = true,
                         "agentType" => k.agent_type = true,
+                        "trajectory_format" => k.trajectory_format = true,
+                        "info" => k.info = true,
                         "lc" => k.lc = true,
                         "source" => k.source = true,
                         "model" => k.model = true,

@@ -8,8 +8,8 @@ use serde::Deserialize;
 use super::wire::{Converted, JsonLine, Listed, MessageSeed, RawArguments, StringOrList};
 use super::{
     Format, TranscriptErrorKind, agno, anthropic, autogen, bedrock, claude_code, codex, completion,
-    crewai, fast, gemini, langchain, langroid, llamaindex, locus, ollama, otel, pydantic_ai,
-    responses, rlm_code, smolagents,
+    crewai, fast, gemini, langchain, langroid, llamaindex, locus, mini_swe_agent, ollama, otel,
+    pydantic_ai, responses, rlm_code, smolagents,
 };
 use crate::{Message, ToolCall};
 
@@ -140,6 +140,8 @@ pub(super) enum Kind {
     /// A record of a Codex CLI rollout (`{"timestamp", "type": "response_item",
     /// "payload": {...}}`, a usage record, or one that gives no message).
     CodexRecord,
+    /// A mini-swe-agent trajectory (`{"info", "messages", "trajectory_format"}`).
+    MiniSweAgentTrajectory,
 }
 
 impl Kind {
@@ -206,6 +208,9 @@ impl Kind {
             Kind::CodexRecord => {
                 "a Codex rollout's record ({\"timestamp\", \"type\", \"payload\"})"
             }
+            Kind::MiniSweAgentTrajectory => {
+                "a mini-swe-agent trajectory ({\"info\", \"messages\", \"trajectory_format\"})"
+            }
         }
     }
 
@@ -240,6 +245,7 @@ impl Kind {
             Kind::LocusState => Format::Locus,
             Kind::ClaudeCodeRecord => Format::ClaudeCode,
             Kind::CodexRecord => Format::Codex,
+            Kind::MiniSweAgentTrajectory => Format::MiniSweAgent,
         }
     }
 
@@ -293,6 +299,7 @@ impl Kind {
                 Kind::LocusState,
                 Kind::ClaudeCodeRecord,
                 Kind::CodexRecord,
+                Kind::MiniSweAgentTrajectory,
             ],
             Format::Jsonl | Format::Langroid => &[Kind::Message],
             Format::OpenAi => &[
@@ -338,6 +345,7 @@ impl Kind {
             Format::Locus => &[Kind::LocusState],
             Format::ClaudeCode => &[Kind::ClaudeCodeRecord],
             Format::Codex => &[Kind::CodexRecord],
+            Format::MiniSweAgent => &[Kind::MiniSweAgentTrajectory],
             // Not JSON: its lines go to its own reader.
             Format::LangroidTsv => &[],
         }
@@ -633,6 +641,7 @@ fn read_kind<'a>(
         Kind::LocusState => locus::read(parse(text)?, text, out),
         Kind::ClaudeCodeRecord => claude_code::read(parse(text)?, text, &mut cx.claude_code, out),
         Kind::CodexRecord => codex::read(parse(text)?, text, cx, out),
+        Kind::MiniSweAgentTrajectory => mini_swe_agent::read(text, out),
         Kind::CrewAiLog => Err(Failure::message(
             text,
             "a CrewAI output log (output_log_file) holds each task's status and output, not \

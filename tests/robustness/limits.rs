@@ -226,6 +226,30 @@ fn json_depth_is_limited_everywhere_with_its_line() {
             .len(),
         1
     );
+    // Escapes in strings: an escaped quote does not end its string (the brackets
+    // after it are text), an escaped backslash before a quote does (the brackets after
+    // it nest).
+    let brackets = "[".repeat(MAX_JSON_DEPTH + 1);
+    let escaped_quote = format!(r#"{{"role": "user", "content": "a\\\"{brackets}"}}"#);
+    assert_eq!(
+        read_transcript(escaped_quote.as_bytes(), Format::Jsonl)
+            .unwrap()
+            .len(),
+        1
+    );
+    let deep_array = format!(
+        "{}{}",
+        "[".repeat(MAX_JSON_DEPTH),
+        "]".repeat(MAX_JSON_DEPTH)
+    );
+    let escaped_backslash =
+        format!(r#"{{"role": "user", "content": "a\\\\", "metadata": {deep_array}}}"#);
+    let err = read_err(escaped_backslash.as_bytes(), Format::Jsonl);
+    let column = escaped_backslash.find("[[").unwrap() + MAX_JSON_DEPTH;
+    assert_eq!(
+        (err.kind, err.column),
+        (TranscriptErrorKind::TooDeep { max: 64 }, Some(column))
+    );
     let array = format!("[\n{},\n{}\n]", nested(1), nested(MAX_JSON_DEPTH - 1));
     let err = read_err(array.as_bytes(), Format::Auto);
     assert_eq!(

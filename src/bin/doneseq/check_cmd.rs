@@ -56,7 +56,9 @@ pub(crate) struct Args {
     /// action and observation); locus (locus's agent state: its checkpoints, a state,
     /// an AgentResult's model_dump()); claude-code (Claude Code's and the Claude Agent
     /// SDK's session logs, ~/.claude/projects/<project>/<session id>.jsonl); codex (Codex
-    /// CLI's session logs, ~/.codex/sessions/<date>/rollout-*.jsonl).
+    /// CLI's session logs, ~/.codex/sessions/<date>/rollout-*.jsonl); mini-swe-agent
+    /// (mini-swe-agent's trajectories, <instance>.traj.json: each command a call of
+    /// bash, the submission a stop).
     /// All but jsonl, langroid and langroid-tsv also read JSON documents (an array, or
     /// one record on many lines; several one after another).
     #[arg(long, default_value = "auto", value_parser = parse_format)]

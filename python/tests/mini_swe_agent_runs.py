@@ -1,0 +1,198 @@
+"""Real mini-swe-agent runs for the mini-swe-agent format's tests: its
+``DefaultAgent`` with a LiteLLM model (tool-calling, or text-based) run offline
+against a scripted OpenAI Chat Completions API on the loopback interface, its
+commands run for real by its ``LocalEnvironment``; its trajectory as mini-swe-agent
+saves it, and the same run written as doneseq's JSONL from the script and what
+mini-swe-agent sent the model (each command's output as the next request gave it), by
+the mapping the format documents.
+
+``python mini_swe_agent_runs.py OUT`` writes a tool-calling run's trajectory to
+``OUT`` (how ``examples/formats/mini-swe-agent.traj.json`` was made)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+# LiteLLM's prices from its own package, not fetched (offline).
+os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
+os.environ["MSWEA_SILENT_STARTUP"] = "1"
+
+import yaml
+from minisweagent import config as configs
+from minisweagent.agents.default import DefaultAgent
+from minisweagent.environments.local import LocalEnvironment
+from minisweagent.models.litellm_model import LitellmModel
+from minisweagent.models.litellm_textbased_model import LitellmTextbasedModel
+from recorded_runs import completion, scripted_server
+
+TASK = "What is 17 times 23, plus 4? Then find the capital of France."
+
+SUBMIT = "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT; echo 395, Paris"
+
+
+@dataclass
+class Turn:
+    """A scripted model call: its text, the commands it runs (call id, command), the
+    tokens it reports (input, output); ``tool`` names another tool than ``bash``
+    (which mini-swe-agent refuses: a format error)."""
+
+    usage: tuple[int, int]
+    text: str = ""
+    commands: list[tuple[str, str]] = field(default_factory=list)
+    tool: str = "bash"
+
+    def parses(self, textbased: bool) -> bool:
+        """Whether mini-swe-agent takes the reply (else it is a format error)."""
+        if textbased:
+            return len(self.commands) == 1
+        return bool(self.commands) and self.tool == "bash"
+
+    def reply(self, textbased: bool) -> dict[str, Any]:
+        """The call's answer, for ``recorded_runs.completion``: a text-based model's
+        commands in its text, a tool-calling model's as its calls."""
+        if textbased:
+            blocks = "".join(f"\n\n```mswea_bash_command\n{c}\n```" for _, c in self.commands)
+            return {"text": self.text + blocks, "usage": self.usage}
+        calls = [(i, self.tool, {"command": c}) for i, c in self.commands]
+        return {"text": self.text, "calls": calls, "usage": self.usage}
+
+
+SCRIPTS = {
+    "toolcall": [
+        Turn((61, 22), "THOUGHT: the arithmetic first.", [("call_1", "echo $((17 * 23 + 4))")]),
+        Turn((80, 9), "THOUGHT: a lookup.", [("call_2", "print('Paris')")], tool="python"),
+        Turn(
+            (97, 20),
+            "THOUGHT: both at once.",
+            [
+                ("call_3", "echo Paris is the capital of France."),
+                ("call_4", "echo the weather service is down >&2; exit 3"),
+            ],
+        ),
+        Turn((130, 12), "THOUGHT: done.", [("call_5", SUBMIT)]),
+    ],
+    "textbased": [
+        Turn((61, 22), "THOUGHT: the arithmetic first.", [("", "echo $((17 * 23 + 4))")]),
+        Turn((80, 9), "THOUGHT: I know it is Paris."),
+        Turn((97, 20), "THOUGHT: the weather.", [("", "echo the service is down >&2; exit 3")]),
+        Turn((130, 12), "THOUGHT: done.", [("", SUBMIT)]),
+    ],
+}
+"""The model's calls, in order: a command; a reply mini-swe-agent refuses (a call of
+another tool; no command); commands, one failing; the submission."""
+
+
+@dataclass
+class Run:
+    """A trajectory as mini-swe-agent saved it, the same run as doneseq's JSONL, and
+    what ``agent.run()`` returned (its exit status, its submission), of the script of
+    ``kind``."""
+
+    kind: str
+    trajectory: Path
+    messages: Path
+    result: dict[str, Any]
+
+
+def run(directory: Path, kind: str = "toolcall", step_limit: int = 0) -> Run:
+    """A run of the script of ``kind`` (its work directory and files in
+    ``directory``), stopped by mini-swe-agent's ``step_limit`` if not 0."""
+    textbased = kind == "textbased"
+    script = SCRIPTS[kind]
+    config = "mini_textbased.yaml" if textbased else "mini.yaml"
+    agent_config = yaml.safe_load((Path(configs.__file__).parent / config).read_text())["agent"]
+    answers = iter(script)
+    trajectory = directory / "run.traj.json"
+    work = directory / "work"
+    work.mkdir()
+    with scripted_server(lambda _: completion(next(answers).reply(textbased))) as (
+        url,
+        requests,
+    ):
+        model_class = LitellmTextbasedModel if textbased else LitellmModel
+        model = model_class(
+            model_name="openai/gpt-4o",
+            model_kwargs={"api_base": f"{url}/v1", "api_key": "sk-offline"},
+        )
+        agent = DefaultAgent(
+            model,
+            LocalEnvironment(cwd=str(work)),
+            **(agent_config | {"step_limit": step_limit, "output_path": trajectory}),
+        )
+        result = agent.run(TASK)
+    # What the next request would have given the model: the agent's messages, as
+    # its model sends them (without mini-swe-agent's `extra`), but the run's end.
+    following = [{k: v for k, v in m.items() if k != "extra"} for m in agent.messages]
+    sent = [*requests, {"messages": [m for m in following if m["role"] != "exit"]}]
+    messages = directory / "messages.jsonl"
+    lines = written(script[: len(requests)], textbased, sent, result)
+    messages.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return Run(kind, trajectory, messages, result)
+
+
+def written(
+    script: list[Turn], textbased: bool, requests: list[Any], result: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """The run as doneseq's JSONL: what mini-swe-agent gave the model first (its
+    system message and the task); each call of the script (its text, its commands as
+    calls of ``bash``, its usage) and what the next request (``requests``, and what
+    would have been the next after the last) added after it (each
+    command's output, failed where its return code is not 0; what mini-swe-agent told
+    the model when it refused the reply); the submission, a stop."""
+    lines: list[dict[str, Any]] = []
+    for message in requests[0]["messages"]:
+        lines.append({"role": message["role"], "content": message["content"]})
+    for i, turn in enumerate(script):
+        reply = turn.reply(textbased)
+        calls = [{"id": c or None, "name": n, "arguments": a} for c, n, a in reply.get("calls", [])]
+        if textbased and turn.parses(textbased):
+            calls = [{"name": "bash", "arguments": {"command": c}} for _, c in turn.commands]
+        lines.append(
+            {
+                "role": "llm",
+                "content": reply["text"],
+                "tool_calls": calls,
+                "usage": {"input_tokens": turn.usage[0], "output_tokens": turn.usage[1]},
+            }
+        )
+        before, after = requests[i]["messages"], requests[i + 1]["messages"]
+        added = after[len(before) :]
+        if turn.parses(textbased):
+            assert added[0]["role"] == "assistant", added[0]
+            for message in added[1:]:
+                lines.append(output(message))
+        else:
+            (refused,) = added
+            lines.append({"role": "user", "content": refused["content"]})
+    if result["exit_status"] == "Submitted":
+        submission = result["submission"]
+        lines.append({"role": "agent", "content": submission, "tool_name": "bash", "stop": True})
+    return lines
+
+
+def output(message: dict[str, Any]) -> dict[str, Any]:
+    """A command's output as the model was shown it: a result of ``bash``, failed
+    where the return code shown is not 0."""
+    line = {"role": "agent", "content": message["content"], "tool_name": "bash"}
+    if message["role"] == "tool":
+        line["tool_call_id"] = message["tool_call_id"]
+    code = re.search(r"<returncode>(-?\d+)</returncode>", message["content"])
+    assert code, message
+    if code[1] != "0":
+        line["error"] = f"exited with {code[1]}"
+    return line
+
+
+if __name__ == "__main__":
+    import shutil
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as scratch:
+        made = run(Path(scratch))
+        shutil.copy(made.trajectory, sys.argv[1])

@@ -1,0 +1,345 @@
+//! mini-swe-agent's trajectories: the `.traj.json` a run saves (`{"info",
+//! "messages", "trajectory_format"}`, written after every step), as its agent's
+//! `messages` list holds them (mini-swe-agent 2's `mini-swe-agent-1.1`).
+//!
+//! The messages are OpenAI chat messages with mini-swe-agent's `extra`. The model's
+//! message carries its calls of mini-swe-agent's one tool, `bash`: as `tool_calls`
+//! (its tool-calling models), or, for its text-based models, as the one command it
+//! parsed from the text (`extra.actions`), a call of `bash` with that `command`; its
+//! usage is the API response's (`extra.response.usage`). A command's output (a
+//! `tool` message, or a `user` message with the command's `returncode`) is a result
+//! of `bash`, failed where the command exited with another code than 0 or did not
+//! run (`exception_info`). A reply mini-swe-agent could not parse (`FormatError`) is
+//! not in the list, but its API response is, in the message that tells the model so:
+//! read as the model's turn, then that message (both count, as mini-swe-agent counts
+//! the call toward its step limit). The run's end (`"role": "exit"`) is the command
+//! that submitted (`Submitted`: its output, the submission, as a stop message); any
+//! other exit status (`LimitsExceeded`, `TimeExceeded`, `RepeatedFormatError`, an
+//! error's name) says why mini-swe-agent stopped and is not a message, as the
+//! trajectory's `info` (the run's configuration, cost, exit status) is not.
+
+use std::borrow::Cow;
+
+use serde::Deserialize;
+use serde::de::IgnoredAny;
+use serde_json::value::RawValue;
+
+use super::parts::{Content, plain_text};
+use super::record::{Failure, Out, each, parse, parse_within};
+use super::wire::{Calls, JsonLine, ProviderUsage, RawArguments, Str};
+use crate::{Message, Role, ToolCall};
+
+/// mini-swe-agent's one tool: every command the model runs is a call of it.
+const BASH: &str = "bash";
+
+/// A trajectory: its messages (its `info` describes the run, not read; its
+/// `trajectory_format`, read, says which messages it holds), read in one pass.
+#[derive(Deserialize)]
+struct Trajectory<'a> {
+    #[serde(borrow)]
+    messages: Vec<Entry<'a>>,
+    #[serde(default, borrow)]
+    trajectory_format: Option<Str<'a>>,
+}
+
+/// A trajectory with each message kept as its text: read where the one pass failed,
+/// so that the error is placed at its message.
+#[derive(Deserialize)]
+struct Located<'a> {
+    #[serde(borrow)]
+    messages: Vec<&'a RawValue>,
+    #[serde(default, borrow)]
+    trajectory_format: Option<Str<'a>>,
+}
+
+/// One message, the fields read: the others are the API's (`function_call`,
+/// `provider_specific_fields`, reasoning, annotations, ...: not its text or steps).
+#[derive(Deserialize)]
+struct Entry<'a> {
+    /// Absent in a Responses API model's items (read as an error).
+    #[serde(default, borrow)]
+    role: Option<Str<'a>>,
+    #[serde(default, borrow)]
+    content: Option<Content<'a, RawArguments<'a>>>,
+    #[serde(default, borrow)]
+    tool_calls: Option<Calls<'a, RawArguments<'a>>>,
+    #[serde(default, borrow)]
+    tool_call_id: Option<Str<'a>>,
+    #[serde(default, borrow)]
+    extra: Option<Extra<'a>>,
+    /// A Responses API model's items have a `type` (or `object`).
+    #[serde(default, rename = "type")]
+    kind: Option<IgnoredAny>,
+    #[serde(default)]
+    object: Option<IgnoredAny>,
+}
+
+/// mini-swe-agent's own data on a message, the fields read (the others: times,
+/// costs, raw outputs, tracebacks, the submission again).
+#[derive(Deserialize, Default)]
+struct Extra<'a> {
+    /// The commands mini-swe-agent found in the model's message (or the user typed).
+    #[serde(default, borrow)]
+    actions: Option<Vec<Action<'a>>>,
+    /// The model's API response (a `model_dump()`; its `repr` where that failed).
+    #[serde(default, borrow)]
+    response: Option<Saved<'a>>,
+    /// A command's output: its exit code (`-1` where it did not run).
+    #[serde(default)]
+    returncode: Option<i64>,
+    /// A command's output: why it did not run (empty where it did).
+    #[serde(default, borrow)]
+    exception_info: Option<Str<'a>>,
+    /// An interruption's kind (`FormatError`, `UserInterruption`, ...).
+    #[serde(default, borrow)]
+    interrupt_type: Option<Str<'a>>,
+    /// A text-based model's reply that had not one command (with a `FormatError`).
+    #[serde(default, borrow)]
+    model_response: Option<Str<'a>>,
+    /// The run's end: why it ended.
+    #[serde(default, borrow)]
+    exit_status: Option<Str<'a>>,
+}
+
+/// A command mini-swe-agent runs.
+#[derive(Deserialize)]
+struct Action<'a> {
+    #[serde(borrow)]
+    command: Str<'a>,
+    #[serde(default, borrow)]
+    tool_call_id: Option<Str<'a>>,
+}
+
+/// The parts of an API response read: its usage, and (for a reply mini-swe-agent
+/// could not parse) its message.
+#[derive(Deserialize)]
+struct Response<'a> {
+    #[serde(default)]
+    usage: Option<ProviderUsage>,
+    #[serde(default, borrow)]
+    choices: Option<Vec<Choice<'a>>>,
+}
+
+/// An API response as mini-swe-agent saves it: an object, or, where it could not
+/// save that, the response's `repr` (a string: no response read). Read where it is
+/// (a response is most of a model message's bytes: not kept as text and read again).
+struct Saved<'a>(Option<Response<'a>>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Saved<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Saved<'a>, D::Error> {
+        struct SavedVisitor<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for SavedVisitor<'a> {
+            type Value = Saved<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an API response (an object, or its repr)")
+            }
+            fn visit_map<M: serde::de::MapAccess<'de>>(
+                self,
+                map: M,
+            ) -> Result<Saved<'a>, M::Error> {
+                let map = serde::de::value::MapAccessDeserializer::new(map);
+                Response::deserialize(map).map(|r| Saved(Some(r)))
+            }
+            fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<Saved<'a>, E> {
+                Ok(Saved(None))
+            }
+        }
+        deserializer.deserialize_any(SavedVisitor(std::marker::PhantomData))
+    }
+}
+
+#[derive(Deserialize)]
+struct Choice<'a> {
+    #[serde(borrow)]
+    message: &'a RawValue,
+}
+
+/// The trajectory formats whose messages are read.
+const FORMATS: &[&str] = &["mini-swe-agent-1.1"];
+
+/// The messages of the trajectory `text`.
+pub(super) fn read<'a>(text: &'a str, out: &mut Out<'a>) -> Result<(), Failure<'a>> {
+    // One pass over the messages (a trajectory is mostly their bytes); where anything
+    // is wrong, a second, which says where.
+    let start = out.len();
+    if let Ok(trajectory) = parse::<Trajectory<'a>>(text) {
+        let read = known(trajectory.trajectory_format, text).and_then(|()| {
+            trajectory
+                .messages
+                .into_iter()
+                .try_for_each(|entry| read_entry(entry, text, out))
+        });
+        if read.is_ok() {
+            return Ok(());
+        }
+        out.truncate(start);
+    }
+    let located: Located<'a> = parse(text)?;
+    known(located.trajectory_format, text)?;
+    each(located.messages, read_entry, out)
+}
+
+/// An error where the trajectory's format is not one whose messages are read.
+fn known<'a>(format: Option<Str<'a>>, within: &'a str) -> Result<(), Failure<'a>> {
+    match format {
+        Some(format) if FORMATS.contains(&&*format.0) => Ok(()),
+        format => {
+            let which = match format {
+                Some(format) => format!("\"{}\"", format.0),
+                None => "none".to_owned(),
+            };
+            Err(Failure::message(
+                within,
+                format!(
+                    "a mini-swe-agent trajectory of format {which} (expected \"{}\": \
+                     mini-swe-agent 2's)",
+                    FORMATS.join("\", \"")
+                ),
+            ))
+        }
+    }
+}
+
+/// The messages of one of a trajectory's messages.
+fn read_entry<'a>(entry: Entry<'a>, within: &'a str, out: &mut Out<'a>) -> Result<(), Failure<'a>> {
+    let fail = |m: String| Failure::message(within, m);
+    let Some(role) = entry.role else {
+        return Err(fail(if entry.kind.is_some() || entry.object.is_some() {
+            "a Responses API item (a Responses model's trajectory), which is not read: \
+             run mini-swe-agent with a chat model"
+                .to_owned()
+        } else {
+            "a message without a \"role\"".to_owned()
+        }));
+    };
+    let extra = entry.extra.unwrap_or_default();
+    let text = || plain_text(entry.content, "a mini-swe-agent message's content");
+    match &*role.0 {
+        "system" => out.push(Message::system(text().map_err(fail)?)),
+        "user"
+            if extra
+                .interrupt_type
+                .as_ref()
+                .is_some_and(|t| t.0 == "FormatError") =>
+        {
+            out.push(unparsed_reply(extra, within)?);
+            out.push(Message::user(text().map_err(fail)?));
+        }
+        "user" if extra.returncode.is_some() => {
+            out.push(output(Message::agent(text().map_err(fail)?), &extra));
+        }
+        "user" => out.push(Message::user(text().map_err(fail)?)),
+        "assistant" => {
+            let mut message = Message::llm(text().map_err(fail)?);
+            let calls = match entry.tool_calls {
+                Some(calls) => calls.into_calls().map_err(fail)?,
+                None => Vec::new(),
+            };
+            message.tool_calls = if calls.is_empty() {
+                commands(extra.actions.unwrap_or_default())
+            } else {
+                calls
+            };
+            if let Some(usage) = extra.response.and_then(|r| r.0).and_then(|r| r.usage) {
+                message = message.with_usage(usage.into_usage());
+            }
+            out.push(message);
+        }
+        "tool" => {
+            let mut message = output(Message::agent(text().map_err(fail)?), &extra);
+            if let Some(id) = entry.tool_call_id {
+                message = message.with_tool_call_id(id.into_cow());
+            }
+            out.push(message);
+        }
+        "exit" => {
+            if extra
+                .exit_status
+                .as_ref()
+                .is_some_and(|s| s.0 == "Submitted")
+            {
+                out.push(
+                    Message::agent(text().map_err(fail)?)
+                        .with_tool_name(BASH)
+                        .as_stop(),
+                );
+            }
+        }
+        other => {
+            return Err(fail(format!(
+                "a mini-swe-agent message of role \"{other}\" (expected system, user, \
+                 assistant, tool or exit)"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// A command's output as a result of `bash`: failed where the command exited with
+/// another code than 0, or did not run.
+fn output<'a>(message: Message<'a>, extra: &Extra<'a>) -> Message<'a> {
+    let message = message.with_tool_name(BASH);
+    match (&extra.exception_info, extra.returncode) {
+        (Some(info), _) if !info.0.is_empty() => message.with_error(info.0.clone()),
+        (_, Some(code)) if code != 0 => {
+            message.with_error(format!("the command exited with code {code}"))
+        }
+        _ => message,
+    }
+}
+
+/// The commands a text-based model's message gave (or the user typed), as calls of
+/// `bash` with the command as its `command`.
+fn commands(actions: Vec<Action<'_>>) -> Vec<ToolCall<'_>> {
+    actions
+        .into_iter()
+        .map(|action| {
+            let arguments = serde_json::json!({ "command": action.command.0 }).to_string();
+            let call = ToolCall::new(BASH, arguments);
+            match action.tool_call_id {
+                Some(id) => call.with_id(id.into_cow()),
+                None => call,
+            }
+        })
+        .collect()
+}
+
+/// The model's turn of a reply mini-swe-agent could not parse, from its API response
+/// (its first choice's message, its usage); where the response was not saved, the
+/// reply's text (a text-based model's) or nothing.
+fn unparsed_reply<'a>(extra: Extra<'a>, within: &'a str) -> Result<Message<'a>, Failure<'a>> {
+    let (usage, choice) = match extra.response.and_then(|r| r.0) {
+        Some(response) => (
+            response.usage,
+            response.choices.and_then(|c| c.into_iter().next()),
+        ),
+        None => (None, None),
+    };
+    let mut message = match choice {
+        Some(choice) => {
+            let line: JsonLine<'a> = parse_within(choice.message.get())?;
+            let mut results = Out::new();
+            let message = line.into_message(&mut results).map_err(|m| {
+                Failure::message(within, format!("a FormatError's API response: {m}"))
+            })?;
+            match message {
+                Some(message) if results.is_empty() && message.role == Role::Llm => message,
+                _ => {
+                    return Err(Failure::message(
+                        within,
+                        "a FormatError's API response whose message is not the model's",
+                    ));
+                }
+            }
+        }
+        None => Message::llm(
+            extra
+                .model_response
+                .map_or(Cow::Borrowed(""), Str::into_cow),
+        ),
+    };
+    if let Some(usage) = usage {
+        message = message.with_usage(usage.into_usage());
+    }
+    Ok(message)
+}

@@ -1,0 +1,191 @@
+//! mini-swe-agent's trajectories (`--format mini-swe-agent`): a trajectory
+//! mini-swe-agent saved, each kind of its messages, the run's end, errors.
+
+use doneseq::transcript::{Format, TranscriptErrorKind};
+
+use crate::formats::{read, sample, summary};
+
+/// A trajectory of the messages `messages` (JSON objects), in the format mini-swe-agent
+/// 2 writes.
+fn trajectory(messages: &[&str]) -> String {
+    format!(
+        r#"{{"info": {{"exit_status": "Submitted", "mini_version": "2.4.6"}}, "messages": [{}], "trajectory_format": "mini-swe-agent-1.1"}}"#,
+        messages.join(", ")
+    )
+}
+
+/// The messages of a trajectory of `messages`, read as `auto` detects it and as its
+/// format, which agree.
+fn messages(messages: &[&str]) -> String {
+    let text = trajectory(messages);
+    let given = read(&text, Format::MiniSweAgent).unwrap();
+    assert_eq!(read(&text, Format::Auto).unwrap(), given);
+    summary(&given)
+}
+
+/// An API response of a model's message `message` (JSON) and its usage.
+fn response(message: &str, input: u32, output: u32) -> String {
+    format!(
+        r#"{{"id": "chatcmpl-1", "choices": [{{"finish_reason": "stop", "index": 0, "message": {message}}}], "usage": {{"prompt_tokens": {input}, "completion_tokens": {output}, "total_tokens": {}}}}}"#,
+        input + output
+    )
+}
+
+#[test]
+fn a_trajectory_of_commands_a_refused_reply_and_a_submission() {
+    // Saved by mini-swe-agent 2.4.6 (`DefaultAgent`, a tool-calling LiteLLM model,
+    // against a scripted Chat Completions API; its commands run): its system message
+    // and task; a command; a call of another tool than bash, refused (its API
+    // response in the message that tells the model so); two commands, the second
+    // exiting with 3; the submission.
+    insta::assert_snapshot!(sample("mini-swe-agent.traj.json", Format::MiniSweAgent));
+}
+
+#[test]
+fn a_text_based_models_commands_and_outputs() {
+    let reply = "THOUGHT: count.\n\n```mswea_bash_command\nls | wc -l\n```";
+    let assistant = format!(
+        r#"{{"role": "assistant", "content": {}, "tool_calls": null, "extra": {{"actions": [{{"command": "ls | wc -l"}}], "response": {}, "cost": 0.001}}}}"#,
+        serde_json::to_string(reply).unwrap(),
+        response(r#"{"role": "assistant", "content": "..."}"#, 12, 5)
+    );
+    let output = |code: i64, info: &str| {
+        format!(
+            r#"{{"role": "user", "content": "<returncode>{code}</returncode>", "extra": {{"raw_output": "", "returncode": {code}, "exception_info": "{info}"}}}}"#
+        )
+    };
+    insta::assert_snapshot!(messages(&[
+        r#"{"role": "system", "content": "You run commands."}"#,
+        r#"{"role": "user", "content": "Count the files."}"#,
+        &assistant,
+        &output(0, ""),
+        &assistant,
+        &output(2, ""),
+        &assistant,
+        &output(-1, "An error occurred while executing the command: timed out"),
+        // The user's own command (mini-swe-agent's interactive agent, human mode):
+        // the user's message, its output a result of bash.
+        r#"{"role": "user", "content": "User command: \n```bash\nls\n```", "extra": {"actions": [{"command": "ls"}]}}"#,
+        &output(0, ""),
+        // The user interrupts with a message.
+        r#"{"role": "user", "content": "Stop and submit.", "extra": {"interrupt_type": "UserInterruption"}}"#,
+    ]), @r#"
+    0 system "You run commands."
+    1 user "Count the files."
+    2 llm "THOUGHT: count.\n\n```mswea_bash_command\nls | wc -l\n```" call bash({"command":"ls | wc -l"}) id=None tokens=12+5
+    3 agent "<returncode>0</returncode>" tool=bash
+    4 llm "THOUGHT: count.\n\n```mswea_bash_command\nls | wc -l\n```" call bash({"command":"ls | wc -l"}) id=None tokens=12+5
+    5 agent "<returncode>2</returncode>" tool=bash error="the command exited with code 2"
+    6 llm "THOUGHT: count.\n\n```mswea_bash_command\nls | wc -l\n```" call bash({"command":"ls | wc -l"}) id=None tokens=12+5
+    7 agent "<returncode>-1</returncode>" tool=bash error="An error occurred while executing the command: timed out"
+    8 user "User command: \n```bash\nls\n```"
+    9 agent "<returncode>0</returncode>" tool=bash
+    10 user "Stop and submit."
+    "#);
+}
+
+#[test]
+fn refused_replies_are_the_models_turns() {
+    // A tool-calling model's reply without a call: its API response is its turn.
+    let no_call = format!(
+        r#"{{"role": "user", "content": "No tool calls found in the response.", "extra": {{"interrupt_type": "FormatError", "cost": 0.001, "response": {}}}}}"#,
+        response(
+            r#"{"role": "assistant", "content": "I am done.", "tool_calls": null, "function_call": null, "provider_specific_fields": {}}"#,
+            30,
+            4
+        )
+    );
+    // A text-based model's reply of two commands, its response saved as a `repr`
+    // (mini-swe-agent's fallback): the reply's text, no usage.
+    let two_commands = r#"{"role": "user", "content": "Please always provide EXACTLY ONE action in triple backticks, found 2 actions.", "extra": {"interrupt_type": "FormatError", "n_actions": 2, "model_response": "```mswea_bash_command\nls\n```\n```mswea_bash_command\npwd\n```", "response": "ModelResponse(id='chatcmpl-2', ...)"}}"#;
+    // Neither saved: an empty turn, the call still made.
+    let nothing = r#"{"role": "user", "content": "Format error.", "extra": {"interrupt_type": "FormatError"}}"#;
+    insta::assert_snapshot!(messages(&[&no_call, two_commands, nothing]), @r#"
+    0 llm "I am done." tokens=30+4
+    1 user "No tool calls found in the response."
+    2 llm "```mswea_bash_command\nls\n```\n```mswea_bash_command\npwd\n```"
+    3 user "Please always provide EXACTLY ONE action in triple backticks, found 2 actions."
+    4 llm (no response)
+    5 user "Format error."
+    "#);
+}
+
+#[test]
+fn the_runs_end() {
+    let call = r#"{"role": "assistant", "content": "", "tool_calls": [{"id": "call_9", "type": "function", "function": {"name": "bash", "arguments": "{\"command\": \"echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT; cat patch.diff\"}"}}], "extra": {"actions": [{"command": "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT; cat patch.diff", "tool_call_id": "call_9"}]}}"#;
+    // The submission is the command's output, as a stop message.
+    let submitted = r#"{"role": "exit", "content": "diff --git a/x b/x\n", "extra": {"exit_status": "Submitted", "submission": "diff --git a/x b/x\n"}}"#;
+    insta::assert_snapshot!(messages(&[call, submitted]), @r#"
+    0 llm call bash({"command": "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT; cat patch.diff"}) id=Some("call_9")
+    1 agent "diff --git a/x b/x\n" tool=bash stop
+    "#);
+    // Any other end says why mini-swe-agent stopped: not a message.
+    for status in [
+        "LimitsExceeded",
+        "TimeExceeded",
+        "RepeatedFormatError",
+        "RuntimeError",
+    ] {
+        let exit = format!(
+            r#"{{"role": "exit", "content": "{status}", "extra": {{"exit_status": "{status}", "submission": ""}}}}"#
+        );
+        assert_eq!(
+            messages(&[call, &exit]),
+            "0 llm call bash({\"command\": \"echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT; cat patch.diff\"}) id=Some(\"call_9\")\n",
+            "{status}"
+        );
+    }
+}
+
+#[test]
+fn errors_name_the_message() {
+    let cases = [
+        (
+            trajectory(&[r#"{"role": "critic", "content": "no"}"#]),
+            "element 1 of 1: a mini-swe-agent message of role \"critic\"",
+        ),
+        (
+            trajectory(&[
+                r#"{"role": "system", "content": "s"}"#,
+                r#"{"type": "function_call_output", "call_id": "c", "output": "x", "extra": {}}"#,
+            ]),
+            "element 2 of 2: a Responses API item (a Responses model's trajectory), which is not read",
+        ),
+        (
+            trajectory(&[r#"{"content": "who?"}"#]),
+            "a message without a \"role\"",
+        ),
+        (
+            trajectory(&[&format!(
+                r#"{{"role": "user", "content": "x", "extra": {{"interrupt_type": "FormatError", "response": {}}}}}"#,
+                response(r#"{"role": "tool", "content": "x"}"#, 1, 1)
+            )]),
+            "a FormatError's API response whose message is not the model's",
+        ),
+        (
+            r#"{"info": {}, "messages": [], "trajectory_format": "mini-swe-agent-1"}"#.to_owned(),
+            "a mini-swe-agent trajectory of format \"mini-swe-agent-1\" (expected \"mini-swe-agent-1.1\"",
+        ),
+        (
+            r#"{"info": {}, "messages": []}"#.to_owned(),
+            "a mini-swe-agent trajectory of format none",
+        ),
+    ];
+    for (text, expected) in cases {
+        for format in [Format::Auto, Format::MiniSweAgent] {
+            let err = read(&text, format).unwrap_err();
+            assert_eq!(
+                (err.line, err.kind, err.format),
+                (1, TranscriptErrorKind::Message, Some(Format::MiniSweAgent)),
+                "{err}"
+            );
+            assert!(err.message.contains(expected), "{text}: {err}");
+        }
+    }
+    // A value of the wrong type: serde's error, at its line and column in the
+    // trajectory as mini-swe-agent writes it (indented).
+    let text = "{\n  \"messages\": [\n    {\"role\": \"tool\", \"content\": \"\",\n     \"extra\": {\"returncode\": \"3\"}}\n  ],\n  \"trajectory_format\": \"mini-swe-agent-1.1\"\n}";
+    let err = read(text, Format::Auto).unwrap_err();
+    assert_eq!((err.line, err.column), (4, Some(32)), "{err}");
+    assert!(err.message.contains("invalid type: string \"3\""), "{err}");
+}
