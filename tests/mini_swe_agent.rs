@@ -17,10 +17,7 @@ fn trajectory(messages: &[&str]) -> String {
 /// The messages of a trajectory of `messages`, read as `auto` detects it and as its
 /// format, which agree.
 fn messages(messages: &[&str]) -> String {
-    let text = trajectory(messages);
-    let given = read(&text, Format::MiniSweAgent).unwrap();
-    assert_eq!(read(&text, Format::Auto).unwrap(), given);
-    summary(&given)
+    read_both(&trajectory(messages))
 }
 
 /// An API response of a model's message `message` (JSON) and its usage.
@@ -29,6 +26,33 @@ fn response(message: &str, input: u32, output: u32) -> String {
         r#"{{"id": "chatcmpl-1", "choices": [{{"finish_reason": "stop", "index": 0, "message": {message}}}], "usage": {{"prompt_tokens": {input}, "completion_tokens": {output}, "total_tokens": {}}}}}"#,
         input + output
     )
+}
+
+/// mini-swe-agent 1's regex for a command (its default, and its SWE-bench
+/// configuration's).
+const FENCED: &str = r"```bash\s*\n(.*?)\n```";
+
+/// A mini-swe-agent 1 trajectory of the messages `messages`, its run's command found
+/// by `regex`, ended `Submitted`.
+fn first(regex: &str, messages: &[&str]) -> String {
+    first_ended(regex, "Submitted", messages)
+}
+
+/// [`first`], ended by `status`.
+fn first_ended(regex: &str, status: &str, messages: &[&str]) -> String {
+    format!(
+        r#"{{"info": {{"exit_status": "{status}", "submission": "", "config": {{"agent": {{"action_regex": {}, "step_limit": 2}}}}, "mini_version": "1.17.5"}}, "messages": [{}], "trajectory_format": "mini-swe-agent-1"}}"#,
+        serde_json::to_string(regex).unwrap(),
+        messages.join(", ")
+    )
+}
+
+/// The messages of the trajectory `text`, read as `auto` detects it and as its
+/// format, which agree.
+fn read_both(text: &str) -> String {
+    let given = read(text, Format::MiniSweAgent).unwrap();
+    assert_eq!(read(text, Format::Auto).unwrap(), given);
+    summary(&given)
 }
 
 #[test]
@@ -163,12 +187,16 @@ fn errors_name_the_message() {
             "a FormatError's API response whose message is not the model's",
         ),
         (
-            r#"{"info": {}, "messages": [], "trajectory_format": "mini-swe-agent-1"}"#.to_owned(),
-            "a mini-swe-agent trajectory of format \"mini-swe-agent-1\" (expected \"mini-swe-agent-1.1\"",
+            r#"{"info": {}, "messages": [], "trajectory_format": "mini-swe-agent-9"}"#.to_owned(),
+            "a mini-swe-agent trajectory of format \"mini-swe-agent-9\" (expected \"mini-swe-agent-1.1\", mini-swe-agent 2's, or \"mini-swe-agent-1\", 1's)",
         ),
         (
-            r#"{"info": {}, "messages": []}"#.to_owned(),
-            "a mini-swe-agent trajectory of format none",
+            first(r"(?<=x)bash", &[r#"{"role": "system", "content": "s"}"#]),
+            "the trajectory's action_regex \"(?<=x)bash\" is not a regex doneseq runs: error: look-around",
+        ),
+        (
+            first(FENCED, &[r#"{"role": "tool", "content": "x"}"#]),
+            "element 1 of 1: a mini-swe-agent 1 message of role \"tool\"",
         ),
     ];
     for (text, expected) in cases {
@@ -188,4 +216,92 @@ fn errors_name_the_message() {
     let err = read(text, Format::Auto).unwrap_err();
     assert_eq!((err.line, err.column), (4, Some(32)), "{err}");
     assert!(err.message.contains("invalid type: string \"3\""), "{err}");
+}
+
+#[test]
+fn a_first_trajectory_of_commands_a_refused_reply_and_a_submission() {
+    // Saved by mini-swe-agent 1.17.5 (`DefaultAgent` with its SWE-bench
+    // configuration and a LiteLLM model, against a scripted Chat Completions API; its
+    // commands run; saved by `save_traj`): the same run as mini-swe-agent 2's
+    // text-based model's, its commands in its text, its refused reply in the list.
+    insta::assert_snapshot!(sample("mini-swe-agent-1.traj.json", Format::MiniSweAgent));
+}
+
+#[test]
+fn first_trajectories_are_read_by_the_place_of_each_message() {
+    let model = |text: &str| {
+        format!(
+            r#"{{"role": "assistant", "content": {}, "timestamp": 1.5, "extra": {{"response": {}}}}}"#,
+            serde_json::to_string(text).unwrap(),
+            response(r#"{"role": "assistant", "content": "..."}"#, 10, 2)
+        )
+    };
+    let user = |text: &str| {
+        format!(
+            r#"{{"role": "user", "content": {}, "timestamp": 1.5}}"#,
+            serde_json::to_string(text).unwrap()
+        )
+    };
+    let messages = [
+        r#"{"role": "system", "content": "You run commands.", "timestamp": 1.5}"#.to_owned(),
+        user("Fix the bug."),
+        // One command: the next message is its output (failed by its return code).
+        model("THOUGHT: test.\n\n```bash\nmake test\n```"),
+        user("<returncode>2</returncode>\n<output>\nError 1\n</output>"),
+        // Two commands: refused, the next message is what the model was told.
+        model("```bash\nls\n```\n```bash\npwd\n```"),
+        user("Please always provide EXACTLY ONE action in triple backticks."),
+        // An output in another template: no return code read.
+        model("```bash\nls\n```"),
+        user("Observation: {'output': 'a.py', 'returncode': 1}"),
+        // The submission.
+        model("```bash\necho COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git diff\n```"),
+        user("diff --git a/x b/x\n"),
+    ];
+    let messages: Vec<&str> = messages.iter().map(String::as_str).collect();
+    insta::assert_snapshot!(read_both(&first(FENCED, &messages)), @r#"
+    0 system "You run commands."
+    1 user "Fix the bug."
+    2 llm "THOUGHT: test.\n\n```bash\nmake test\n```" call bash({"command":"make test"}) id=None tokens=10+2
+    3 agent "<returncode>2</returncode>\n<output>\nError 1\n</output>" tool=bash error="the command exited with code 2"
+    4 llm "```bash\nls\n```\n```bash\npwd\n```" tokens=10+2
+    5 user "Please always provide EXACTLY ONE action in triple backticks."
+    6 llm "```bash\nls\n```" call bash({"command":"ls"}) id=None tokens=10+2
+    7 agent "Observation: {'output': 'a.py', 'returncode': 1}" tool=bash
+    8 llm "```bash\necho COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git diff\n```" call bash({"command":"echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git diff"}) id=None tokens=10+2
+    9 agent "diff --git a/x b/x\n" tool=bash stop
+    "#);
+    // Ended on its limit: the last message, after an output, is the limit's (no
+    // message); ended otherwise (an error), the last output is an output.
+    let limited = &messages[..4];
+    let limit = user("");
+    let mut ended = limited.to_vec();
+    ended.push(&limit);
+    let read_limited = read_both(&first_ended(FENCED, "LimitsExceeded", &ended));
+    assert_eq!(read_limited.lines().count(), 4, "{read_limited}");
+    let read_error = read_both(&first_ended(FENCED, "RuntimeError", limited));
+    assert!(
+        read_error.ends_with("error=\"the command exited with code 2\"\n"),
+        "{read_error}"
+    );
+    // The run's own regex (mini-swe-agent 1's XML configuration's), and a trajectory
+    // of its first releases: no format, no configuration (the default regex).
+    let xml = [
+        model("<bash_code>ls</bash_code>"),
+        user("<returncode>0</returncode>"),
+    ];
+    let xml: Vec<&str> = xml.iter().map(String::as_str).collect();
+    assert!(
+        read_both(&first(r"<bash_code>(.*?)</bash_code>", &xml))
+            .contains("call bash({\"command\":\"ls\"})"),
+    );
+    let oldest = format!(
+        r#"{{"info": {{"exit_status": "Submitted", "submission": "x"}}, "messages": [{}, {}]}}"#,
+        model("```bash\necho COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT; echo x\n```"),
+        user("x")
+    );
+    assert_eq!(
+        read_both(&oldest),
+        "0 llm \"```bash\\necho COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT; echo x\\n```\" call bash({\"command\":\"echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT; echo x\"}) id=None tokens=10+2\n1 agent \"x\" tool=bash stop\n"
+    );
 }

@@ -4,10 +4,12 @@ against a scripted OpenAI Chat Completions API on the loopback interface, its
 commands run for real by its ``LocalEnvironment``; its trajectory as mini-swe-agent
 saves it, and the same run written as doneseq's JSONL from the script and what
 mini-swe-agent sent the model (each command's output as the next request gave it), by
-the mapping the format documents.
+the mapping the format documents. Under mini-swe-agent 1 (``first``, its text-based
+model and SWE-bench configuration, the trajectory saved as its runners save it) too.
 
 ``python mini_swe_agent_runs.py OUT`` writes a tool-calling run's trajectory to
-``OUT`` (how ``examples/formats/mini-swe-agent.traj.json`` was made)."""
+``OUT`` (how ``examples/formats/mini-swe-agent.traj.json`` was made; under
+mini-swe-agent 1, a run's: ``mini-swe-agent-1.traj.json``)."""
 
 from __future__ import annotations
 
@@ -23,13 +25,16 @@ from typing import Any
 os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
 os.environ["MSWEA_SILENT_STARTUP"] = "1"
 
+import minisweagent
 import yaml
 from minisweagent import config as configs
 from minisweagent.agents.default import DefaultAgent
 from minisweagent.environments.local import LocalEnvironment
 from minisweagent.models.litellm_model import LitellmModel
-from minisweagent.models.litellm_textbased_model import LitellmTextbasedModel
 from recorded_runs import completion, scripted_server
+
+FIRST = minisweagent.__version__.startswith("1.")
+"""mini-swe-agent 1 is installed (else 2)."""
 
 TASK = "What is 17 times 23, plus 4? Then find the capital of France."
 
@@ -55,9 +60,11 @@ class Turn:
 
     def reply(self, textbased: bool) -> dict[str, Any]:
         """The call's answer, for ``recorded_runs.completion``: a text-based model's
-        commands in its text, a tool-calling model's as its calls."""
+        commands in its text (in the blocks its version's configuration asks for), a
+        tool-calling model's as its calls."""
         if textbased:
-            blocks = "".join(f"\n\n```mswea_bash_command\n{c}\n```" for _, c in self.commands)
+            fence = "bash" if FIRST else "mswea_bash_command"
+            blocks = "".join(f"\n\n```{fence}\n{c}\n```" for _, c in self.commands)
             return {"text": self.text + blocks, "usage": self.usage}
         calls = [(i, self.tool, {"command": c}) for i, c in self.commands]
         return {"text": self.text, "calls": calls, "usage": self.usage}
@@ -76,6 +83,13 @@ SCRIPTS = {
             ],
         ),
         Turn((130, 12), "THOUGHT: done.", [("call_5", SUBMIT)]),
+    ],
+    # mini-swe-agent 1's model is text-based.
+    "first": [
+        Turn((61, 22), "THOUGHT: the arithmetic first.", [("", "echo $((17 * 23 + 4))")]),
+        Turn((80, 9), "THOUGHT: I know it is Paris."),
+        Turn((97, 20), "THOUGHT: the weather.", [("", "echo the service is down >&2; exit 3")]),
+        Turn((130, 12), "THOUGHT: done.", [("", SUBMIT)]),
     ],
     "textbased": [
         Turn((61, 22), "THOUGHT: the arithmetic first.", [("", "echo $((17 * 23 + 4))")]),
@@ -103,10 +117,8 @@ class Run:
 def run(directory: Path, kind: str = "toolcall", step_limit: int = 0) -> Run:
     """A run of the script of ``kind`` (its work directory and files in
     ``directory``), stopped by mini-swe-agent's ``step_limit`` if not 0."""
-    textbased = kind == "textbased"
+    textbased = kind != "toolcall"
     script = SCRIPTS[kind]
-    config = "mini_textbased.yaml" if textbased else "mini.yaml"
-    agent_config = yaml.safe_load((Path(configs.__file__).parent / config).read_text())["agent"]
     answers = iter(script)
     trajectory = directory / "run.traj.json"
     work = directory / "work"
@@ -115,25 +127,61 @@ def run(directory: Path, kind: str = "toolcall", step_limit: int = 0) -> Run:
         url,
         requests,
     ):
-        model_class = LitellmTextbasedModel if textbased else LitellmModel
-        model = model_class(
-            model_name="openai/gpt-4o",
-            model_kwargs={"api_base": f"{url}/v1", "api_key": "sk-offline"},
-        )
-        agent = DefaultAgent(
-            model,
-            LocalEnvironment(cwd=str(work)),
-            **(agent_config | {"step_limit": step_limit, "output_path": trajectory}),
-        )
-        result = agent.run(TASK)
+        model_kwargs = {"api_base": f"{url}/v1", "api_key": "sk-offline"}
+        if FIRST:
+            agent, result = run_first(work, model_kwargs, step_limit, trajectory)
+        else:
+            agent, result = run_current(textbased, work, model_kwargs, step_limit, trajectory)
     # What the next request would have given the model: the agent's messages, as
     # its model sends them (without mini-swe-agent's `extra`), but the run's end.
     following = [{k: v for k, v in m.items() if k != "extra"} for m in agent.messages]
-    sent = [*requests, {"messages": [m for m in following if m["role"] != "exit"]}]
+    if following[-1]["role"] == "exit" or (FIRST and result["exit_status"] in ENDS):
+        following.pop()
+    sent = [*requests, {"messages": following}]
     messages = directory / "messages.jsonl"
     lines = written(script[: len(requests)], textbased, sent, result)
     messages.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     return Run(kind, trajectory, messages, result)
+
+
+ENDS = ("Submitted", "LimitsExceeded")
+"""The ends of a mini-swe-agent 1 run that add a message (its submission, the limit's)."""
+
+
+def run_current(
+    textbased: bool, work: Path, model_kwargs: dict[str, Any], step_limit: int, trajectory: Path
+) -> tuple[Any, dict[str, Any]]:
+    """mini-swe-agent 2's agent with its ``mini`` configuration (tool-calling, or
+    text-based), which saves the trajectory itself: the agent, and what it returned."""
+    from minisweagent.models.litellm_textbased_model import LitellmTextbasedModel
+
+    config = "mini_textbased.yaml" if textbased else "mini.yaml"
+    agent_config = yaml.safe_load((Path(configs.__file__).parent / config).read_text())["agent"]
+    model_class = LitellmTextbasedModel if textbased else LitellmModel
+    model = model_class(model_name="openai/gpt-4o", model_kwargs=model_kwargs)
+    agent = DefaultAgent(
+        model,
+        LocalEnvironment(cwd=str(work)),
+        **(agent_config | {"step_limit": step_limit, "output_path": trajectory}),
+    )
+    return agent, agent.run(TASK)
+
+
+def run_first(
+    work: Path, model_kwargs: dict[str, Any], step_limit: int, trajectory: Path
+) -> tuple[Any, dict[str, Any]]:
+    """mini-swe-agent 1's agent with its SWE-bench configuration, the trajectory saved
+    as its runners save it (``save_traj``): the agent, and what it returned."""
+    from minisweagent.run.utils.save import save_traj
+
+    path = Path(configs.__file__).parent / "extra" / "swebench.yaml"
+    agent_config = yaml.safe_load(path.read_text())["agent"]
+    model = LitellmModel(model_name="openai/gpt-4o", model_kwargs=model_kwargs)
+    environment = LocalEnvironment(cwd=str(work))
+    agent = DefaultAgent(model, environment, **(agent_config | {"step_limit": step_limit}))
+    exit_status, result = agent.run(TASK)
+    save_traj(agent, trajectory, exit_status=exit_status, result=result, print_path=False)
+    return agent, {"exit_status": exit_status, "submission": result}
 
 
 def written(
@@ -163,10 +211,11 @@ def written(
         )
         before, after = requests[i]["messages"], requests[i + 1]["messages"]
         added = after[len(before) :]
+        # The model's message (mini-swe-agent 2 leaves a reply it refused out).
+        if added and added[0]["role"] == "assistant":
+            added = added[1:]
         if turn.parses(textbased):
-            assert added[0]["role"] == "assistant", added[0]
-            for message in added[1:]:
-                lines.append(output(message))
+            lines.extend(output(message) for message in added)
         else:
             (refused,) = added
             lines.append({"role": "user", "content": refused["content"]})
@@ -194,5 +243,5 @@ if __name__ == "__main__":
     import tempfile
 
     with tempfile.TemporaryDirectory() as scratch:
-        made = run(Path(scratch))
+        made = run(Path(scratch), "first" if FIRST else "toolcall")
         shutil.copy(made.trajectory, sys.argv[1])

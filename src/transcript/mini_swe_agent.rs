@@ -1,6 +1,7 @@
 //! mini-swe-agent's trajectories: the `.traj.json` a run saves (`{"info",
 //! "messages", "trajectory_format"}`, written after every step), as its agent's
-//! `messages` list holds them (mini-swe-agent 2's `mini-swe-agent-1.1`).
+//! `messages` list holds them: mini-swe-agent 2's (`mini-swe-agent-1.1`) and 1's
+//! (`mini-swe-agent-1`, or no format in its first releases).
 //!
 //! The messages are OpenAI chat messages with mini-swe-agent's `extra`. The model's
 //! message carries its calls of mini-swe-agent's one tool, `bash`: as `tool_calls`
@@ -17,6 +18,16 @@
 //! other exit status (`LimitsExceeded`, `TimeExceeded`, `RepeatedFormatError`, an
 //! error's name) says why mini-swe-agent stopped and is not a message, as the
 //! trajectory's `info` (the run's configuration, cost, exit status) is not.
+//!
+//! mini-swe-agent 1 kept neither the commands it parsed nor their return codes, nor
+//! an end message: a model's message has the command the run's own regex
+//! (`info.config.agent.action_regex`) finds in its text, if it finds exactly one,
+//! as mini-swe-agent ran it; the user's message after such a message is that
+//! command's output (failed where it begins `<returncode>n</returncode>`, as the
+//! SWE-bench configurations render it, with n not 0), or, last in a run
+//! `Submitted` (`info.exit_status`), the submission (a stop); after a model's message
+//! of no command or several, what mini-swe-agent told the model; and last after
+//! anything else in a run that ended on a limit, the limit's (no message).
 
 use std::borrow::Cow;
 
@@ -32,24 +43,39 @@ use crate::{Message, Role, ToolCall};
 /// mini-swe-agent's one tool: every command the model runs is a call of it.
 const BASH: &str = "bash";
 
-/// A trajectory: its messages (its `info` describes the run, not read; its
-/// `trajectory_format`, read, says which messages it holds), read in one pass.
+/// A trajectory, read in one pass: its messages (`M`, each read or kept as its
+/// text), its format, and of its `info` (which describes the run: costs, counts,
+/// the configuration, not read) what mini-swe-agent 1's messages are read by.
 #[derive(Deserialize)]
-struct Trajectory<'a> {
-    #[serde(borrow)]
-    messages: Vec<Entry<'a>>,
+#[serde(bound(deserialize = "'de: 'a, M: Deserialize<'de>"))]
+struct Trajectory<'a, M> {
+    #[serde(default, borrow)]
+    info: Option<Info<'a>>,
+    messages: Vec<M>,
     #[serde(default, borrow)]
     trajectory_format: Option<Str<'a>>,
 }
 
-/// A trajectory with each message kept as its text: read where the one pass failed,
-/// so that the error is placed at its message.
 #[derive(Deserialize)]
-struct Located<'a> {
-    #[serde(borrow)]
-    messages: Vec<&'a RawValue>,
+struct Info<'a> {
+    /// Why the run ended (`Submitted`, `LimitsExceeded`, an error's name).
     #[serde(default, borrow)]
-    trajectory_format: Option<Str<'a>>,
+    exit_status: Option<Str<'a>>,
+    #[serde(default, borrow)]
+    config: Option<RunConfig<'a>>,
+}
+
+#[derive(Deserialize)]
+struct RunConfig<'a> {
+    #[serde(default, borrow)]
+    agent: Option<AgentConfig<'a>>,
+}
+
+#[derive(Deserialize)]
+struct AgentConfig<'a> {
+    /// mini-swe-agent 1's: what its model's command is found by.
+    #[serde(default, borrow)]
+    action_regex: Option<Str<'a>>,
 }
 
 /// One message, the fields read: the others are the API's (`function_call`,
@@ -154,49 +180,227 @@ struct Choice<'a> {
     message: &'a RawValue,
 }
 
-/// The trajectory formats whose messages are read.
-const FORMATS: &[&str] = &["mini-swe-agent-1.1"];
+/// mini-swe-agent 2's trajectory format.
+const CURRENT: &str = "mini-swe-agent-1.1";
+
+/// mini-swe-agent 1's (its first releases wrote none).
+const FIRST: &str = "mini-swe-agent-1";
+
+/// mini-swe-agent 1's regex for the model's command (1.x's default; 1.0's had no
+/// `\s*`, which only widens it).
+const FIRST_REGEX: &str = r"```bash\s*\n(.*?)\n```";
 
 /// The messages of the trajectory `text`.
 pub(super) fn read<'a>(text: &'a str, out: &mut Out<'a>) -> Result<(), Failure<'a>> {
     // One pass over the messages (a trajectory is mostly their bytes); where anything
     // is wrong, a second, which says where.
     let start = out.len();
-    if let Ok(trajectory) = parse::<Trajectory<'a>>(text) {
-        let read = known(trajectory.trajectory_format, text).and_then(|()| {
-            trajectory
-                .messages
-                .into_iter()
-                .try_for_each(|entry| read_entry(entry, text, out))
-        });
+    if let Ok(trajectory) = parse::<Trajectory<'a, Entry<'a>>>(text) {
+        let read =
+            Rules::of(trajectory.info, trajectory.trajectory_format, text).and_then(|mut rules| {
+                rules.count = trajectory.messages.len();
+                trajectory
+                    .messages
+                    .into_iter()
+                    .try_for_each(|entry| rules.read(entry, text, out))
+            });
         if read.is_ok() {
             return Ok(());
         }
         out.truncate(start);
     }
-    let located: Located<'a> = parse(text)?;
-    known(located.trajectory_format, text)?;
-    each(located.messages, read_entry, out)
+    let located: Trajectory<'a, &'a RawValue> = parse(text)?;
+    let mut rules = Rules::of(located.info, located.trajectory_format, text)?;
+    rules.count = located.messages.len();
+    each(
+        located.messages,
+        |entry, within, out| rules.read(entry, within, out),
+        out,
+    )
 }
 
-/// An error where the trajectory's format is not one whose messages are read.
-fn known<'a>(format: Option<Str<'a>>, within: &'a str) -> Result<(), Failure<'a>> {
-    match format {
-        Some(format) if FORMATS.contains(&&*format.0) => Ok(()),
-        format => {
-            let which = match format {
-                Some(format) => format!("\"{}\"", format.0),
-                None => "none".to_owned(),
-            };
-            Err(Failure::message(
-                within,
-                format!(
-                    "a mini-swe-agent trajectory of format {which} (expected \"{}\": \
-                     mini-swe-agent 2's)",
-                    FORMATS.join("\", \"")
-                ),
-            ))
+/// What a trajectory's messages are read by: its format's rules, and where the
+/// reading is.
+struct Rules {
+    /// mini-swe-agent 1's rules, for a trajectory of its format.
+    first: Option<First>,
+    /// How many messages the trajectory holds, and how many were read.
+    count: usize,
+    read: usize,
+    /// How many commands the message read last held, if it was the model's
+    /// (mini-swe-agent 1's: what the next message is follows from it).
+    commands: Option<usize>,
+}
+
+/// mini-swe-agent 1's rules for its trajectory.
+struct First {
+    /// What the model's command is found by: the run's.
+    regex: regex::Regex,
+    /// The run ended `Submitted`: its last message is the submission.
+    submitted: bool,
+    /// The run ended on a limit: its last message is the limit's, after an output.
+    limited: bool,
+}
+
+impl Rules {
+    /// The rules of a trajectory of `format`, or an error where it is none of
+    /// mini-swe-agent's (or its regex is not one doneseq runs).
+    fn of<'a>(
+        info: Option<Info<'a>>,
+        format: Option<Str<'a>>,
+        within: &'a str,
+    ) -> Result<Rules, Failure<'a>> {
+        let first = match format.as_ref().map(|f| &*f.0) {
+            Some(CURRENT) => None,
+            None | Some(FIRST) => Some(First::of(info, within)?),
+            Some(other) => {
+                return Err(Failure::message(
+                    within,
+                    format!(
+                        "a mini-swe-agent trajectory of format \"{other}\" (expected \
+                         \"{CURRENT}\", mini-swe-agent 2's, or \"{FIRST}\", 1's)"
+                    ),
+                ));
+            }
+        };
+        Ok(Rules {
+            first,
+            count: 0,
+            read: 0,
+            commands: None,
+        })
+    }
+
+    /// The messages of the trajectory's next message.
+    fn read<'a>(
+        &mut self,
+        entry: Entry<'a>,
+        within: &'a str,
+        out: &mut Out<'a>,
+    ) -> Result<(), Failure<'a>> {
+        self.read += 1;
+        let commands = self.commands.take();
+        match &self.first {
+            None => read_entry(entry, within, out),
+            Some(first) => {
+                let last = self.read == self.count;
+                self.commands = first.read(entry, commands, last, within, out)?;
+                Ok(())
+            }
         }
+    }
+}
+
+impl First {
+    fn of<'a>(info: Option<Info<'a>>, within: &'a str) -> Result<First, Failure<'a>> {
+        let (status, regex) = match info {
+            Some(info) => (
+                info.exit_status,
+                info.config
+                    .and_then(|c| c.agent)
+                    .and_then(|a| a.action_regex),
+            ),
+            None => (None, None),
+        };
+        let pattern = regex.as_ref().map_or(FIRST_REGEX, |r| &*r.0);
+        let regex = regex::RegexBuilder::new(pattern)
+            .dot_matches_new_line(true)
+            .build()
+            .map_err(|e| {
+                Failure::message(
+                    within,
+                    format!(
+                        "the trajectory's action_regex {pattern:?} is not a regex doneseq \
+                         runs: {}",
+                        e.to_string().lines().last().unwrap_or_default()
+                    ),
+                )
+            })?;
+        let status = status.as_ref().map(|s| &*s.0);
+        Ok(First {
+            regex,
+            submitted: status == Some("Submitted"),
+            limited: status == Some("LimitsExceeded"),
+        })
+    }
+
+    /// The messages of a mini-swe-agent 1 message, `commands` the number of commands
+    /// in the message before it if that was the model's, `last` whether it is the
+    /// trajectory's last: the number of commands in this one, if it is the model's.
+    fn read<'a>(
+        &self,
+        entry: Entry<'a>,
+        commands: Option<usize>,
+        last: bool,
+        within: &'a str,
+        out: &mut Out<'a>,
+    ) -> Result<Option<usize>, Failure<'a>> {
+        let fail = |m: String| Failure::message(within, m);
+        let role = entry
+            .role
+            .ok_or_else(|| fail("a message without a \"role\"".to_owned()))?;
+        let text = plain_text(entry.content, "a mini-swe-agent message's content").map_err(fail)?;
+        match (&*role.0, commands) {
+            ("system", _) => out.push(Message::system(text)),
+            ("assistant", _) => {
+                let found: Vec<ToolCall<'a>> = self.commands(&text);
+                let count = found.len();
+                let mut message = Message::llm(text);
+                if count == 1 {
+                    message.tool_calls = found;
+                }
+                let usage = entry.extra.and_then(|e| e.response).and_then(|r| r.0);
+                if let Some(usage) = usage.and_then(|r| r.usage) {
+                    message = message.with_usage(usage.into_usage());
+                }
+                out.push(message);
+                return Ok(Some(count));
+            }
+            ("user", Some(1)) if last && self.submitted => {
+                out.push(Message::agent(text).with_tool_name(BASH).as_stop());
+            }
+            ("user", Some(1)) => out.push(first_output(text)),
+            ("user", None) if last && self.limited => {}
+            ("user", _) => out.push(Message::user(text)),
+            (other, _) => {
+                return Err(fail(format!(
+                    "a mini-swe-agent 1 message of role \"{other}\" (expected system, user \
+                     or assistant)"
+                )));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The commands the run's regex finds in a model's text, as calls of `bash`
+    /// (mini-swe-agent 1 ran the one it found if it found one, else none).
+    fn commands<'a>(&self, text: &str) -> Vec<ToolCall<'a>> {
+        self.regex
+            .captures_iter(text)
+            .filter_map(|found| found.get(1).or_else(|| found.get(0)))
+            .map(|command| {
+                let arguments =
+                    serde_json::json!({ "command": command.as_str().trim() }).to_string();
+                ToolCall::new(BASH, arguments)
+            })
+            .collect()
+    }
+}
+
+/// A mini-swe-agent 1 command's output: a result of `bash`, failed where it begins
+/// with a return code other than 0 (`<returncode>n</returncode>`).
+fn first_output(text: Cow<'_, str>) -> Message<'_> {
+    let code = text
+        .trim_start()
+        .strip_prefix("<returncode>")
+        .and_then(|rest| rest.split_once("</returncode>"))
+        .and_then(|(code, _)| code.trim().parse::<i64>().ok());
+    let message = Message::agent(text).with_tool_name(BASH);
+    match code {
+        Some(code) if code != 0 => {
+            message.with_error(format!("the command exited with code {code}"))
+        }
+        _ => message,
     }
 }
 

@@ -44,6 +44,7 @@ const FORMAT_SAMPLES: &[&str] = &[
     "otel-strands.json",
     "locus-checkpoint.json",
     "mini-swe-agent.traj.json",
+    "mini-swe-agent-1.traj.json",
     "pydantic-ai-messages.json",
     "rlm-code-pure-rlm.jsonl",
     "rlm-code-run.jsonl",
