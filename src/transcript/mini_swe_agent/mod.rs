@@ -40,6 +40,10 @@ use super::record::{Failure, Out, each, parse, parse_within};
 use super::wire::{Calls, JsonLine, ProviderUsage, RawArguments, Str};
 use crate::{Message, Role, ToolCall};
 
+mod first;
+
+use first::First;
+
 /// mini-swe-agent's one tool: every command the model runs is a call of it.
 const BASH: &str = "bash";
 
@@ -186,10 +190,6 @@ const CURRENT: &str = "mini-swe-agent-1.1";
 /// mini-swe-agent 1's (its first releases wrote none).
 const FIRST: &str = "mini-swe-agent-1";
 
-/// mini-swe-agent 1's regex for the model's command (1.x's default; 1.0's had no
-/// `\s*`, which only widens it).
-const FIRST_REGEX: &str = r"```bash\s*\n(.*?)\n```";
-
 /// The messages of the trajectory `text`.
 pub(super) fn read<'a>(text: &'a str, out: &mut Out<'a>) -> Result<(), Failure<'a>> {
     // One pass over the messages (a trajectory is mostly their bytes); where anything
@@ -230,16 +230,6 @@ struct Rules {
     /// How many commands the message read last held, if it was the model's
     /// (mini-swe-agent 1's: what the next message is follows from it).
     commands: Option<usize>,
-}
-
-/// mini-swe-agent 1's rules for its trajectory.
-struct First {
-    /// What the model's command is found by: the run's.
-    regex: regex::Regex,
-    /// The run ended `Submitted`: its last message is the submission.
-    submitted: bool,
-    /// The run ended on a limit: its last message is the limit's, after an output.
-    limited: bool,
 }
 
 impl Rules {
@@ -288,119 +278,6 @@ impl Rules {
                 Ok(())
             }
         }
-    }
-}
-
-impl First {
-    fn of<'a>(info: Option<Info<'a>>, within: &'a str) -> Result<First, Failure<'a>> {
-        let (status, regex) = match info {
-            Some(info) => (
-                info.exit_status,
-                info.config
-                    .and_then(|c| c.agent)
-                    .and_then(|a| a.action_regex),
-            ),
-            None => (None, None),
-        };
-        let pattern = regex.as_ref().map_or(FIRST_REGEX, |r| &*r.0);
-        let regex = regex::RegexBuilder::new(pattern)
-            .dot_matches_new_line(true)
-            .build()
-            .map_err(|e| {
-                Failure::message(
-                    within,
-                    format!(
-                        "the trajectory's action_regex {pattern:?} is not a regex doneseq \
-                         runs: {}",
-                        e.to_string().lines().last().unwrap_or_default()
-                    ),
-                )
-            })?;
-        let status = status.as_ref().map(|s| &*s.0);
-        Ok(First {
-            regex,
-            submitted: status == Some("Submitted"),
-            limited: status == Some("LimitsExceeded"),
-        })
-    }
-
-    /// The messages of a mini-swe-agent 1 message, `commands` the number of commands
-    /// in the message before it if that was the model's, `last` whether it is the
-    /// trajectory's last: the number of commands in this one, if it is the model's.
-    fn read<'a>(
-        &self,
-        entry: Entry<'a>,
-        commands: Option<usize>,
-        last: bool,
-        within: &'a str,
-        out: &mut Out<'a>,
-    ) -> Result<Option<usize>, Failure<'a>> {
-        let fail = |m: String| Failure::message(within, m);
-        let role = entry
-            .role
-            .ok_or_else(|| fail("a message without a \"role\"".to_owned()))?;
-        let text = plain_text(entry.content, "a mini-swe-agent message's content").map_err(fail)?;
-        match (&*role.0, commands) {
-            ("system", _) => out.push(Message::system(text)),
-            ("assistant", _) => {
-                let found: Vec<ToolCall<'a>> = self.commands(&text);
-                let count = found.len();
-                let mut message = Message::llm(text);
-                if count == 1 {
-                    message.tool_calls = found;
-                }
-                let usage = entry.extra.and_then(|e| e.response).and_then(|r| r.0);
-                if let Some(usage) = usage.and_then(|r| r.usage) {
-                    message = message.with_usage(usage.into_usage());
-                }
-                out.push(message);
-                return Ok(Some(count));
-            }
-            ("user", Some(1)) if last && self.submitted => {
-                out.push(Message::agent(text).with_tool_name(BASH).as_stop());
-            }
-            ("user", Some(1)) => out.push(first_output(text)),
-            ("user", None) if last && self.limited => {}
-            ("user", _) => out.push(Message::user(text)),
-            (other, _) => {
-                return Err(fail(format!(
-                    "a mini-swe-agent 1 message of role \"{other}\" (expected system, user \
-                     or assistant)"
-                )));
-            }
-        }
-        Ok(None)
-    }
-
-    /// The commands the run's regex finds in a model's text, as calls of `bash`
-    /// (mini-swe-agent 1 ran the one it found if it found one, else none).
-    fn commands<'a>(&self, text: &str) -> Vec<ToolCall<'a>> {
-        self.regex
-            .captures_iter(text)
-            .filter_map(|found| found.get(1).or_else(|| found.get(0)))
-            .map(|command| {
-                let arguments =
-                    serde_json::json!({ "command": command.as_str().trim() }).to_string();
-                ToolCall::new(BASH, arguments)
-            })
-            .collect()
-    }
-}
-
-/// A mini-swe-agent 1 command's output: a result of `bash`, failed where it begins
-/// with a return code other than 0 (`<returncode>n</returncode>`).
-fn first_output(text: Cow<'_, str>) -> Message<'_> {
-    let code = text
-        .trim_start()
-        .strip_prefix("<returncode>")
-        .and_then(|rest| rest.split_once("</returncode>"))
-        .and_then(|(code, _)| code.trim().parse::<i64>().ok());
-    let message = Message::agent(text).with_tool_name(BASH);
-    match code {
-        Some(code) if code != 0 => {
-            message.with_error(format!("the command exited with code {code}"))
-        }
-        _ => message,
     }
 }
 
@@ -492,14 +369,19 @@ fn output<'a>(message: Message<'a>, extra: &Extra<'a>) -> Message<'a> {
     }
 }
 
+/// A call of `bash` running `command` (its arguments `{"command": ...}`, as
+/// mini-swe-agent's tool-calling models give them).
+fn bash<'a>(command: &str) -> ToolCall<'a> {
+    ToolCall::new(BASH, serde_json::json!({ "command": command }).to_string())
+}
+
 /// The commands a text-based model's message gave (or the user typed), as calls of
 /// `bash` with the command as its `command`.
 fn commands(actions: Vec<Action<'_>>) -> Vec<ToolCall<'_>> {
     actions
         .into_iter()
         .map(|action| {
-            let arguments = serde_json::json!({ "command": action.command.0 }).to_string();
-            let call = ToolCall::new(BASH, arguments);
+            let call = bash(&action.command.0);
             match action.tool_call_id {
                 Some(id) => call.with_id(id.into_cow()),
                 None => call,

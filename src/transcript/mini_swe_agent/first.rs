@@ -1,0 +1,132 @@
+//! mini-swe-agent 1's trajectories (`mini-swe-agent-1`): their messages read by
+//! their place, the model's command found by the run's own regex.
+
+use std::borrow::Cow;
+
+use super::{BASH, Entry, Info, bash};
+use crate::transcript::parts::plain_text;
+use crate::transcript::record::{Failure, Out};
+use crate::{Message, ToolCall};
+
+/// mini-swe-agent 1's regex for the model's command (1.x's default; 1.0's had no
+/// `\s*`, which only widens it).
+const FIRST_REGEX: &str = r"```bash\s*\n(.*?)\n```";
+
+/// mini-swe-agent 1's rules for its trajectory.
+pub(super) struct First {
+    /// What the model's command is found by: the run's.
+    regex: regex::Regex,
+    /// The run ended `Submitted`: its last message is the submission.
+    submitted: bool,
+    /// The run ended on a limit: its last message is the limit's, after an output.
+    limited: bool,
+}
+
+impl First {
+    pub(super) fn of<'a>(info: Option<Info<'a>>, within: &'a str) -> Result<First, Failure<'a>> {
+        let (status, regex) = match info {
+            Some(info) => (
+                info.exit_status,
+                info.config
+                    .and_then(|c| c.agent)
+                    .and_then(|a| a.action_regex),
+            ),
+            None => (None, None),
+        };
+        let pattern = regex.as_ref().map_or(FIRST_REGEX, |r| &*r.0);
+        let regex = regex::RegexBuilder::new(pattern)
+            .dot_matches_new_line(true)
+            .build()
+            .map_err(|e| {
+                Failure::message(
+                    within,
+                    format!(
+                        "the trajectory's action_regex {pattern:?} is not a regex doneseq \
+                         runs: {}",
+                        e.to_string().lines().last().unwrap_or_default()
+                    ),
+                )
+            })?;
+        let status = status.as_ref().map(|s| &*s.0);
+        Ok(First {
+            regex,
+            submitted: status == Some("Submitted"),
+            limited: status == Some("LimitsExceeded"),
+        })
+    }
+
+    /// The messages of a mini-swe-agent 1 message, `commands` the number of commands
+    /// in the message before it if that was the model's, `last` whether it is the
+    /// trajectory's last: the number of commands in this one, if it is the model's.
+    pub(super) fn read<'a>(
+        &self,
+        entry: Entry<'a>,
+        commands: Option<usize>,
+        last: bool,
+        within: &'a str,
+        out: &mut Out<'a>,
+    ) -> Result<Option<usize>, Failure<'a>> {
+        let fail = |m: String| Failure::message(within, m);
+        let role = entry
+            .role
+            .ok_or_else(|| fail("a message without a \"role\"".to_owned()))?;
+        let text = plain_text(entry.content, "a mini-swe-agent message's content").map_err(fail)?;
+        match (&*role.0, commands) {
+            ("system", _) => out.push(Message::system(text)),
+            ("assistant", _) => {
+                let found: Vec<ToolCall<'a>> = self.commands(&text);
+                let count = found.len();
+                let mut message = Message::llm(text);
+                if count == 1 {
+                    message.tool_calls = found;
+                }
+                let usage = entry.extra.and_then(|e| e.response).and_then(|r| r.0);
+                if let Some(usage) = usage.and_then(|r| r.usage) {
+                    message = message.with_usage(usage.into_usage());
+                }
+                out.push(message);
+                return Ok(Some(count));
+            }
+            ("user", Some(1)) if last && self.submitted => {
+                out.push(Message::agent(text).with_tool_name(BASH).as_stop());
+            }
+            ("user", Some(1)) => out.push(first_output(text)),
+            ("user", None) if last && self.limited => {}
+            ("user", _) => out.push(Message::user(text)),
+            (other, _) => {
+                return Err(fail(format!(
+                    "a mini-swe-agent 1 message of role \"{other}\" (expected system, user \
+                     or assistant)"
+                )));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The commands the run's regex finds in a model's text, as calls of `bash`
+    /// (mini-swe-agent 1 ran the one it found if it found one, else none).
+    fn commands<'a>(&self, text: &str) -> Vec<ToolCall<'a>> {
+        self.regex
+            .captures_iter(text)
+            .filter_map(|found| found.get(1).or_else(|| found.get(0)))
+            .map(|command| bash(command.as_str().trim()))
+            .collect()
+    }
+}
+
+/// A mini-swe-agent 1 command's output: a result of `bash`, failed where it begins
+/// with a return code other than 0 (`<returncode>n</returncode>`).
+fn first_output(text: Cow<'_, str>) -> Message<'_> {
+    let code = text
+        .trim_start()
+        .strip_prefix("<returncode>")
+        .and_then(|rest| rest.split_once("</returncode>"))
+        .and_then(|(code, _)| code.trim().parse::<i64>().ok());
+    let message = Message::agent(text).with_tool_name(BASH);
+    match code {
+        Some(code) if code != 0 => {
+            message.with_error(format!("the command exited with code {code}"))
+        }
+        _ => message,
+    }
+}
