@@ -305,3 +305,17 @@ fn first_trajectories_are_read_by_the_place_of_each_message() {
         "0 llm \"```bash\\necho COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT; echo x\\n```\" call bash({\"command\":\"echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT; echo x\"}) id=None tokens=10+2\n1 agent \"x\" tool=bash stop\n"
     );
 }
+
+#[test]
+fn only_mini_swe_agents_info_makes_a_trajectory() {
+    // A trajectory without a format (mini-swe-agent's first releases) is known by its
+    // info's run statistics; a request with an `info` of its own is a request.
+    let request = r#"{"info": {"user": "u1"}, "messages": [{"role": "user", "content": "hi"}]}"#;
+    let mut reader = doneseq::transcript::Reader::new(request.as_bytes(), Format::Auto);
+    assert_eq!(reader.by_ref().count(), 1);
+    assert_eq!(reader.format(), Format::OpenAi);
+    let oldest = r#"{"info": {"model_stats": {"api_calls": 0}}, "messages": [{"role": "user", "content": "hi"}]}"#;
+    let mut reader = doneseq::transcript::Reader::new(oldest.as_bytes(), Format::Auto);
+    assert_eq!(reader.by_ref().count(), 1);
+    assert_eq!(reader.format(), Format::MiniSweAgent);
+}

@@ -83,9 +83,14 @@ struct Keys {
     /// `agentType` (a Claude Code sub-agent's metadata, which has no `type`).
     agent_type: bool,
     /// `trajectory_format` (a mini-swe-agent trajectory's, beside `info` and
-    /// `messages`), or `info` (beside `messages`: an older trajectory's).
+    /// `messages`).
     trajectory_format: bool,
+    /// `info` holding mini-swe-agent's `model_stats` or `exit_status` (beside
+    /// `messages`: a trajectory of mini-swe-agent's first releases, which wrote no
+    /// format).
     info: bool,
+    /// `model_stats` or `exit_status` (in a mini-swe-agent trajectory's `info`).
+    run_stats: bool,
     /// `lc` (LangChain's serialization has it).
     lc: bool,
     input: bool,
@@ -153,7 +158,8 @@ struct Keys {
 /// {"type": "assistant", "sessionId", "message", ...}  Claude Code session's record
 ///                                             (a summary's: `leafUuid`)
 /// {"timestamp", "type": "response_item", "payload"}  Codex rollout's record
-/// {"info", "messages", "trajectory_format"}   mini-swe-agent trajectory
+/// {"info", "messages", "trajectory_format"}   mini-swe-agent trajectory (without a
+///                                             format: `info` with `model_stats`)
 /// ```
 pub(super) fn kind(text: &str) -> Option<Kind> {
     let mut keys = Keys::default();
@@ -319,6 +325,11 @@ impl<'de> Visitor<'de> for Look<'_> {
                         .next_value::<Option<serde_json::Value>>()?
                         .and_then(string);
                 }
+                "info" => {
+                    let mut info = Keys::default();
+                    map.next_value_seed(Look(&mut info))?;
+                    k.info = info.run_stats;
+                }
                 "messages" => {
                     k.messages = true;
                     let mut first = Keys::default();
@@ -380,7 +391,7 @@ impl<'de> Visitor<'de> for Look<'_> {
                         "payload" => k.payload = true,
                         "agentType" => k.agent_type = true,
                         "trajectory_format" => k.trajectory_format = true,
-                        "info" => k.info = true,
+                        "model_stats" | "exit_status" => k.run_stats = true,
                         "lc" => k.lc = true,
                         "source" => k.source = true,
                         "model" => k.model = true,
