@@ -5,7 +5,9 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use doneseq::corpus::{Aggregate, RunSummary, check_file, check_files, check_reader_with};
+use doneseq::corpus::{
+    Aggregate, NO_MESSAGE, RunSummary, check_file, check_files, check_reader_with,
+};
 use doneseq::transcript::{Format, Reader};
 use doneseq::{Monitor, TaskConfig, VerdictKind};
 
@@ -215,5 +217,36 @@ fn the_clis_corpus_lines_are_the_librarys_summaries() {
     let total: serde_json::Value = serde_json::from_str(lines[runs.len()]).unwrap();
     let expected: Aggregate = runs.iter().collect();
     assert_eq!(total["aggregate"], serde_json::to_value(&expected).unwrap());
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_transcript_of_no_message_is_a_warning() {
+    // An empty log, and a Claude Code sub-agent's metadata (which sits beside its
+    // log in a session's directory): each a warning, in the library's summary and on
+    // the CLI's standard error, beside a run that has messages.
+    let dir = std::env::temp_dir().join(format!("doneseq-corpus-empty-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let empty = dir.join("empty.jsonl");
+    std::fs::write(&empty, "\n\n").unwrap();
+    let meta = dir.join("agent-a1.meta.json");
+    std::fs::write(&meta, r#"{"agentType": "general-purpose"}"#).unwrap();
+    let run = dir.join("run.jsonl");
+    std::fs::write(&run, "{\"role\": \"user\", \"content\": \"hi\"}\n").unwrap();
+    let paths = [empty, meta, run];
+    let runs = check_files(&monitor(), &paths, Format::Auto);
+    let warnings: Vec<Option<&str>> = runs.iter().map(|r| r.warning.as_deref()).collect();
+    assert_eq!(warnings, [Some(NO_MESSAGE), Some(NO_MESSAGE), None]);
+    let out = Command::new(env!("CARGO_BIN_EXE_doneseq"))
+        .args(["check", "--stop", "max_turns(9)"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    for path in &paths[..2] {
+        let line = format!("warning: {}: {NO_MESSAGE}", path.display());
+        assert!(stderr.contains(&line), "{line} not in:\n{stderr}");
+    }
+    assert_eq!(stderr.matches("warning:").count(), 2, "{stderr}");
     std::fs::remove_dir_all(dir).unwrap();
 }

@@ -5,7 +5,7 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use super::summary::{RunSummary, overrun_warning};
+use super::summary::{NO_MESSAGE, RunSummary, overrun_warning};
 use crate::message::{Message, Role};
 use crate::monitor::Monitor;
 use crate::transcript::{Format, Reader};
@@ -91,6 +91,9 @@ pub fn check_reader_with<R: BufRead>(
     summary.recorded_steps = steps;
     summary.recorded_tokens = tokens;
     summary.warning = overrun_warning(monitor, &run, overrun_at);
+    if next_index == 0 {
+        summary.warning = Some(NO_MESSAGE.to_owned());
+    }
     match stopped_at_step {
         Some(at) => summary.early = last_final.or(last_answer).is_some_and(|end| end > at),
         None => {

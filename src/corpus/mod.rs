@@ -35,4 +35,4 @@ mod check;
 mod summary;
 
 pub use check::{check_file, check_files, check_files_with, check_reader, check_reader_with};
-pub use summary::{Aggregate, RunSummary, overrun_warning};
+pub use summary::{Aggregate, NO_MESSAGE, RunSummary, overrun_warning};

@@ -48,7 +48,8 @@ pub struct RunSummary {
     )]
     pub error: Option<String>,
     /// What the run's searches past a content pattern's backtracking limit say, if
-    /// any (see [`overrun_warning`]).
+    /// any (see [`overrun_warning`]); or, for a transcript that held no message,
+    /// [`NO_MESSAGE`].
     #[cfg_attr(
         feature = "serde",
         serde(default, skip_serializing_if = "Option::is_none")
@@ -214,6 +215,13 @@ impl<'a> FromIterator<&'a RunSummary> for Aggregate {
         total
     }
 }
+
+/// The warning of a transcript that held no message ([`RunSummary::warning`]): its
+/// summary, "never stopped" after 0 steps, would otherwise read as a verdict on a
+/// run, where the file holds none (an empty log, or one of records that describe a
+/// run, such as a Claude Code sub-agent's metadata beside its log).
+pub const NO_MESSAGE: &str =
+    "no message in it (empty, blank lines, or only records that are not messages)";
 
 /// What a run's searches past the backtracking limit of a `C[...]` pattern with
 /// look-around or backreferences say: the pattern, on how many messages, the first

@@ -69,7 +69,8 @@ class Monitor:
         corpus (``path``, ``kind``, ``at``, ``fired``, ``answer``, ``steps``,
         ``tokens``, ``recorded_steps``, ``recorded_tokens``, ``early``, and ``error``
         or ``warning`` when there are any). An unreadable transcript gives its
-        ``error``; an unknown format raises ``ConfigError``."""
+        ``error``; one that holds no message, a ``warning`` saying so; an unknown
+        format raises ``ConfigError``."""
     def check_files(
         self,
         paths: Iterable[str | PathLike[str]],

@@ -313,10 +313,7 @@ fn check(args: &Args, transcript: &str) -> Result<(), String> {
     drop(live);
     if next_index == 0 {
         // "not done" alone would read as a verdict on a run: the file had none.
-        eprintln!(
-            "warning: {transcript}: no message in it (empty, blank lines, or only records \
-             that are not messages)"
-        );
+        eprintln!("warning: {transcript}: {}", doneseq::corpus::NO_MESSAGE);
     }
     if let Some(warning) = doneseq::corpus::overrun_warning(&monitor, &run, overrun_at) {
         eprintln!("warning: {warning}");
