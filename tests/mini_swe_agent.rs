@@ -66,6 +66,18 @@ fn a_trajectory_of_commands_a_refused_reply_and_a_submission() {
 }
 
 #[test]
+fn a_responses_models_trajectory() {
+    // Saved by mini-swe-agent 2.4.6 with a Responses API model (`LitellmResponseModel`,
+    // against a scripted Responses API): each model turn the response object, each
+    // output a `function_call_output` item, the refused reply's response (a call of
+    // another tool) in the message item that tells the model so.
+    insta::assert_snapshot!(sample(
+        "mini-swe-agent-responses.traj.json",
+        Format::MiniSweAgent
+    ));
+}
+
+#[test]
 fn a_text_based_models_commands_and_outputs() {
     let reply = "THOUGHT: count.\n\n```mswea_bash_command\nls | wc -l\n```";
     let assistant = format!(
@@ -171,9 +183,15 @@ fn errors_name_the_message() {
         (
             trajectory(&[
                 r#"{"role": "system", "content": "s"}"#,
-                r#"{"type": "function_call_output", "call_id": "c", "output": "x", "extra": {}}"#,
+                r#"{"type": "web_search_call", "id": "ws_1"}"#,
             ]),
-            "element 2 of 2: a Responses API item (a Responses model's trajectory), which is not read",
+            "element 2 of 2: a message without a \"role\" (or a Responses model's response object or function_call_output item)",
+        ),
+        (
+            trajectory(&[
+                r#"{"object": "response", "output": [{"type": "computer_call", "id": "c"}]}"#,
+            ]),
+            "a response object's output item 0 is of type \"computer_call\" (expected message, function_call or reasoning)",
         ),
         (
             trajectory(&[r#"{"content": "who?"}"#]),

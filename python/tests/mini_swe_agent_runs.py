@@ -7,9 +7,10 @@ mini-swe-agent sent the model (each command's output as the next request gave it
 the mapping the format documents. Under mini-swe-agent 1 (``first``, its text-based
 model and SWE-bench configuration, the trajectory saved as its runners save it) too.
 
-``python mini_swe_agent_runs.py OUT`` writes a tool-calling run's trajectory to
-``OUT`` (how ``examples/formats/mini-swe-agent.traj.json`` was made; under
-mini-swe-agent 1, a run's: ``mini-swe-agent-1.traj.json``)."""
+``python mini_swe_agent_runs.py OUT [KIND]`` writes a run's trajectory to ``OUT``, of
+a tool-calling model by default (how ``examples/formats/mini-swe-agent.traj.json``
+was made; ``responses``: ``mini-swe-agent-responses.traj.json``; under
+mini-swe-agent 1, its text-based model's: ``mini-swe-agent-1.traj.json``)."""
 
 from __future__ import annotations
 
@@ -69,6 +70,46 @@ class Turn:
         calls = [(i, self.tool, {"command": c}) for i, c in self.commands]
         return {"text": self.text, "calls": calls, "usage": self.usage}
 
+    def response(self, index: int) -> dict[str, Any]:
+        """The call's answer as the Responses API gives it (a Responses model's): its
+        text a message item, each command a ``function_call`` item."""
+        items: list[dict[str, Any]] = []
+        if self.text:
+            content = [{"type": "output_text", "text": self.text, "annotations": []}]
+            items.append(
+                {"type": "message", "id": f"msg_{index}", "role": "assistant", "content": content}
+            )
+        for call_id, command in self.commands:
+            items.append(
+                {
+                    "type": "function_call",
+                    "id": f"fc_{call_id}",
+                    "call_id": call_id,
+                    "name": self.tool,
+                    "arguments": json.dumps({"command": command}),
+                    "status": "completed",
+                }
+            )
+        usage = {
+            "input_tokens": self.usage[0],
+            "output_tokens": self.usage[1],
+            "total_tokens": sum(self.usage),
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens_details": {"reasoning_tokens": 0},
+        }
+        return {
+            "id": f"resp_{index}",
+            "object": "response",
+            "created_at": 1,
+            "status": "completed",
+            "model": "gpt-4o",
+            "output": items,
+            "usage": usage,
+            "parallel_tool_calls": True,
+            "tool_choice": "auto",
+            "tools": [],
+        }
+
 
 SCRIPTS = {
     "toolcall": [
@@ -90,6 +131,20 @@ SCRIPTS = {
         Turn((80, 9), "THOUGHT: I know it is Paris."),
         Turn((97, 20), "THOUGHT: the weather.", [("", "echo the service is down >&2; exit 3")]),
         Turn((130, 12), "THOUGHT: done.", [("", SUBMIT)]),
+    ],
+    # A Responses API model's: the same calls as the tool-calling model's.
+    "responses": [
+        Turn((61, 22), "THOUGHT: the arithmetic first.", [("call_1", "echo $((17 * 23 + 4))")]),
+        Turn((80, 9), "THOUGHT: a lookup.", [("call_2", "print('Paris')")], tool="python"),
+        Turn(
+            (97, 20),
+            "",
+            [
+                ("call_3", "echo Paris is the capital of France."),
+                ("call_4", "echo the weather service is down >&2; exit 3"),
+            ],
+        ),
+        Turn((130, 12), "THOUGHT: done.", [("call_5", SUBMIT)]),
     ],
     "textbased": [
         Turn((61, 22), "THOUGHT: the arithmetic first.", [("", "echo $((17 * 23 + 4))")]),
@@ -117,47 +172,62 @@ class Run:
 def run(directory: Path, kind: str = "toolcall", step_limit: int = 0) -> Run:
     """A run of the script of ``kind`` (its work directory and files in
     ``directory``), stopped by mini-swe-agent's ``step_limit`` if not 0."""
-    textbased = kind != "toolcall"
+    textbased = kind not in ("toolcall", "responses")
     script = SCRIPTS[kind]
-    answers = iter(script)
+    answers = enumerate(script)
     trajectory = directory / "run.traj.json"
     work = directory / "work"
     work.mkdir()
-    with scripted_server(lambda _: completion(next(answers).reply(textbased))) as (
-        url,
-        requests,
-    ):
+
+    def answer(_: Any) -> dict[str, Any]:
+        index, turn = next(answers)
+        return turn.response(index) if kind == "responses" else completion(turn.reply(textbased))
+
+    with scripted_server(answer) as (url, requests):
         model_kwargs = {"api_base": f"{url}/v1", "api_key": "sk-offline"}
         if FIRST:
             agent, result = run_first(work, model_kwargs, step_limit, trajectory)
         else:
-            agent, result = run_current(textbased, work, model_kwargs, step_limit, trajectory)
-    # What the next request would have given the model: the agent's messages, as
-    # its model sends them (without mini-swe-agent's `extra`), but the run's end.
-    following = [{k: v for k, v in m.items() if k != "extra"} for m in agent.messages]
-    if following[-1]["role"] == "exit" or (FIRST and result["exit_status"] in ENDS):
-        following.pop()
-    sent = [*requests, {"messages": following}]
+            agent, result = run_current(kind, work, model_kwargs, step_limit, trajectory)
+    # What the next request would have given the model: the agent's messages, as its
+    # model sends them (mini-swe-agent 2's without its `extra`, a response flattened
+    # into its items; 1's, each message's role and content), but the run's end.
+    kept = agent.messages[:-1] if ended(agent.messages, result) else agent.messages
+    if FIRST:
+        following = [{"role": m["role"], "content": m["content"]} for m in kept]
+    else:
+        following = agent.model._prepare_messages_for_api(kept)
+    sent = [*requests, {"input" if kind == "responses" else "messages": following}]
     messages = directory / "messages.jsonl"
     lines = written(script[: len(requests)], textbased, sent, result)
     messages.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     return Run(kind, trajectory, messages, result)
 
 
-ENDS = ("Submitted", "LimitsExceeded")
-"""The ends of a mini-swe-agent 1 run that add a message (its submission, the limit's)."""
+def ended(messages: list[dict[str, Any]], result: dict[str, Any]) -> bool:
+    """Whether the run's last message is its end: mini-swe-agent 2's exit, or the
+    message mini-swe-agent 1 adds when it submits or reaches a limit."""
+    if FIRST:
+        return result["exit_status"] in ("Submitted", "LimitsExceeded")
+    return messages[-1].get("role") == "exit"
 
 
 def run_current(
-    textbased: bool, work: Path, model_kwargs: dict[str, Any], step_limit: int, trajectory: Path
+    kind: str, work: Path, model_kwargs: dict[str, Any], step_limit: int, trajectory: Path
 ) -> tuple[Any, dict[str, Any]]:
-    """mini-swe-agent 2's agent with its ``mini`` configuration (tool-calling, or
-    text-based), which saves the trajectory itself: the agent, and what it returned."""
+    """mini-swe-agent 2's agent with its ``mini`` configuration (tool-calling, of Chat
+    Completions or of the Responses API, or text-based), which saves the trajectory
+    itself: the agent, and what it returned."""
+    from minisweagent.models.litellm_response_model import LitellmResponseModel
     from minisweagent.models.litellm_textbased_model import LitellmTextbasedModel
 
-    config = "mini_textbased.yaml" if textbased else "mini.yaml"
+    config = "mini_textbased.yaml" if kind == "textbased" else "mini.yaml"
     agent_config = yaml.safe_load((Path(configs.__file__).parent / config).read_text())["agent"]
-    model_class = LitellmTextbasedModel if textbased else LitellmModel
+    model_class = {
+        "toolcall": LitellmModel,
+        "responses": LitellmResponseModel,
+        "textbased": LitellmTextbasedModel,
+    }[kind]
     model = model_class(model_name="openai/gpt-4o", model_kwargs=model_kwargs)
     agent = DefaultAgent(
         model,
@@ -194,7 +264,7 @@ def written(
     command's output, failed where its return code is not 0; what mini-swe-agent told
     the model when it refused the reply); the submission, a stop."""
     lines: list[dict[str, Any]] = []
-    for message in requests[0]["messages"]:
+    for message in sent_items(requests[0]):
         lines.append({"role": message["role"], "content": message["content"]})
     for i, turn in enumerate(script):
         reply = turn.reply(textbased)
@@ -209,29 +279,50 @@ def written(
                 "usage": {"input_tokens": turn.usage[0], "output_tokens": turn.usage[1]},
             }
         )
-        before, after = requests[i]["messages"], requests[i + 1]["messages"]
-        added = after[len(before) :]
-        # The model's message (mini-swe-agent 2 leaves a reply it refused out).
-        if added and added[0]["role"] == "assistant":
-            added = added[1:]
+        before, after = sent_items(requests[i]), sent_items(requests[i + 1])
+        # Less the model's own message or items (mini-swe-agent 2 leaves a reply it
+        # refused out).
+        added = [m for m in after[len(before) :] if not models(m)]
         if turn.parses(textbased):
             lines.extend(output(message) for message in added)
         else:
             (refused,) = added
-            lines.append({"role": "user", "content": refused["content"]})
+            lines.append({"role": "user", "content": text_of(refused["content"])})
     if result["exit_status"] == "Submitted":
         submission = result["submission"]
         lines.append({"role": "agent", "content": submission, "tool_name": "bash", "stop": True})
     return lines
 
 
+def sent_items(request: dict[str, Any]) -> list[dict[str, Any]]:
+    """What a request gave the model: its messages (Chat Completions), or its input
+    items (the Responses API)."""
+    return request["messages"] if "messages" in request else request["input"]
+
+
+def models(item: dict[str, Any]) -> bool:
+    """Whether a message or input item is the model's own (its message, its call)."""
+    return item.get("role") == "assistant" or item.get("type") in ("function_call", "reasoning")
+
+
+def text_of(content: Any) -> str:
+    """A message's text: a string, or its text parts' joined."""
+    if isinstance(content, str):
+        return content
+    return "\n".join(part["text"] for part in content)
+
+
 def output(message: dict[str, Any]) -> dict[str, Any]:
     """A command's output as the model was shown it: a result of ``bash``, failed
     where the return code shown is not 0."""
-    line = {"role": "agent", "content": message["content"], "tool_name": "bash"}
-    if message["role"] == "tool":
-        line["tool_call_id"] = message["tool_call_id"]
-    code = re.search(r"<returncode>(-?\d+)</returncode>", message["content"])
+    if message.get("type") == "function_call_output":
+        text, call_id = message["output"], message["call_id"]
+    else:
+        text, call_id = message["content"], message.get("tool_call_id")
+    line = {"role": "agent", "content": text, "tool_name": "bash"}
+    if call_id:
+        line["tool_call_id"] = call_id
+    code = re.search(r"<returncode>(-?\d+)</returncode>", text)
     assert code, message
     if code[1] != "0":
         line["error"] = f"exited with {code[1]}"
@@ -243,5 +334,6 @@ if __name__ == "__main__":
     import tempfile
 
     with tempfile.TemporaryDirectory() as scratch:
-        made = run(Path(scratch), "first" if FIRST else "toolcall")
+        kind = sys.argv[2] if len(sys.argv) > 2 else "first" if FIRST else "toolcall"
+        made = run(Path(scratch), kind)
         shutil.copy(made.trajectory, sys.argv[1])

@@ -14,8 +14,10 @@ from recorded_runs import assert_damage_names_its_line, read_alike
 
 import doneseq
 
-KINDS = ["first"] if FIRST else ["toolcall", "textbased"]
+KINDS = ["first"] if FIRST else ["toolcall", "responses", "textbased"]
 """The scripts run: mini-swe-agent 1's model is text-based."""
+
+TEXTBASED = ("textbased", "first")
 
 
 @pytest.fixture(scope="module", params=KINDS)
@@ -43,7 +45,7 @@ STOPS = [
 def test_a_trajectory_stops_as_the_run(run, stop):
     replay = read_alike(stop, {run.trajectory: "mini-swe-agent"}, run.messages)
     script = SCRIPTS[run.kind]
-    textbased = run.kind != "toolcall"
+    textbased = run.kind in TEXTBASED
     # Every model call (the refused one too), each command's output, what
     # mini-swe-agent told the model when it refused a reply, and the submission are
     # steps; the system message and the task are not.
@@ -88,10 +90,10 @@ def test_the_failed_command_is_an_error(run):
     # The call, its output, the refused reply and what the model was told, the call
     # of the failing command (with another before it, for the tool-calling model),
     # then the failing one's output.
-    steps = 7 if run.kind == "toolcall" else 6
+    steps = 6 if run.kind in TEXTBASED else 7
     assert (replay["kind"], replay["steps"]) == ("failed", steps), replay
 
 
 def test_a_damaged_message_names_its_line(run, tmp_path):
-    marker = old = '"role": "assistant"'
+    marker = old = '"role": "system"'
     assert_damage_names_its_line(run.trajectory, marker, old, '"role": 7', tmp_path)

@@ -45,6 +45,7 @@ const FORMAT_SAMPLES: &[&str] = &[
     "locus-checkpoint.json",
     "mini-swe-agent.traj.json",
     "mini-swe-agent-1.traj.json",
+    "mini-swe-agent-responses.traj.json",
     "pydantic-ai-messages.json",
     "rlm-code-pure-rlm.jsonl",
     "rlm-code-run.jsonl",

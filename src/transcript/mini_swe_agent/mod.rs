@@ -17,7 +17,9 @@
 //! that submitted (`Submitted`: its output, the submission, as a stop message); any
 //! other exit status (`LimitsExceeded`, `TimeExceeded`, `RepeatedFormatError`, an
 //! error's name) says why mini-swe-agent stopped and is not a message, as the
-//! trajectory's `info` (the run's configuration, cost, exit status) is not.
+//! trajectory's `info` (the run's configuration, cost, exit status) is not. A
+//! Responses API model's trajectory holds the same in that API's shapes
+//! ([`responses`]).
 //!
 //! mini-swe-agent 1 kept neither the commands it parsed nor their return codes, nor
 //! an end message: a model's message has the command the run's own regex
@@ -32,7 +34,6 @@
 use std::borrow::Cow;
 
 use serde::Deserialize;
-use serde::de::IgnoredAny;
 use serde_json::value::RawValue;
 
 use super::parts::{Content, plain_text};
@@ -41,8 +42,10 @@ use super::wire::{Calls, JsonLine, ProviderUsage, RawArguments, Str};
 use crate::{Message, Role, ToolCall};
 
 mod first;
+mod responses;
 
 use first::First;
+use responses::OutputField;
 
 /// mini-swe-agent's one tool: every command the model runs is a call of it.
 const BASH: &str = "bash";
@@ -97,11 +100,19 @@ struct Entry<'a> {
     tool_call_id: Option<Str<'a>>,
     #[serde(default, borrow)]
     extra: Option<Extra<'a>>,
-    /// A Responses API model's items have a `type` (or `object`).
-    #[serde(default, rename = "type")]
-    kind: Option<IgnoredAny>,
+    /// A Responses API model's entries: a response object (`"object": "response"`,
+    /// its `output` items and `usage`), a `function_call_output` item (its
+    /// `call_id` and `output`), a `message` item (it has a `role`).
+    #[serde(default, rename = "type", borrow)]
+    kind: Option<Str<'a>>,
+    #[serde(default, borrow)]
+    object: Option<Str<'a>>,
+    #[serde(default, borrow)]
+    output: Option<OutputField<'a>>,
+    #[serde(default, borrow)]
+    call_id: Option<Str<'a>>,
     #[serde(default)]
-    object: Option<IgnoredAny>,
+    usage: Option<ProviderUsage>,
 }
 
 /// mini-swe-agent's own data on a message, the fields read (the others: times,
@@ -148,6 +159,9 @@ struct Response<'a> {
     usage: Option<ProviderUsage>,
     #[serde(default, borrow)]
     choices: Option<Vec<Choice<'a>>>,
+    /// A Responses API response's items.
+    #[serde(default, borrow)]
+    output: Option<Vec<responses::OutputItem<'a>>>,
 }
 
 /// An API response as mini-swe-agent saves it: an object, or, where it could not
@@ -282,16 +296,16 @@ impl Rules {
 }
 
 /// The messages of one of a trajectory's messages.
-fn read_entry<'a>(entry: Entry<'a>, within: &'a str, out: &mut Out<'a>) -> Result<(), Failure<'a>> {
+fn read_entry<'a>(
+    mut entry: Entry<'a>,
+    within: &'a str,
+    out: &mut Out<'a>,
+) -> Result<(), Failure<'a>> {
     let fail = |m: String| Failure::message(within, m);
-    let Some(role) = entry.role else {
-        return Err(fail(if entry.kind.is_some() || entry.object.is_some() {
-            "a Responses API item (a Responses model's trajectory), which is not read: \
-             run mini-swe-agent with a chat model"
-                .to_owned()
-        } else {
-            "a message without a \"role\"".to_owned()
-        }));
+    let Some(role) = entry.role.take() else {
+        let extra = entry.extra.take().unwrap_or_default();
+        out.push(responses::read_item(entry, &extra).map_err(fail)?);
+        return Ok(());
     };
     let extra = entry.extra.unwrap_or_default();
     let text = || plain_text(entry.content, "a mini-swe-agent message's content");
@@ -394,15 +408,18 @@ fn commands(actions: Vec<Action<'_>>) -> Vec<ToolCall<'_>> {
 /// (its first choice's message, its usage); where the response was not saved, the
 /// reply's text (a text-based model's) or nothing.
 fn unparsed_reply<'a>(extra: Extra<'a>, within: &'a str) -> Result<Message<'a>, Failure<'a>> {
-    let (usage, choice) = match extra.response.and_then(|r| r.0) {
+    let (usage, choice, items) = match extra.response.and_then(|r| r.0) {
         Some(response) => (
             response.usage,
             response.choices.and_then(|c| c.into_iter().next()),
+            response.output,
         ),
-        None => (None, None),
+        None => (None, None, None),
     };
-    let mut message = match choice {
-        Some(choice) => {
+    let mut message = match (choice, items) {
+        (None, Some(items)) => responses::turn(items)
+            .map_err(|m| Failure::message(within, format!("a FormatError's API response's {m}")))?,
+        (Some(choice), _) => {
             let line: JsonLine<'a> = parse_within(choice.message.get())?;
             let mut results = Out::new();
             let message = line.into_message(&mut results).map_err(|m| {
@@ -418,7 +435,7 @@ fn unparsed_reply<'a>(extra: Extra<'a>, within: &'a str) -> Result<Message<'a>, 
                 }
             }
         }
-        None => Message::llm(
+        (None, None) => Message::llm(
             extra
                 .model_response
                 .map_or(Cow::Borrowed(""), Str::into_cow),
