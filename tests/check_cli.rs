@@ -866,10 +866,19 @@ fn a_directory_without_transcripts_is_an_error_naming_what_it_holds() {
         stderr.contains("2 compressed (.gz, .zst): decompress them first"),
         "{stderr}"
     );
-    // With a transcript beside them, the corpus is that one run.
+    // With a transcript beside them, the corpus is that one run; with a trajectory
+    // as SWE-bench's published runs name theirs (`<instance>.traj`), two.
     std::fs::copy("examples/calculator.jsonl", dir.join("calculator.jsonl")).unwrap();
     let out = check(&["--seq", "A", path]);
     assert!(stdout(&out).contains("1 runs:"));
+    let trajectory = dir.join("nested/django__django-11099.traj");
+    std::fs::copy("examples/formats/mini-swe-agent-1.traj.json", &trajectory).unwrap();
+    let out = check(&["--seq", "A", path]);
+    let text = stdout(&out);
+    assert!(
+        text.contains("2 runs:") && text.contains("django__django-11099.traj"),
+        "{text}"
+    );
     std::fs::remove_dir_all(&dir).ok();
 }
 

@@ -91,7 +91,7 @@ pub(crate) struct Args {
     #[arg(long, value_name = "FILE", conflicts_with_all = ["follow", "all"])]
     html: Option<PathBuf>,
     /// The transcript file, or '-' for standard input. Several paths, directories
-    /// (searched recursively for .jsonl, .json and .tsv files) or globs ('logs/**/*.jsonl')
+    /// (searched recursively for .jsonl, .json, .tsv and .traj files) or globs ('logs/**/*.jsonl')
     /// check a corpus: one line per run, in parallel, then the totals.
     #[arg(required = true)]
     transcripts: Vec<String>,

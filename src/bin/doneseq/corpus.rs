@@ -95,8 +95,9 @@ impl Timeline {
 }
 
 /// The transcript files `args` name: files as given, directories searched
-/// recursively for `.jsonl`, `.json` and `.tsv` (Langroid's task logs) files, globs (`*`, `?`, `**`) expanded; sorted
-/// and without repeats.
+/// recursively for `.jsonl`, `.json`, `.tsv` (Langroid's task logs) and `.traj`
+/// (trajectories as SWE-bench's published runs name them) files, globs (`*`, `?`,
+/// `**`) expanded; sorted and without repeats.
 pub(crate) fn expand(args: &[String]) -> Result<Vec<PathBuf>, String> {
     let mut out = Vec::new();
     for arg in args {
@@ -136,7 +137,7 @@ pub(crate) fn expand(args: &[String]) -> Result<Vec<PathBuf>, String> {
 
 fn is_transcript(path: &Path) -> bool {
     path.extension()
-        .is_some_and(|e| e == "jsonl" || e == "json" || e == "tsv")
+        .is_some_and(|e| e == "jsonl" || e == "json" || e == "tsv" || e == "traj")
 }
 
 /// Whether `path` is a transcript compressed (`.jsonl.gz`, `.json.zst`, ...): not read,
