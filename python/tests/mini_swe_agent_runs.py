@@ -18,7 +18,7 @@ import json
 import os
 import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -132,20 +132,6 @@ SCRIPTS = {
         Turn((97, 20), "THOUGHT: the weather.", [("", "echo the service is down >&2; exit 3")]),
         Turn((130, 12), "THOUGHT: done.", [("", SUBMIT)]),
     ],
-    # A Responses API model's: the same calls as the tool-calling model's.
-    "responses": [
-        Turn((61, 22), "THOUGHT: the arithmetic first.", [("call_1", "echo $((17 * 23 + 4))")]),
-        Turn((80, 9), "THOUGHT: a lookup.", [("call_2", "print('Paris')")], tool="python"),
-        Turn(
-            (97, 20),
-            "",
-            [
-                ("call_3", "echo Paris is the capital of France."),
-                ("call_4", "echo the weather service is down >&2; exit 3"),
-            ],
-        ),
-        Turn((130, 12), "THOUGHT: done.", [("call_5", SUBMIT)]),
-    ],
     "textbased": [
         Turn((61, 22), "THOUGHT: the arithmetic first.", [("", "echo $((17 * 23 + 4))")]),
         Turn((80, 9), "THOUGHT: I know it is Paris."),
@@ -155,6 +141,12 @@ SCRIPTS = {
 }
 """The model's calls, in order: a command; a reply mini-swe-agent refuses (a call of
 another tool; no command); commands, one failing; the submission."""
+
+# A Responses API model's: the tool-calling model's calls, the third without text (a
+# response of calls only).
+SCRIPTS["responses"] = [
+    replace(turn, text="") if i == 2 else turn for i, turn in enumerate(SCRIPTS["toolcall"])
+]
 
 
 @dataclass

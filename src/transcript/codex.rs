@@ -74,9 +74,7 @@ pub(super) struct Rollout {
 impl Rollout {
     /// The waiting turn and outputs, given (before what follows them).
     pub(super) fn release(&mut self, out: &mut Out<'_>) {
-        for message in self.waiting.drain(..) {
-            out.push(message);
-        }
+        out.extend(self.waiting.drain(..));
     }
 
     /// Whether a turn waits.

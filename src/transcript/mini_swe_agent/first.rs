@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use super::{BASH, Entry, Info, bash};
+use super::{Entry, Extra, Info, Saved, bash, output, submission};
 use crate::transcript::parts::plain_text;
 use crate::transcript::record::{Failure, Out};
 use crate::{Message, ToolCall};
@@ -23,6 +23,9 @@ pub(super) struct First {
 }
 
 impl First {
+    /// The rules of a trajectory whose `info` is `info`: the run's regex (or
+    /// mini-swe-agent 1's default), how the run ended; an error where the regex is
+    /// not one doneseq runs.
     pub(super) fn of<'a>(info: Option<Info<'a>>, within: &'a str) -> Result<First, Failure<'a>> {
         let (status, regex) = match info {
             Some(info) => (
@@ -80,16 +83,13 @@ impl First {
                 if count == 1 {
                     message.tool_calls = found;
                 }
-                let usage = entry.extra.and_then(|e| e.response).and_then(|r| r.0);
-                if let Some(usage) = usage.and_then(|r| r.usage) {
-                    message = message.with_usage(usage.into_usage());
+                if let Some(usage) = entry.extra.and_then(|e| e.response).and_then(Saved::usage) {
+                    message = message.with_usage(usage);
                 }
                 out.push(message);
                 return Ok(Some(count));
             }
-            ("user", Some(1)) if last && self.submitted => {
-                out.push(Message::agent(text).with_tool_name(BASH).as_stop());
-            }
+            ("user", Some(1)) if last && self.submitted => out.push(submission(text)),
             ("user", Some(1)) => out.push(first_output(text)),
             ("user", None) if last && self.limited => {}
             ("user", _) => out.push(Message::user(text)),
@@ -115,18 +115,17 @@ impl First {
 }
 
 /// A mini-swe-agent 1 command's output: a result of `bash`, failed where it begins
-/// with a return code other than 0 (`<returncode>n</returncode>`).
+/// with a return code other than 0 (`<returncode>n</returncode>`), as mini-swe-agent
+/// 2 keeps the code beside it.
 fn first_output(text: Cow<'_, str>) -> Message<'_> {
-    let code = text
+    let returncode = text
         .trim_start()
         .strip_prefix("<returncode>")
         .and_then(|rest| rest.split_once("</returncode>"))
         .and_then(|(code, _)| code.trim().parse::<i64>().ok());
-    let message = Message::agent(text).with_tool_name(BASH);
-    match code {
-        Some(code) if code != 0 => {
-            message.with_error(format!("the command exited with code {code}"))
-        }
-        _ => message,
-    }
+    let kept = Extra {
+        returncode,
+        ..Extra::default()
+    };
+    output(Message::agent(text), &kept)
 }

@@ -38,14 +38,13 @@ use serde_json::value::RawValue;
 
 use super::parts::{Content, plain_text};
 use super::record::{Failure, Out, each, parse, parse_within};
-use super::wire::{Calls, JsonLine, ProviderUsage, RawArguments, Str};
+use super::wire::{Calls, JsonLine, ProviderUsage, RawArguments, Str, StringOrList};
 use crate::{Message, Role, ToolCall};
 
 mod first;
 mod responses;
 
 use first::First;
-use responses::OutputField;
 
 /// mini-swe-agent's one tool: every command the model runs is a call of it.
 const BASH: &str = "bash";
@@ -89,7 +88,7 @@ struct AgentConfig<'a> {
 /// `provider_specific_fields`, reasoning, annotations, ...: not its text or steps).
 #[derive(Deserialize)]
 struct Entry<'a> {
-    /// Absent in a Responses API model's items (read as an error).
+    /// Absent in a Responses API model's response objects and output items.
     #[serde(default, borrow)]
     role: Option<Str<'a>>,
     #[serde(default, borrow)]
@@ -108,7 +107,7 @@ struct Entry<'a> {
     #[serde(default, borrow)]
     object: Option<Str<'a>>,
     #[serde(default, borrow)]
-    output: Option<OutputField<'a>>,
+    output: Option<StringOrList<'a, responses::OutputItem<'a>>>,
     #[serde(default, borrow)]
     call_id: Option<Str<'a>>,
     #[serde(default)]
@@ -169,6 +168,13 @@ struct Response<'a> {
 /// (a response is most of a model message's bytes: not kept as text and read again).
 struct Saved<'a>(Option<Response<'a>>);
 
+impl Saved<'_> {
+    /// The response's usage, if it was saved and has one.
+    fn usage(self) -> Option<crate::Usage> {
+        self.0.and_then(|r| r.usage).map(ProviderUsage::into_usage)
+    }
+}
+
 impl<'de: 'a, 'a> Deserialize<'de> for Saved<'a> {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Saved<'a>, D::Error> {
         struct SavedVisitor<'a>(std::marker::PhantomData<&'a ()>);
@@ -210,22 +216,23 @@ pub(super) fn read<'a>(text: &'a str, out: &mut Out<'a>) -> Result<(), Failure<'
     // is wrong, a second, which says where.
     let start = out.len();
     if let Ok(trajectory) = parse::<Trajectory<'a, Entry<'a>>>(text) {
-        let read =
-            Rules::of(trajectory.info, trajectory.trajectory_format, text).and_then(|mut rules| {
-                rules.count = trajectory.messages.len();
+        let count = trajectory.messages.len();
+        let read = Rules::of(trajectory.info, trajectory.trajectory_format, count, text).and_then(
+            |mut rules| {
                 trajectory
                     .messages
                     .into_iter()
                     .try_for_each(|entry| rules.read(entry, text, out))
-            });
+            },
+        );
         if read.is_ok() {
             return Ok(());
         }
         out.truncate(start);
     }
     let located: Trajectory<'a, &'a RawValue> = parse(text)?;
-    let mut rules = Rules::of(located.info, located.trajectory_format, text)?;
-    rules.count = located.messages.len();
+    let count = located.messages.len();
+    let mut rules = Rules::of(located.info, located.trajectory_format, count, text)?;
     each(
         located.messages,
         |entry, within, out| rules.read(entry, within, out),
@@ -247,11 +254,12 @@ struct Rules {
 }
 
 impl Rules {
-    /// The rules of a trajectory of `format`, or an error where it is none of
-    /// mini-swe-agent's (or its regex is not one doneseq runs).
+    /// The rules of a trajectory of `format` holding `count` messages, or an error
+    /// where it is none of mini-swe-agent's (or its regex is not one doneseq runs).
     fn of<'a>(
         info: Option<Info<'a>>,
         format: Option<Str<'a>>,
+        count: usize,
         within: &'a str,
     ) -> Result<Rules, Failure<'a>> {
         let first = match format.as_ref().map(|f| &*f.0) {
@@ -269,7 +277,7 @@ impl Rules {
         };
         Ok(Rules {
             first,
-            count: 0,
+            count,
             read: 0,
             commands: None,
         })
@@ -335,8 +343,8 @@ fn read_entry<'a>(
             } else {
                 calls
             };
-            if let Some(usage) = extra.response.and_then(|r| r.0).and_then(|r| r.usage) {
-                message = message.with_usage(usage.into_usage());
+            if let Some(usage) = extra.response.and_then(Saved::usage) {
+                message = message.with_usage(usage);
             }
             out.push(message);
         }
@@ -353,11 +361,7 @@ fn read_entry<'a>(
                 .as_ref()
                 .is_some_and(|s| s.0 == "Submitted")
             {
-                out.push(
-                    Message::agent(text().map_err(fail)?)
-                        .with_tool_name(BASH)
-                        .as_stop(),
-                );
+                out.push(submission(text().map_err(fail)?));
             }
         }
         other => {
@@ -381,6 +385,12 @@ fn output<'a>(message: Message<'a>, extra: &Extra<'a>) -> Message<'a> {
         }
         _ => message,
     }
+}
+
+/// The submission (the output of the command that submitted): a result of `bash`
+/// and a stop message, its text the run's answer.
+fn submission(text: Cow<'_, str>) -> Message<'_> {
+    Message::agent(text).with_tool_name(BASH).as_stop()
 }
 
 /// A call of `bash` running `command` (its arguments `{"command": ...}`, as

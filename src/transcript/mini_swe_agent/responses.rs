@@ -10,45 +10,8 @@ use serde::Deserialize;
 
 use super::{Entry, Extra, output};
 use crate::transcript::parts::{Content, plain_text};
-use crate::transcript::wire::{ArgumentsText, RawArguments, Str};
+use crate::transcript::wire::{ArgumentsText, Listed, RawArguments, Str, StringOrList};
 use crate::{Message, ToolCall};
-
-/// An entry's `output`: a response object's items, or a `function_call_output`
-/// item's text. (Read by its JSON type, where it is: not buffered as an untagged
-/// enum would.)
-pub(super) enum OutputField<'a> {
-    Items(Vec<OutputItem<'a>>),
-    Text(Cow<'a, str>),
-}
-
-impl<'de: 'a, 'a> Deserialize<'de> for OutputField<'a> {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct OutputVisitor<'a>(std::marker::PhantomData<&'a ()>);
-        impl<'de: 'a, 'a> serde::de::Visitor<'de> for OutputVisitor<'a> {
-            type Value = OutputField<'a>;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a response's output items or an output's text")
-            }
-            fn visit_seq<S: serde::de::SeqAccess<'de>>(
-                self,
-                seq: S,
-            ) -> Result<OutputField<'a>, S::Error> {
-                let seq = serde::de::value::SeqAccessDeserializer::new(seq);
-                Vec::deserialize(seq).map(OutputField::Items)
-            }
-            fn visit_borrowed_str<E: serde::de::Error>(
-                self,
-                text: &'de str,
-            ) -> Result<OutputField<'a>, E> {
-                Ok(OutputField::Text(Cow::Borrowed(text)))
-            }
-            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<OutputField<'a>, E> {
-                Ok(OutputField::Text(Cow::Owned(text.to_owned())))
-            }
-        }
-        deserializer.deserialize_any(OutputVisitor(std::marker::PhantomData))
-    }
-}
 
 /// An item of a response's output, the fields read (ids and statuses are not).
 #[derive(Deserialize)]
@@ -65,6 +28,10 @@ pub(super) struct OutputItem<'a> {
     arguments: Option<RawArguments<'a>>,
     #[serde(default, borrow)]
     call_id: Option<Str<'a>>,
+}
+
+impl Listed for OutputItem<'_> {
+    const EXPECTING: &'static str = "a response's output items, or an output's text";
 }
 
 /// The model's turn of a response's output items: its messages' texts (joined by
@@ -118,7 +85,7 @@ pub(super) fn read_item<'a>(entry: Entry<'a>, extra: &Extra<'a>) -> Result<Messa
     let object = entry.object.as_ref().map(|o| &*o.0);
     let kind = entry.kind.as_ref().map(|k| &*k.0);
     match (object, kind, entry.output) {
-        (Some("response"), _, Some(OutputField::Items(items))) => {
+        (Some("response"), _, Some(StringOrList::List(items))) => {
             let message = turn(items).map_err(|m| format!("a response object's {m}"))?;
             Ok(match entry.usage {
                 Some(usage) => message.with_usage(usage.into_usage()),
@@ -127,9 +94,9 @@ pub(super) fn read_item<'a>(entry: Entry<'a>, extra: &Extra<'a>) -> Result<Messa
         }
         (_, Some("function_call_output"), text) => {
             let text = match text {
-                Some(OutputField::Text(text)) => text,
+                Some(StringOrList::Text(text)) => text,
                 None => Cow::Borrowed(""),
-                Some(OutputField::Items(_)) => {
+                Some(StringOrList::List(_)) => {
                     return Err("a function_call_output whose output is not a text".to_owned());
                 }
             };
