@@ -565,7 +565,7 @@ fn help_lists_every_format_and_a_corpus_of_every_format_is_read() {
     let out = check(&["--stop", "final | done_signal", "examples/formats"]);
     let text = stdout(&out);
     assert!(
-        text.contains("41 runs: 8 done") && text.contains(" 0 errors"),
+        text.contains("44 runs: 8 done") && text.contains(" 0 errors"),
         "{text}"
     );
     for name in [

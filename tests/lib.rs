@@ -23,6 +23,8 @@ mod formats;
 mod gemini;
 #[cfg(feature = "cli")]
 mod html_report;
+#[cfg(feature = "eval-archives")]
+mod inspect;
 #[cfg(feature = "json")]
 mod langchain;
 mod langroid;

@@ -72,10 +72,7 @@ pub(crate) fn check_files(
         if parallel {
             corpus::check_files(monitor, &files, format)
         } else {
-            files
-                .iter()
-                .map(|file| corpus::check_file(monitor, file, format))
-                .collect()
+            corpus::check_files_in_turn(monitor, &files, format)
         }
     });
     let list = PyList::empty(py);

@@ -221,7 +221,8 @@ impl PyMonitor {
     }
 
     /// `check_file` of every path, on all cores (`parallel`) or one after the other;
-    /// the summaries in the order of `paths`.
+    /// the summaries in the order of `paths`, an Inspect AI `.eval` log's a run a
+    /// sample.
     #[pyo3(signature = (paths, format = "auto", parallel = true))]
     fn check_files(
         &self,

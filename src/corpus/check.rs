@@ -8,6 +8,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use super::summary::{NO_MESSAGE, RunSummary, overrun_warning};
 use crate::message::{Message, Role};
 use crate::monitor::Monitor;
+#[cfg(feature = "eval-archives")]
+use crate::transcript::EvalArchive;
 use crate::transcript::{Format, Reader};
 
 /// Checks the run `reader` reads to its end: where `monitor`'s rule stops it, and what
@@ -118,6 +120,26 @@ fn check_file_with(
     each: impl FnMut(usize, &Message<'_>, bool),
 ) -> RunSummary {
     let name = path.display().to_string();
+    #[cfg(feature = "eval-archives")]
+    if is_eval_log(path) {
+        return match EvalArchive::open(path) {
+            Ok(log) if log.len() == 1 => {
+                check_sample(monitor, (0, path), 0, format, &mut Some((0, log)), each)
+            }
+            Ok(log) => RunSummary {
+                error: Some(format!(
+                    "an Inspect .eval log of {} samples, each its own run: check it as a \
+                     corpus (check_files reads each sample as a run)",
+                    log.len()
+                )),
+                ..RunSummary::new(name)
+            },
+            Err(e) => RunSummary {
+                error: Some(e.to_string()),
+                ..RunSummary::new(name)
+            },
+        };
+    }
     match File::open(path) {
         Ok(file) => check_reader_with(
             monitor,
@@ -168,6 +190,20 @@ pub fn check_files<P: AsRef<Path> + Sync>(
         .collect()
 }
 
+/// [`check_files`] on this thread alone, one run after the other: the same summaries,
+/// in the same order.
+#[must_use]
+pub fn check_files_in_turn<P: AsRef<Path> + Sync>(
+    monitor: &Monitor,
+    paths: &[P],
+    format: Format,
+) -> Vec<RunSummary> {
+    check_runs(monitor, paths, format, 1, &|| (), &|(), _, _, _| {})
+        .into_iter()
+        .map(|(summary, ())| summary)
+        .collect()
+}
+
 /// [`check_files`], building beside each summary a value of its own: `start()` for
 /// each run, then `each(&mut value, index, message, step)` on each message (as
 /// [`check_reader_with`] calls it).
@@ -184,50 +220,167 @@ where
     S: Fn() -> T + Sync,
     E: Fn(&mut T, usize, &Message<'_>, bool) + Sync,
 {
-    let workers = std::thread::available_parallelism()
-        .map_or(1, std::num::NonZero::get)
-        .min(paths.len().max(1));
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    check_runs(monitor, paths, format, cores, &start, &each)
+}
+
+/// The runs of `paths` checked on up to `threads` threads (this one, where it is 1).
+fn check_runs<P, T, S, E>(
+    monitor: &Monitor,
+    paths: &[P],
+    format: Format,
+    threads: usize,
+    start: &S,
+    each: &E,
+) -> Vec<(RunSummary, T)>
+where
+    P: AsRef<Path> + Sync,
+    T: Send,
+    S: Fn() -> T + Sync,
+    E: Fn(&mut T, usize, &Message<'_>, bool) + Sync,
+{
+    // The runs: a file each, but an Inspect `.eval` log one a sample.
+    let runs: Vec<(usize, Option<usize>)> = paths
+        .iter()
+        .enumerate()
+        .flat_map(|(i, path)| {
+            let samples = samples_in(path.as_ref());
+            let each: Box<dyn Iterator<Item = Option<usize>>> = match samples {
+                Some(n) => Box::new((0..n).map(Some)),
+                None => Box::new(std::iter::once(None)),
+            };
+            each.map(move |sample| (i, sample))
+        })
+        .collect();
+    let workers = threads.min(runs.len()).max(1);
     let next = AtomicUsize::new(0);
-    let check = |i: usize| {
+    let check = |(i, sample): (usize, Option<usize>), open: &mut Opened| {
         let mut value = start();
-        let summary = check_file_with(
-            monitor,
-            paths[i].as_ref(),
-            format,
-            |index, message, step| {
-                each(&mut value, index, message, step);
-            },
-        );
+        let each = |index, message: &Message<'_>, step| {
+            each(&mut value, index, message, step);
+        };
+        let path = paths[i].as_ref();
+        let summary = match sample {
+            None => check_file_with(monitor, path, format, each),
+            Some(sample) => check_sample(monitor, (i, path), sample, format, open, each),
+        };
         (summary, value)
     };
-    let done: Vec<Vec<(usize, (RunSummary, T))>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..workers)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut done = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        if i >= paths.len() {
-                            break done;
-                        }
-                        done.push((i, check(i)));
-                    }
+    let work = || {
+        let mut done = Vec::new();
+        // The archive this thread read a sample of last, kept open for the next (a
+        // log's samples come one after another).
+        let mut open = Opened::default();
+        loop {
+            let r = next.fetch_add(1, Ordering::Relaxed);
+            if r >= runs.len() {
+                break done;
+            }
+            done.push((r, check(runs[r], &mut open)));
+        }
+    };
+    let done: Vec<Vec<(usize, (RunSummary, T))>> = if workers == 1 {
+        vec![work()]
+    } else {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..workers).map(|_| scope.spawn(work)).collect();
+            handles
+                .into_iter()
+                .map(|handle| match handle.join() {
+                    Ok(done) => done,
+                    // A panic is a bug of the crate's; raise it where the caller is.
+                    Err(panic) => std::panic::resume_unwind(panic),
                 })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|handle| match handle.join() {
-                Ok(done) => done,
-                // A panic is a bug of the crate's; raise it where the caller is.
-                Err(panic) => std::panic::resume_unwind(panic),
-            })
-            .collect()
-    });
-    let mut slots: Vec<Option<(RunSummary, T)>> = (0..paths.len()).map(|_| None).collect();
-    for (i, result) in done.into_iter().flatten() {
-        slots[i] = Some(result);
+                .collect()
+        })
+    };
+    let mut slots: Vec<Option<(RunSummary, T)>> = (0..runs.len()).map(|_| None).collect();
+    for (r, result) in done.into_iter().flatten() {
+        slots[r] = Some(result);
     }
     // Every index was taken by exactly one thread, and every thread joined.
     slots.into_iter().flatten().collect()
+}
+
+/// The `.eval` log a thread has open, by its path's index.
+#[cfg(feature = "eval-archives")]
+type Opened = Option<(usize, EvalArchive)>;
+#[cfg(not(feature = "eval-archives"))]
+type Opened = ();
+
+/// How many samples the Inspect `.eval` log at `path` holds (each a run); `None`
+/// for any other file, and for a log that cannot be opened (checked as one run,
+/// whose error says why).
+#[cfg(feature = "eval-archives")]
+fn samples_in(path: &Path) -> Option<usize> {
+    if !is_eval_log(path) {
+        return None;
+    }
+    EvalArchive::open(path).ok().map(|log| log.len())
+}
+
+#[cfg(not(feature = "eval-archives"))]
+fn samples_in(_: &Path) -> Option<usize> {
+    None
+}
+
+/// Whether `path` names an Inspect `.eval` log.
+pub(crate) fn is_eval_log(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "eval")
+}
+
+/// Checks sample `sample` of the `.eval` log at `path` (the `i`th path), a run named
+/// `<path>#<sample>` (`<id>_epoch_<n>`).
+#[cfg(feature = "eval-archives")]
+fn check_sample(
+    monitor: &Monitor,
+    (i, path): (usize, &Path),
+    sample: usize,
+    format: Format,
+    open: &mut Opened,
+    each: impl FnMut(usize, &Message<'_>, bool),
+) -> RunSummary {
+    let name = path.display().to_string();
+    if open.as_ref().is_none_or(|(at, _)| *at != i) {
+        *open = match EvalArchive::open(path) {
+            Ok(log) => Some((i, log)),
+            Err(e) => {
+                return RunSummary {
+                    error: Some(e.to_string()),
+                    ..RunSummary::new(name)
+                };
+            }
+        };
+    }
+    let Some((_, log)) = open.as_mut().filter(|(_, log)| sample < log.len()) else {
+        return RunSummary {
+            error: Some("the log changed while it was checked".to_owned()),
+            ..RunSummary::new(name)
+        };
+    };
+    let name = format!("{name}#{}", log.name(sample));
+    match log.sample(sample) {
+        Ok(json) => check_reader_with(
+            monitor,
+            name,
+            Reader::new(std::io::Cursor::new(json), format),
+            each,
+        ),
+        Err(e) => RunSummary {
+            error: Some(e.to_string()),
+            ..RunSummary::new(name)
+        },
+    }
+}
+
+#[cfg(not(feature = "eval-archives"))]
+fn check_sample(
+    _: &Monitor,
+    _: (usize, &Path),
+    _: usize,
+    _: Format,
+    (): &mut Opened,
+    _: impl FnMut(usize, &Message<'_>, bool),
+) -> RunSummary {
+    unreachable!("no sample is a run without the eval-archives feature")
 }

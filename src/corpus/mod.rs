@@ -34,5 +34,7 @@
 mod check;
 mod summary;
 
-pub use check::{check_file, check_files, check_files_with, check_reader, check_reader_with};
+pub use check::{
+    check_file, check_files, check_files_in_turn, check_files_with, check_reader, check_reader_with,
+};
 pub use summary::{Aggregate, NO_MESSAGE, RunSummary, overrun_warning};

@@ -91,6 +91,13 @@ struct Keys {
     info: bool,
     /// `model_stats` or `exit_status` (in a mini-swe-agent trajectory's `info`).
     run_stats: bool,
+    /// `epoch` (an Inspect eval sample's, beside `messages`).
+    epoch: bool,
+    /// `eval` (an Inspect eval log's: its task and run, beside `plan`, `results`,
+    /// `samples`).
+    eval: bool,
+    /// `results`, `samples` or `stats` (an Inspect eval log's, beside `eval`).
+    eval_log: bool,
     /// `lc` (LangChain's serialization has it).
     lc: bool,
     input: bool,
@@ -160,6 +167,8 @@ struct Keys {
 /// {"timestamp", "type": "response_item", "payload"}  Codex rollout's record
 /// {"info", "messages", "trajectory_format"}   mini-swe-agent trajectory (without a
 ///                                             format: `info` with `model_stats`)
+/// {"id", "epoch", "messages", "events", ...}  Inspect eval sample
+/// {"version", "eval", "plan", "samples", ...} Inspect eval log
 /// ```
 pub(super) fn kind(text: &str) -> Option<Kind> {
     let mut keys = Keys::default();
@@ -176,6 +185,10 @@ fn decide(k: &Keys) -> Option<Kind> {
         Kind::Otlp
     } else if k.resource_logs {
         Kind::OtlpLogs
+    } else if k.epoch && k.messages && !k.role && !typed {
+        Kind::InspectSample
+    } else if k.eval && k.eval_log && !k.role && !typed {
+        Kind::InspectLog
     } else if (typed && k.claude_code || k.agent_type && !typed) && !k.role {
         Kind::ClaudeCodeRecord
     } else if typed && k.payload && !k.role {
@@ -392,6 +405,9 @@ impl<'de> Visitor<'de> for Look<'_> {
                         "agentType" => k.agent_type = true,
                         "trajectory_format" => k.trajectory_format = true,
                         "model_stats" | "exit_status" => k.run_stats = true,
+                        "epoch" => k.epoch = true,
+                        "eval" => k.eval = true,
+                        "results" | "samples" | "stats" => k.eval_log = true,
                         "lc" => k.lc = true,
                         "source" => k.source = true,
                         "model" => k.model = true,

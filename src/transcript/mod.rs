@@ -2,7 +2,7 @@
 //! (Chat Completions and the Responses API), Anthropic, AutoGen, Langroid, Pydantic
 //! AI, LangChain, Gemini and Google ADK, smolagents, Amazon Bedrock Converse (Strands
 //! Agents), Agno, LlamaIndex, CrewAI, rlm-code, locus, Claude Code (and the Claude
-//! Agent SDK), Codex CLI, and OpenTelemetry traces (GenAI, OpenInference and Langfuse
+//! Agent SDK), Codex CLI, mini-swe-agent, Inspect AI, and OpenTelemetry traces (GenAI, OpenInference and Langfuse
 //! spans, GenAI log records), each format detected from the content by
 //! [`Format::Auto`].
 //!
@@ -28,9 +28,12 @@ mod codex;
 mod completion;
 mod crewai;
 mod detect;
+#[cfg(feature = "eval-archives")]
+mod eval_archive;
 mod fast;
 mod first_key;
 mod gemini;
+mod inspect;
 mod langchain;
 mod langroid;
 mod langroid_tsv;
@@ -49,6 +52,8 @@ mod smolagents;
 mod trim;
 mod wire;
 
+#[cfg(feature = "eval-archives")]
+pub use eval_archive::{ArchiveError, EvalArchive, MAX_SAMPLE_LEN};
 pub use langroid::MAX_TOOL_SEARCH_WORK;
 
 use std::borrow::Cow;
@@ -158,11 +163,15 @@ pub enum Format {
     /// mini-swe-agent's trajectories: the `.traj.json` a run saves (its messages,
     /// each command the model ran a call of `bash`, the submission a stop).
     MiniSweAgent,
+    /// Inspect AI's eval samples: a sample of an eval log (a `.eval` log keeps each
+    /// in its own member), or a JSON eval log of one sample; the model's calls'
+    /// usage from its model events, a tool's error failed.
+    Inspect,
 }
 
 impl Format {
     /// Every format, in the order `--help` lists them.
-    pub const ALL: [Format; 22] = [
+    pub const ALL: [Format; 23] = [
         Format::Auto,
         Format::Jsonl,
         Format::OpenAi,
@@ -185,6 +194,7 @@ impl Format {
         Format::ClaudeCode,
         Format::Codex,
         Format::MiniSweAgent,
+        Format::Inspect,
     ];
 
     /// The format's name, as [`str::parse`] reads it.
@@ -213,6 +223,7 @@ impl Format {
             Format::ClaudeCode => "claude-code",
             Format::Codex => "codex",
             Format::MiniSweAgent => "mini-swe-agent",
+            Format::Inspect => "inspect",
         }
     }
 

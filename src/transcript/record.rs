@@ -8,8 +8,8 @@ use serde::Deserialize;
 use super::wire::{Converted, JsonLine, Listed, MessageSeed, RawArguments, StringOrList};
 use super::{
     Format, TranscriptErrorKind, agno, anthropic, autogen, bedrock, claude_code, codex, completion,
-    crewai, fast, gemini, langchain, langroid, llamaindex, locus, mini_swe_agent, ollama, otel,
-    pydantic_ai, responses, rlm_code, smolagents,
+    crewai, fast, gemini, inspect, langchain, langroid, llamaindex, locus, mini_swe_agent, ollama,
+    otel, pydantic_ai, responses, rlm_code, smolagents,
 };
 use crate::{Message, ToolCall};
 
@@ -142,6 +142,12 @@ pub(super) enum Kind {
     CodexRecord,
     /// A mini-swe-agent trajectory (`{"info", "messages", "trajectory_format"}`).
     MiniSweAgentTrajectory,
+    /// An Inspect AI eval sample (`{"id", "epoch", "input", "messages", "events",
+    /// ...}`).
+    InspectSample,
+    /// An Inspect AI eval log written as JSON (`{"version", "status", "eval",
+    /// "samples", ...}`).
+    InspectLog,
 }
 
 impl Kind {
@@ -211,6 +217,10 @@ impl Kind {
             Kind::MiniSweAgentTrajectory => {
                 "a mini-swe-agent trajectory ({\"info\", \"messages\", \"trajectory_format\"})"
             }
+            Kind::InspectSample => {
+                "an Inspect eval sample ({\"id\", \"epoch\", \"messages\", \"events\", ...})"
+            }
+            Kind::InspectLog => "an Inspect eval log ({\"version\", \"eval\", \"samples\", ...})",
         }
     }
 
@@ -246,6 +256,7 @@ impl Kind {
             Kind::ClaudeCodeRecord => Format::ClaudeCode,
             Kind::CodexRecord => Format::Codex,
             Kind::MiniSweAgentTrajectory => Format::MiniSweAgent,
+            Kind::InspectSample | Kind::InspectLog => Format::Inspect,
         }
     }
 
@@ -300,6 +311,8 @@ impl Kind {
                 Kind::ClaudeCodeRecord,
                 Kind::CodexRecord,
                 Kind::MiniSweAgentTrajectory,
+                Kind::InspectSample,
+                Kind::InspectLog,
             ],
             Format::Jsonl | Format::Langroid => &[Kind::Message],
             Format::OpenAi => &[
@@ -346,6 +359,7 @@ impl Kind {
             Format::ClaudeCode => &[Kind::ClaudeCodeRecord],
             Format::Codex => &[Kind::CodexRecord],
             Format::MiniSweAgent => &[Kind::MiniSweAgentTrajectory],
+            Format::Inspect => &[Kind::InspectSample, Kind::InspectLog],
             // Not JSON: its lines go to its own reader.
             Format::LangroidTsv => &[],
         }
@@ -642,6 +656,8 @@ fn read_kind<'a>(
         Kind::ClaudeCodeRecord => claude_code::read(parse(text)?, text, &mut cx.claude_code, out),
         Kind::CodexRecord => codex::read(parse(text)?, text, cx, out),
         Kind::MiniSweAgentTrajectory => mini_swe_agent::read(text, out),
+        Kind::InspectSample => inspect::read_sample(text, out),
+        Kind::InspectLog => inspect::read_log(text, out),
         Kind::CrewAiLog => Err(Failure::message(
             text,
             "a CrewAI output log (output_log_file) holds each task's status and output, not \

@@ -25,6 +25,7 @@ const FORMAT_SAMPLES: &[&str] = &[
     "codex-rollout.jsonl",
     "codex-rollout-0.133.jsonl",
     "gemini-contents.json",
+    "inspect-log.json",
     "langchain-messages.json",
     "langroid-task.tsv",
     "langroid.jsonl",

@@ -69,8 +69,9 @@ class Monitor:
         corpus (``path``, ``kind``, ``at``, ``fired``, ``answer``, ``steps``,
         ``tokens``, ``recorded_steps``, ``recorded_tokens``, ``early``, and ``error``
         or ``warning`` when there are any). An unreadable transcript gives its
-        ``error``; one that holds no message, a ``warning`` saying so; an unknown
-        format raises ``ConfigError``."""
+        ``error``; one that holds no message, a ``warning`` saying so (an Inspect AI
+        ``.eval`` log of several samples, several runs, an ``error``: ``check_files``
+        reads each); an unknown format raises ``ConfigError``."""
     def check_files(
         self,
         paths: Iterable[str | PathLike[str]],
@@ -78,7 +79,8 @@ class Monitor:
         parallel: bool = True,
     ) -> list[dict[str, Any]]:
         """``check_file`` of every path, on all cores (``parallel``) or one after the
-        other, in the order of ``paths``."""
+        other, in the order of ``paths``; an Inspect AI ``.eval`` log is a run a
+        sample (its ``path`` ``<log>#<id>_epoch_<n>``), in the log's order."""
     @staticmethod
     def _from_json(config: str) -> Monitor: ...
 

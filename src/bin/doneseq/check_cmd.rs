@@ -58,7 +58,8 @@ pub(crate) struct Args {
     /// SDK's session logs, ~/.claude/projects/<project>/<session id>.jsonl); codex (Codex
     /// CLI's session logs, ~/.codex/sessions/<date>/rollout-*.jsonl); mini-swe-agent
     /// (mini-swe-agent's trajectories, <instance>.traj.json: each command a call of
-    /// bash, the submission a stop).
+    /// bash, the submission a stop); inspect (Inspect AI's eval samples: a .eval log's,
+    /// each a run of the corpus, or a JSON log of one sample).
     /// All but jsonl, langroid and langroid-tsv also read JSON documents (an array, or
     /// one record on many lines; several one after another).
     #[arg(long, default_value = "auto", value_parser = parse_format)]
@@ -91,8 +92,9 @@ pub(crate) struct Args {
     #[arg(long, value_name = "FILE", conflicts_with_all = ["follow", "all"])]
     html: Option<PathBuf>,
     /// The transcript file, or '-' for standard input. Several paths, directories
-    /// (searched recursively for .jsonl, .json, .tsv and .traj files) or globs ('logs/**/*.jsonl')
-    /// check a corpus: one line per run, in parallel, then the totals.
+    /// (searched recursively for .jsonl, .json, .tsv, .traj and .eval files) or globs
+    /// ('logs/**/*.jsonl') check a corpus: one line per run, in parallel, then the
+    /// totals. An Inspect AI .eval log is a run a sample, a corpus even alone.
     #[arg(required = true)]
     transcripts: Vec<String>,
 }
@@ -108,7 +110,11 @@ pub(crate) fn parse_input(s: &str) -> Result<TaskInput, String> {
 
 pub(crate) fn run(args: &Args) -> ExitCode {
     let single = match args.transcripts.as_slice() {
-        [one] => one == "-" || std::path::Path::new(one).is_file(),
+        // An Inspect `.eval` log holds a run a sample: a corpus.
+        [one] => {
+            let path = std::path::Path::new(one);
+            one == "-" || path.is_file() && path.extension().is_none_or(|e| e != "eval")
+        }
         _ => false,
     };
     if !single || args.html.is_some() {

@@ -19,8 +19,8 @@ pub(crate) struct Args {
     config: Vec<PathBuf>,
     /// The transcripts' format, as for check: auto, jsonl, openai, openai-responses,
     /// anthropic, autogen, langroid, langroid-tsv, otel, pydantic-ai, langchain, gemini,
-    /// smolagents, bedrock, agno, llamaindex, crewai, rlm-code, locus, claude-code, codex
-    /// or mini-swe-agent.
+    /// smolagents, bedrock, agno, llamaindex, crewai, rlm-code, locus, claude-code, codex,
+    /// mini-swe-agent or inspect.
     #[arg(long, default_value = "auto", value_parser = |s: &str| s.parse::<Format>())]
     format: Format,
     /// Which messages are the task's input, not steps, as for check (replaces both

@@ -120,8 +120,8 @@ pub(crate) fn expand(args: &[String]) -> Result<Vec<PathBuf>, String> {
                     String::new()
                 };
                 return Err(format!(
-                    "{arg}: no transcript in it (.jsonl, .json or .tsv files, searched \
-                     recursively){hint}"
+                    "{arg}: no transcript in it (.jsonl, .json, .tsv, .traj or .eval files, \
+                     searched recursively){hint}"
                 ));
             }
         } else if path.is_file() {
@@ -137,7 +137,7 @@ pub(crate) fn expand(args: &[String]) -> Result<Vec<PathBuf>, String> {
 
 fn is_transcript(path: &Path) -> bool {
     path.extension()
-        .is_some_and(|e| e == "jsonl" || e == "json" || e == "tsv" || e == "traj")
+        .is_some_and(|e| e == "jsonl" || e == "json" || e == "tsv" || e == "traj" || e == "eval")
 }
 
 /// Whether `path` is a transcript compressed (`.jsonl.gz`, `.json.zst`, ...): not read,

@@ -1,0 +1,409 @@
+//! Inspect AI's eval samples: one sample of an eval log (`EvalSample`, as a `.eval`
+//! log keeps each in its own `samples/<id>_epoch_<n>.json`), or an eval log written
+//! as JSON (`--log-format=json`) holding one sample.
+//!
+//! A sample's `messages` are Inspect's chat messages: `system`, `user`, `assistant`
+//! (its `tool_calls`, each `{"id", "function", "arguments"}` with the arguments an
+//! object) and `tool` (the result of the call its `tool_call_id` names, of the tool
+//! its `function` names, failed where it has an `error`). Content is a string or a
+//! list of Inspect's content parts: `text` is text; `reasoning` (the model's
+//! thoughts, not its answer) and media (`image`, `audio`, `video`, `document`,
+//! `data`) are not text; `tool_use` is a call the provider ran itself. A text that
+//! Inspect moved into the sample's `attachments` (`attachment://<hash>`, as earlier
+//! releases did with long texts) is read as the text it stands for.
+//!
+//! Inspect keeps no usage on a message: each model call's is on its `model` event,
+//! whose output's message has the id of the message the call added, so a model's
+//! message has the usage of the event whose output it is (none where the sample
+//! keeps no events, or the message no id). A call's input tokens are its total less
+//! its output: Inspect's total counts cache reads and writes, which some providers
+//! report apart from the input.
+//!
+//! The sample's `error` (the exception that ended it) is a last message, the
+//! agent's, failed with the error's message. Its `limit` (a message, token, time or
+//! other limit that ended it), `output` (the last model output again), `scores`,
+//! `metadata`, `store` and the other events say how the run ended or was scored, and
+//! are not messages.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::record::{Failure, Out, each, parse};
+use super::wire::{Listed, RawArguments, Str, StringOrList, arguments_of};
+use crate::{Message, ToolCall, Usage};
+
+/// How a text moved into the sample's attachments is written in its place.
+const ATTACHMENT: &str = "attachment://";
+
+/// A sample, read in one pass: its messages (`M`, each read or kept as its text) and
+/// what they are read with.
+#[derive(Deserialize)]
+#[serde(bound(deserialize = "'de: 'a, M: Deserialize<'de>"))]
+struct Sample<'a, M> {
+    messages: Vec<M>,
+    #[serde(default, borrow)]
+    events: Option<Vec<Event<'a>>>,
+    #[serde(default, borrow)]
+    attachments: Option<HashMap<&'a str, Str<'a>>>,
+    #[serde(default, borrow)]
+    error: Option<SampleError<'a>>,
+}
+
+/// An eval log written as JSON: its samples (the rest describes the eval: its task,
+/// plan, results, statistics).
+#[derive(Deserialize)]
+struct Log<'a> {
+    #[serde(default, borrow)]
+    samples: Option<Vec<&'a RawValue>>,
+}
+
+/// One of the sample's events, the fields read: a model call's output (the other
+/// events, and a call's input, tools and configuration, are not read).
+#[derive(Deserialize)]
+struct Event<'a> {
+    #[serde(borrow)]
+    event: Str<'a>,
+    #[serde(default, borrow)]
+    output: Option<Output<'a>>,
+}
+
+#[derive(Deserialize)]
+struct Output<'a> {
+    #[serde(default, borrow)]
+    choices: Vec<Choice<'a>>,
+    #[serde(default)]
+    usage: Option<ModelUsage>,
+}
+
+#[derive(Deserialize)]
+struct Choice<'a> {
+    #[serde(borrow)]
+    message: MessageId<'a>,
+}
+
+#[derive(Deserialize)]
+struct MessageId<'a> {
+    #[serde(default, borrow)]
+    id: Option<Str<'a>>,
+}
+
+/// Inspect's `ModelUsage`, the fields read.
+#[derive(Deserialize)]
+struct ModelUsage {
+    #[serde(default)]
+    input_tokens: u64,
+    #[serde(default)]
+    output_tokens: u64,
+    #[serde(default)]
+    total_tokens: Option<u64>,
+}
+
+impl ModelUsage {
+    /// The call's usage: its input the total less the output (where there is a
+    /// total), which counts the cache reads and writes some providers report apart.
+    fn into_usage(self) -> Usage {
+        let input = match self.total_tokens {
+            Some(total) if total >= self.output_tokens => total - self.output_tokens,
+            _ => self.input_tokens,
+        };
+        Usage {
+            input_tokens: input,
+            output_tokens: self.output_tokens,
+        }
+    }
+}
+
+/// The exception that ended the sample (its traceback not read).
+#[derive(Deserialize)]
+struct SampleError<'a> {
+    #[serde(borrow)]
+    message: Str<'a>,
+}
+
+/// One chat message, the fields read (the others: its `source`, `metadata`, the
+/// model that wrote it, a tool call's view).
+#[derive(Deserialize)]
+struct ChatMessage<'a> {
+    #[serde(borrow)]
+    role: Str<'a>,
+    #[serde(default, borrow)]
+    id: Option<Str<'a>>,
+    #[serde(default, borrow)]
+    content: Option<StringOrList<'a, Part<'a>>>,
+    #[serde(default, borrow)]
+    tool_calls: Option<Vec<Call<'a>>>,
+    #[serde(default, borrow)]
+    tool_call_id: Option<Str<'a>>,
+    /// A tool message's tool.
+    #[serde(default, borrow)]
+    function: Option<Str<'a>>,
+    /// A tool message's error (`{"type", "message"}`).
+    #[serde(default, borrow)]
+    error: Option<ToolError<'a>>,
+}
+
+/// A model's tool call: its tool (`function`), arguments (an object) and id.
+#[derive(Deserialize)]
+struct Call<'a> {
+    #[serde(default, borrow)]
+    id: Option<Str<'a>>,
+    #[serde(borrow)]
+    function: Str<'a>,
+    #[serde(default, borrow)]
+    arguments: Option<RawArguments<'a>>,
+}
+
+#[derive(Deserialize)]
+struct ToolError<'a> {
+    #[serde(default, rename = "type", borrow)]
+    kind: Option<Str<'a>>,
+    #[serde(default, borrow)]
+    message: Option<Str<'a>>,
+}
+
+/// One content part: the union of the fields the part types read here carry.
+#[derive(Deserialize)]
+struct Part<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Str<'a>,
+    #[serde(default, borrow)]
+    text: Option<Str<'a>>,
+    /// A `tool_use` part's call.
+    #[serde(default, borrow)]
+    id: Option<Str<'a>>,
+    #[serde(default, borrow)]
+    name: Option<Str<'a>>,
+    #[serde(default, borrow)]
+    arguments: Option<RawArguments<'a>>,
+}
+
+impl Listed for Part<'_> {
+    const EXPECTING: &'static str = "a string or a list of Inspect content parts";
+}
+
+/// The content part types that hold no text: the model's reasoning, media, data.
+const SILENT: &[&str] = &["reasoning", "image", "audio", "video", "document", "data"];
+
+/// The messages of the sample `text`.
+pub(super) fn read_sample<'a>(text: &'a str, out: &mut Out<'a>) -> Result<(), Failure<'a>> {
+    // One pass over the messages (a sample is mostly its events and messages); where
+    // anything is wrong, a second, which says which message.
+    let start = out.len();
+    if let Ok(sample) = parse::<Sample<'a, ChatMessage<'a>>>(text) {
+        let mut rules = Rules::of(sample.events, sample.attachments);
+        let read = sample
+            .messages
+            .into_iter()
+            .try_for_each(|message| rules.read(message, text, out));
+        if read.is_ok() {
+            push_error(sample.error, out);
+            return Ok(());
+        }
+        out.truncate(start);
+    }
+    let located: Sample<'a, &'a RawValue> = parse(text)?;
+    let mut rules = Rules::of(located.events, located.attachments);
+    each(
+        located.messages,
+        |message, within, out| rules.read(message, within, out),
+        out,
+    )?;
+    push_error(located.error, out);
+    Ok(())
+}
+
+/// The messages of the eval log `text`: its one sample's. A log of several samples
+/// holds several runs, which one transcript is not.
+pub(super) fn read_log<'a>(text: &'a str, out: &mut Out<'a>) -> Result<(), Failure<'a>> {
+    let log: Log<'a> = parse(text)?;
+    match log.samples.as_deref() {
+        Some([sample]) => read_sample(sample.get(), out),
+        None | Some([]) => Err(Failure::message(
+            text,
+            "an Inspect eval log without samples (its header alone, or logged without \
+             them): read its samples' log (a .eval log keeps each sample)",
+        )),
+        Some(samples) => Err(Failure::message(
+            text,
+            format!(
+                "an Inspect eval log of {} samples, each its own run: convert it to a .eval \
+                 log (`inspect log convert LOG --to eval --output-dir DIR`), whose samples \
+                 `doneseq check` reads each as a run",
+                samples.len()
+            ),
+        )),
+    }
+}
+
+/// The sample's error, a last message, failed.
+fn push_error<'a>(error: Option<SampleError<'a>>, out: &mut Out<'a>) {
+    if let Some(error) = error {
+        out.push(Message::agent("").with_error(error.message.into_cow()));
+    }
+}
+
+/// What a sample's messages are read with: each model call's usage by the id of the
+/// message it added, and the texts moved into attachments.
+struct Rules<'a> {
+    usage: HashMap<Cow<'a, str>, Usage>,
+    attachments: HashMap<&'a str, Cow<'a, str>>,
+}
+
+impl<'a> Rules<'a> {
+    fn of(
+        events: Option<Vec<Event<'a>>>,
+        attachments: Option<HashMap<&'a str, Str<'a>>>,
+    ) -> Rules<'a> {
+        let usage = events
+            .into_iter()
+            .flatten()
+            .filter(|e| e.event.0 == "model")
+            .filter_map(|e| {
+                let output = e.output?;
+                let usage = output.usage?;
+                let id = output.choices.into_iter().next()?.message.id?;
+                Some((id.into_cow(), usage.into_usage()))
+            })
+            .collect();
+        let attachments = attachments
+            .into_iter()
+            .flatten()
+            .map(|(hash, text)| (hash, text.into_cow()))
+            .collect();
+        Rules { usage, attachments }
+    }
+
+    /// `text`, or the attachment it refers to.
+    fn resolve(&self, text: Cow<'a, str>) -> Cow<'a, str> {
+        match text
+            .strip_prefix(ATTACHMENT)
+            .and_then(|h| self.attachments.get(h))
+        {
+            Some(attached) => attached.clone(),
+            None => text,
+        }
+    }
+
+    /// The message of one of the sample's messages.
+    fn read(
+        &mut self,
+        message: ChatMessage<'a>,
+        within: &'a str,
+        out: &mut Out<'a>,
+    ) -> Result<(), Failure<'a>> {
+        let fail = |m: String| Failure::message(within, m);
+        let mut calls = Vec::new();
+        let text = self.content(message.content, &mut calls).map_err(fail)?;
+        let read = match &*message.role.0 {
+            "system" => Message::system(text),
+            "user" => Message::user(text),
+            "assistant" => {
+                let mut read = Message::llm(text);
+                for (i, call) in message.tool_calls.into_iter().flatten().enumerate() {
+                    if call.function.is_empty() {
+                        return Err(fail(format!("tool call {i} has an empty \"function\"")));
+                    }
+                    let mut tool_call = ToolCall::with_arguments(
+                        call.function.into_cow(),
+                        arguments_of(call.arguments),
+                    );
+                    if let Some(id) = call.id {
+                        tool_call = tool_call.with_id(id.into_cow());
+                    }
+                    read = read.with_tool_call(tool_call);
+                }
+                read = calls.into_iter().fold(read, Message::with_tool_call);
+                if let Some(usage) = message.id.and_then(|id| self.usage.remove(&id.0)) {
+                    read = read.with_usage(usage);
+                }
+                out.push(read);
+                return Ok(());
+            }
+            "tool" => {
+                let mut read = Message::agent(text);
+                if let Some(tool) = message.function {
+                    read = read.with_tool_name(tool.into_cow());
+                }
+                if let Some(id) = message.tool_call_id {
+                    read = read.with_tool_call_id(id.into_cow());
+                }
+                if let Some(error) = message.error {
+                    read = read.with_error(tool_error(error));
+                }
+                read
+            }
+            other => {
+                return Err(fail(format!(
+                    "an Inspect message of role \"{other}\" (expected system, user, \
+                     assistant or tool)"
+                )));
+            }
+        };
+        if !calls.is_empty() {
+            return Err(fail(format!(
+                "a {} message holds a tool_use part (only the model's do)",
+                message.role.0
+            )));
+        }
+        out.push(read);
+        Ok(())
+    }
+
+    /// The text of a message's content (its text parts joined by newlines), with the
+    /// calls its `tool_use` parts hold added to `calls`.
+    fn content(
+        &self,
+        content: Option<StringOrList<'a, Part<'a>>>,
+        calls: &mut Vec<ToolCall<'a>>,
+    ) -> Result<Cow<'a, str>, String> {
+        let parts = match content {
+            None => return Ok(Cow::Borrowed("")),
+            Some(StringOrList::Text(text)) => return Ok(self.resolve(text)),
+            Some(StringOrList::List(parts)) => parts,
+        };
+        let mut text: Option<Cow<'a, str>> = None;
+        for (i, part) in parts.into_iter().enumerate() {
+            match &*part.kind.0 {
+                "text" => {
+                    let piece = part.text.ok_or_else(|| {
+                        format!("content part {i} of type \"text\" has no \"text\"")
+                    })?;
+                    let piece = self.resolve(piece.into_cow());
+                    text = Some(super::parts::join(text, piece));
+                }
+                "tool_use" => {
+                    let name = part.name.filter(|n| !n.is_empty()).ok_or_else(|| {
+                        format!("content part {i} of type \"tool_use\" has no \"name\"")
+                    })?;
+                    let call =
+                        ToolCall::with_arguments(name.into_cow(), arguments_of(part.arguments));
+                    calls.push(match part.id {
+                        Some(id) => call.with_id(id.into_cow()),
+                        None => call,
+                    });
+                }
+                kind if SILENT.contains(&kind) => {}
+                other => {
+                    return Err(format!(
+                        "content part {i} has an unknown type \"{other}\" (expected one of \
+                         text, tool_use, {})",
+                        SILENT.join(", ")
+                    ));
+                }
+            }
+        }
+        Ok(text.unwrap_or(Cow::Borrowed("")))
+    }
+}
+
+/// A tool's error as a message's: its message, else its type.
+fn tool_error(error: ToolError<'_>) -> Cow<'_, str> {
+    match (error.message, error.kind) {
+        (Some(message), _) if !message.is_empty() => message.into_cow(),
+        (_, Some(kind)) if !kind.is_empty() => Cow::Owned(format!("the tool failed ({})", kind.0)),
+        _ => Cow::Borrowed("the tool failed"),
+    }
+}
