@@ -69,6 +69,11 @@ fn cycle(format: Format) -> Vec<String> {
         // without the run's configuration, which a run writes once, whatever its
         // length).
         Format::MiniSweAgent => include_str!("cycles/mini-swe-agent.jsonl"),
+        // A sample a line, as Inspect AI 0.3.285 logs one (`use_tools` and
+        // `generate(tool_calls="loop")`, its scripted model): its messages, and its
+        // events, which are most of its bytes (each model call's input, tools,
+        // configuration and output; each tool call's; the state's changes).
+        Format::Inspect => include_str!("cycles/inspect.jsonl"),
         // doneseq's JSONL with Langroid's roles and tool JSON in the content.
         Format::Langroid => include_str!("cycles/langroid.jsonl"),
         // Its header first: written once, before the cycles.
@@ -207,7 +212,7 @@ fn read_once() -> bool {
 }
 
 /// The formats the bench reads, `jsonl` first.
-const FORMATS: [Format; 19] = [
+const FORMATS: [Format; 20] = [
     Format::Jsonl,
     Format::OpenAi,
     Format::Responses,
@@ -227,6 +232,7 @@ const FORMATS: [Format; 19] = [
     Format::ClaudeCode,
     Format::Codex,
     Format::MiniSweAgent,
+    Format::Inspect,
 ];
 
 /// `DONESEQ_BEST_OF=<rounds>`: each format's transcript read once in turn, and its

@@ -310,6 +310,43 @@ fn a_damaged_archive_is_an_error_naming_what_is_wrong() {
     );
 }
 
+#[test]
+fn an_archive_damaged_anywhere_is_read_or_refused_never_a_panic() {
+    // Cut at every length (in steps), and each byte of its directory and end changed:
+    // each is opened and each of its samples read, or refused.
+    let whole = std::fs::read(path("tests/data/inspect-deflate.eval")).unwrap();
+    let directory = whole.windows(4).position(|w| w == b"PK\x01\x02").unwrap();
+    let mut cases: Vec<Vec<u8>> = (0..whole.len())
+        .step_by(37)
+        .map(|n| whole[..n].to_vec())
+        .collect();
+    for at in directory..whole.len() {
+        for change in [0x01, 0x80, 0xFF] {
+            let mut bytes = whole.clone();
+            bytes[at] ^= change;
+            cases.push(bytes);
+        }
+    }
+    let (mut opened, mut refused) = (0, 0);
+    for (i, bytes) in cases.iter().enumerate() {
+        let file = damaged(&format!("any-{i}.eval"), |b| b.clone_from(bytes));
+        match EvalArchive::open(&file) {
+            Ok(mut log) => {
+                opened += 1;
+                for sample in 0..log.len() {
+                    let _ = log.sample(sample);
+                }
+            }
+            Err(_) => refused += 1,
+        }
+        std::fs::remove_file(file).unwrap();
+    }
+    assert!(
+        opened > 0 && refused > 0,
+        "{opened} opened, {refused} refused"
+    );
+}
+
 fn monitor(stop: &str) -> Monitor {
     let mut config = TaskConfig::default();
     config.stop = Some(stop.parse().unwrap());

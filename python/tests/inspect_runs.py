@@ -213,3 +213,58 @@ if __name__ == "__main__":
     import sys
 
     write_examples(Path(sys.argv[1]), Path(sys.argv[2]))
+
+
+def write_bench_cycle(path: Path) -> None:
+    """The benchmarks' conversation (a question; a model turn with text and a call of
+    a calculator, its result; a call of a search, its result; the answer) as Inspect
+    logs it: the sample, compact, on one line, as a ``.eval`` log keeps it."""
+    import tempfile
+
+    from inspect_ai.log import read_eval_log
+    from inspect_ai.solver import generate, use_tools
+
+    @tool
+    def calculator() -> Tool:
+        async def execute(expression: str) -> str:
+            """Evaluates an arithmetic expression.
+
+            Args:
+                expression: The expression.
+            """
+            return "395"
+
+        return execute
+
+    @tool
+    def search() -> Tool:
+        async def execute(query: str) -> str:
+            """Searches the web.
+
+            Args:
+                query: The query.
+            """
+            return "Paris is the capital and most populous city of France."
+
+        return execute
+
+    script = [
+        Turn("Let me compute that.", ("calculator", {"expression": "17 * 23 + 4"}), (61, 22)),
+        Turn("", ("search", {"query": "capital of France"}), (97, 20)),
+        Turn("17 times 23, plus 4, is 395, and the capital of France is Paris.", None, (130, 12)),
+    ]
+    question = "What is 17 times 23, plus 4? Then find the capital of France."
+    task = Task(
+        dataset=[Sample(input=question, id="cycle")],
+        solver=[use_tools([calculator(), search()]), generate(tool_calls="loop")],
+    )
+    with tempfile.TemporaryDirectory() as scratch:
+        written = eval(
+            task,
+            model=get_model("mockllm/model", custom_outputs=[output(t) for t in script]),
+            log_dir=scratch,
+            display="none",
+        )[0]
+        log = read_eval_log(written.location)
+    assert log.samples is not None
+    path.write_text(log.samples[0].model_dump_json() + "\n", "utf-8")

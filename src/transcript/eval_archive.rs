@@ -154,7 +154,9 @@ impl EvalArchive {
                 let damaged =
                     |e: &dyn std::fmt::Display| fail(format!("its zstd stream is damaged ({e})"));
                 let mut rest = &compressed[..];
-                let mut out = Vec::with_capacity(size);
+                // Room for what the sample says it holds, up to what its compressed
+                // bytes could hold (a damaged size reserves no more).
+                let mut out = Vec::with_capacity(size.min(compressed.len().saturating_mul(64)));
                 while !rest.is_empty() && out.len() <= size {
                     let mut frame = ruzstd::decoding::StreamingDecoder::new(&mut rest)
                         .map_err(|e| damaged(&e))?;
@@ -199,7 +201,7 @@ fn read_member(file: &mut File, member: &Member) -> Result<Vec<u8>, String> {
     }
     let skip = u64::from(u16_at(&header, 26)) + u64::from(u16_at(&header, 28));
     let length = file.metadata().map_err(|e| e.to_string())?.len();
-    let start = member.offset + 30 + skip;
+    let start = member.offset.saturating_add(30 + skip);
     if start.saturating_add(member.compressed) > length {
         return Err("its data runs past the end of the file: the archive is truncated".into());
     }
