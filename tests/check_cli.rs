@@ -904,3 +904,35 @@ fn a_transcript_without_messages_is_said_to_hold_none() {
     assert!(!String::from_utf8_lossy(&out.stderr).contains("no message"));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// An Inspect AI `.eval` log is a run a sample: checked alone it is a corpus (its
+/// samples, each named), found in a directory, and compared run by run.
+#[test]
+#[cfg(feature = "eval-archives")]
+fn an_eval_log_is_a_corpus_of_its_samples() {
+    let log = "examples/formats/inspect.eval";
+    let text = stdout(&check(&["--stop", "consecutive_errors(1)", log]));
+    assert!(
+        text.contains(&format!("{log}#crashed_epoch_1  failed at message 3"))
+            && text.contains(&format!("{log}#solved_epoch_1  failed at message 5"))
+            && text.contains("2 runs: 0 done, 0 exhausted, 0 stuck, 2 failed"),
+        "{text}"
+    );
+    let dir = std::env::temp_dir().join(format!("doneseq-eval-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("logs")).unwrap();
+    std::fs::copy(log, dir.join("logs/run.eval")).unwrap();
+    let text = stdout(&check(&["--seq", "A", dir.to_str().unwrap()]));
+    assert!(
+        text.contains("run.eval#solved_epoch_1") && text.contains("2 runs:"),
+        "{text}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+    let out = Command::new(env!("CARGO_BIN_EXE_doneseq"))
+        .args(["compare", "--config", "examples/calculator.config.json"])
+        .args(["--config", "examples/search.config.json", log])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    let text = stdout(&out);
+    assert!(text.starts_with("0 of 2 runs differ\nA: 2 runs:"), "{text}");
+}

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use doneseq::corpus::{check_file, check_files, check_files_in_turn};
+use doneseq::corpus::{check_file, check_files, check_files_in_turn, count_runs};
 use doneseq::transcript::{EvalArchive, Format, TranscriptErrorKind};
 use doneseq::{Monitor, TaskConfig};
 
@@ -364,6 +364,8 @@ fn each_sample_of_a_log_is_a_run_of_a_corpus() {
         damaged("cut2.eval", |b| b.truncate(100)),
     ];
     let runs = check_files(&monitor, &paths, Format::Auto);
+    assert_eq!(count_runs(&paths), runs.len());
+    assert_eq!(runs.len(), 4);
     assert_eq!(check_files_in_turn(&monitor, &paths, Format::Auto), runs);
     let seen: Vec<(String, Option<String>, Option<String>)> = runs
         .iter()

@@ -367,7 +367,7 @@ fn a_byte_order_mark_is_skipped_only_at_the_start() {
 }
 
 /// A log written as UTF-16 (Windows PowerShell 5's `>`), or compressed (an archived
-/// log, gzip or zstd), is an error that says so, not only where its bytes stop being
+/// log, gzip or zstd; a zip archive), is an error that says so, not only where its bytes stop being
 /// UTF-8; any other line that is not UTF-8 says where.
 #[test]
 fn an_input_that_is_not_text_is_named_as_such() {
@@ -404,6 +404,18 @@ fn an_input_that_is_not_text_is_named_as_such() {
             "{err}"
         );
     }
+    // A zip archive (an Inspect `.eval` log given as standard input): what to do.
+    let log = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/examples/formats/inspect.eval"
+    ))
+    .unwrap();
+    let err = read_transcript(&log[..], Format::Auto).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("not UTF-8: a zip archive (an Inspect AI .eval log?); give its path"),
+        "{err}"
+    );
     let err = read_transcript(
         &b"{\"role\": \"user\", \"content\": \"h\xff\"}\n"[..],
         Format::Auto,

@@ -190,6 +190,16 @@ pub fn check_files<P: AsRef<Path> + Sync>(
         .collect()
 }
 
+/// How many runs [`check_files`] gives for `paths`: one a file, but one a sample of
+/// an Inspect `.eval` log (whose directory is read to count them).
+#[must_use]
+pub fn count_runs<P: AsRef<Path>>(paths: &[P]) -> usize {
+    paths
+        .iter()
+        .map(|path| samples_in(path.as_ref()).unwrap_or(1))
+        .sum()
+}
+
 /// [`check_files`] on this thread alone, one run after the other: the same summaries,
 /// in the same order.
 #[must_use]

@@ -35,6 +35,7 @@ mod check;
 mod summary;
 
 pub use check::{
-    check_file, check_files, check_files_in_turn, check_files_with, check_reader, check_reader_with,
+    check_file, check_files, check_files_in_turn, check_files_with, check_reader,
+    check_reader_with, count_runs,
 };
 pub use summary::{Aggregate, NO_MESSAGE, RunSummary, overrun_warning};

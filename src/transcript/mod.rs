@@ -1482,6 +1482,12 @@ fn not_text(first: &[u8]) -> Option<&'static str> {
     if first.starts_with(b"\x28\xB5\x2F\xFD") {
         return Some("zstd-compressed; decompress it first (`unzstd`, `zstdcat`)");
     }
+    if first.starts_with(b"PK\x03\x04") {
+        return Some(
+            "a zip archive (an Inspect AI .eval log?); give its path to `doneseq check`, \
+             which reads each of its samples as a run",
+        );
+    }
     None
 }
 

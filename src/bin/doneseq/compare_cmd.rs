@@ -140,7 +140,7 @@ pub(crate) fn run(args: &Args) -> ExitCode {
                 writeln!(out, "  A: {}", x.verdict())?;
                 writeln!(out, "  B: {}", y.verdict())?;
             }
-            writeln!(out, "{} of {} runs differ", differing.len(), paths.len())?;
+            writeln!(out, "{} of {} runs differ", differing.len(), runs_a.len())?;
             for (lead, total) in [("A: ", &total_a), ("B: ", &total_b)] {
                 corpus::write_totals(&mut out, total, lead)?;
             }

@@ -264,7 +264,8 @@ pub(crate) fn check_all(
     timelines: bool,
 ) -> Vec<Run> {
     let limit = if timelines {
-        Timeline::rows_per_run(paths.len())
+        // A run a file, but a run a sample of an Inspect `.eval` log.
+        Timeline::rows_per_run(doneseq::corpus::count_runs(paths))
     } else {
         0
     };
