@@ -208,7 +208,7 @@ fn a_json_log_holds_one_run() {
     );
     let two = error(&log(&format!(r#", "samples": [{one}, {one}]"#)));
     assert!(
-        two.contains("an Inspect eval log of 2 samples, each its own run: convert it to a .eval log (`inspect log convert"),
+        two.contains("an Inspect eval log of 2 samples, each its own run: check it as a corpus"),
         "{two}"
     );
     let none = error(&log(""));
@@ -344,6 +344,60 @@ fn an_archive_damaged_anywhere_is_read_or_refused_never_a_panic() {
     assert!(
         opened > 0 && refused > 0,
         "{opened} opened, {refused} refused"
+    );
+}
+
+#[test]
+fn each_sample_of_a_json_log_is_a_run_and_its_errors_are_placed_in_the_log() {
+    // The `.eval` log's two samples, as Inspect writes them in a JSON log (indented),
+    // read as that log's.
+    let file = path("tests/data/inspect-log-two.json");
+    let monitor = monitor("tool(submit, executed) | consecutive_errors(1)");
+    let runs = check_files(&monitor, &[&file], Format::Auto);
+    assert_eq!(count_runs(&[&file]), 2);
+    let archived = check_files(
+        &monitor,
+        &[path("examples/formats/inspect.eval")],
+        Format::Auto,
+    );
+    let strip = |r: &doneseq::corpus::RunSummary| {
+        let (log, sample) = r.path.split_once('#').unwrap();
+        assert!(log.ends_with(".json") || log.ends_with(".eval"), "{log}");
+        let mut r = r.clone();
+        r.path = sample.to_owned();
+        r
+    };
+    assert_eq!(
+        runs.iter().map(strip).collect::<Vec<_>>(),
+        archived.iter().map(strip).collect::<Vec<_>>()
+    );
+    let whole = check_file(&monitor, &file, Format::Auto);
+    assert!(
+        whole.error.as_deref().is_some_and(|e| e
+            .contains("an Inspect eval log of 2 samples, each its own run: check it as a corpus")),
+        "{whole:?}"
+    );
+    // The second sample's first tool message damaged: the error names its line in the
+    // log (where the message begins).
+    let text = std::fs::read_to_string(&file).unwrap();
+    let second = text.find("\"id\": \"solved\"").unwrap();
+    let role = second + text[second..].find("\"role\": \"tool\"").unwrap();
+    let message = text[..role].rfind('{').unwrap();
+    let line = 1 + text[..message].matches('\n').count();
+    let bad = format!(
+        "{}\"role\": \"critic\"{}",
+        &text[..role],
+        &text[role + 14..]
+    );
+    let file = damaged("bad.json", |b| *b = bad.into_bytes());
+    let runs = check_files(&monitor, &[&file], Format::Auto);
+    assert_eq!(runs[0].error, None);
+    let error = runs[1].error.as_deref().unwrap();
+    assert!(
+        error.starts_with(&format!(
+            "line {line}: element 4 of 10: an Inspect message of role \"critic\""
+        )),
+        "{error} (line {line})"
     );
 }
 

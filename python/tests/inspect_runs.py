@@ -160,7 +160,7 @@ def write_examples(examples: Path, fixtures: Path) -> None:
     Inspect writes a log: zstd) and ``inspect-log.json`` (the solved one's log as
     JSON) in ``examples``; in ``fixtures``, the same ``.eval`` with its samples
     compressed as Inspect's earlier releases did (deflate) and as its current ones do
-    past 200 MiB (zstd, several frames)."""
+    past 200 MiB (zstd, several frames), and both samples' log as JSON."""
     import shutil
     import tempfile
     import zipfile
@@ -171,6 +171,8 @@ def write_examples(examples: Path, fixtures: Path) -> None:
         both = log(Path(scratch) / "eval", sorted(SCRIPTS))
         shutil.copy(both, examples / "inspect.eval")
         shutil.copy(log(Path(scratch) / "json", ["solved"], "json"), examples / "inspect-log.json")
+        two = log(Path(scratch) / "two", sorted(SCRIPTS), "json")
+        shutil.copy(two, fixtures / "inspect-log-two.json")
     with zipfile.ZipFile(examples / "inspect.eval") as source:
         members = [(info.filename, source.read(info)) for info in source.infolist()]
     with zipfile.ZipFile(fixtures / "inspect-deflate.eval", "w", zipfile.ZIP_DEFLATED) as out:

@@ -77,16 +77,19 @@ def test_a_tools_failure_and_a_samples_error_are_errors(run):
 
 
 def test_a_logs_samples_are_each_a_run(tmp_path):
-    # One log of both scripts' samples: a corpus of two runs, each as its own log.
+    # One log of both scripts' samples (.eval, and JSON): a corpus of two runs, each
+    # as its own log.
     kinds = sorted(SCRIPTS)
-    both = inspect_runs.log(tmp_path / "both", kinds)
+    both = [inspect_runs.log(tmp_path / f, kinds, f) for f in ("eval", "json")]
     alone = [inspect_runs.run(tmp_path / kind, kind).eval_log for kind in kinds]
     for stop in STOPS:
         monitor = doneseq.Monitor(stop=stop)
         expected = [monitor.check_file(log) for log in alone]
-        for parallel in (True, False):
-            runs = monitor.check_files([both], parallel=parallel)
-            assert [r["path"] for r in runs] == [f"{both}#{k}_epoch_1" for k in kinds]
-            assert [{**r, "path": ""} for r in runs] == [{**r, "path": ""} for r in expected]
-    whole = doneseq.Monitor(stop="max_turns(3)").check_file(both)
-    assert "2 samples" in whole["error"], whole
+        for log in both:
+            for parallel in (True, False):
+                runs = monitor.check_files([log], parallel=parallel)
+                assert [r["path"] for r in runs] == [f"{log}#{k}_epoch_1" for k in kinds]
+                assert [{**r, "path": ""} for r in runs] == [{**r, "path": ""} for r in expected]
+    for log in both:
+        whole = doneseq.Monitor(stop="max_turns(3)").check_file(log)
+        assert "2 samples" in whole["error"], whole

@@ -5,6 +5,7 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use super::sources::{self, Source, sources};
 use super::summary::{NO_MESSAGE, RunSummary, overrun_warning};
 use crate::message::{Message, Role};
 use crate::monitor::Monitor;
@@ -31,7 +32,19 @@ pub fn check_reader<R: BufRead>(
 pub fn check_reader_with<R: BufRead>(
     monitor: &Monitor,
     path: impl Into<String>,
+    reader: Reader<R>,
+    each: impl FnMut(usize, &Message<'_>, bool),
+) -> RunSummary {
+    check_placed(monitor, path, reader, (1, 1), each)
+}
+
+/// [`check_reader_with`] of a text that starts at `(line, column)` of its file (a
+/// sample of a JSON eval log): an error's position is the file's.
+fn check_placed<R: BufRead>(
+    monitor: &Monitor,
+    path: impl Into<String>,
     mut reader: Reader<R>,
+    (line, column): (usize, usize),
     mut each: impl FnMut(usize, &Message<'_>, bool),
 ) -> RunSummary {
     let mut summary = RunSummary::new(path);
@@ -48,7 +61,11 @@ pub fn check_reader_with<R: BufRead>(
         next_index += 1;
         let message = match message {
             Ok(message) => message,
-            Err(e) => {
+            Err(mut e) => {
+                if e.line == 1 {
+                    e.column = e.column.map(|c| c + column - 1);
+                }
+                e.line += line - 1;
                 summary.error = Some(e.to_string());
                 break;
             }
@@ -124,7 +141,7 @@ fn check_file_with(
     if is_eval_log(path) {
         return match EvalArchive::open(path) {
             Ok(log) if log.len() == 1 => {
-                check_sample(monitor, (0, path), 0, format, &mut Some((0, log)), each)
+                check_archived(monitor, (0, path), 0, format, &mut Some((0, log)), each)
             }
             Ok(log) => RunSummary {
                 error: Some(format!(
@@ -191,13 +208,11 @@ pub fn check_files<P: AsRef<Path> + Sync>(
 }
 
 /// How many runs [`check_files`] gives for `paths`: one a file, but one a sample of
-/// an Inspect `.eval` log (whose directory is read to count them).
+/// an Inspect eval log (a `.eval` log's directory read to count them, a JSON log of
+/// several samples parsed).
 #[must_use]
 pub fn count_runs<P: AsRef<Path>>(paths: &[P]) -> usize {
-    paths
-        .iter()
-        .map(|path| samples_in(path.as_ref()).unwrap_or(1))
-        .sum()
+    paths.iter().map(|path| sources(path.as_ref()).len()).sum()
 }
 
 /// [`check_files`] on this thread alone, one run after the other: the same summaries,
@@ -249,30 +264,41 @@ where
     S: Fn() -> T + Sync,
     E: Fn(&mut T, usize, &Message<'_>, bool) + Sync,
 {
-    // The runs: a file each, but an Inspect `.eval` log one a sample.
-    let runs: Vec<(usize, Option<usize>)> = paths
+    // The runs: a file each, but an Inspect eval log's one a sample.
+    let runs: Vec<(usize, Source)> = paths
         .iter()
         .enumerate()
-        .flat_map(|(i, path)| {
-            let samples = samples_in(path.as_ref());
-            let each: Box<dyn Iterator<Item = Option<usize>>> = match samples {
-                Some(n) => Box::new((0..n).map(Some)),
-                None => Box::new(std::iter::once(None)),
-            };
-            each.map(move |sample| (i, sample))
-        })
+        .flat_map(|(i, path)| sources(path.as_ref()).into_iter().map(move |s| (i, s)))
         .collect();
     let workers = threads.min(runs.len()).max(1);
     let next = AtomicUsize::new(0);
-    let check = |(i, sample): (usize, Option<usize>), open: &mut Opened| {
+    let check = |(i, source): &(usize, Source), open: &mut Opened| {
         let mut value = start();
         let each = |index, message: &Message<'_>, step| {
             each(&mut value, index, message, step);
         };
-        let path = paths[i].as_ref();
-        let summary = match sample {
-            None => check_file_with(monitor, path, format, each),
-            Some(sample) => check_sample(monitor, (i, path), sample, format, open, each),
+        let path = paths[*i].as_ref();
+        let summary = match source {
+            Source::File => check_file_with(monitor, path, format, each),
+            Source::Archived(sample) => {
+                check_archived(monitor, (*i, path), *sample, format, open, each)
+            }
+            Source::Within(sample, place) => {
+                let name = format!("{}#{}", path.display(), sample.name);
+                match sources::sample_text(path, sample) {
+                    Ok(text) => check_placed(
+                        monitor,
+                        name,
+                        Reader::new(std::io::Cursor::new(text), format),
+                        *place,
+                        each,
+                    ),
+                    Err(e) => RunSummary {
+                        error: Some(format!("cannot read the sample: {e}")),
+                        ..RunSummary::new(name)
+                    },
+                }
+            }
         };
         (summary, value)
     };
@@ -286,7 +312,7 @@ where
             if r >= runs.len() {
                 break done;
             }
-            done.push((r, check(runs[r], &mut open)));
+            done.push((r, check(&runs[r], &mut open)));
         }
     };
     let done: Vec<Vec<(usize, (RunSummary, T))>> = if workers == 1 {
@@ -318,23 +344,8 @@ type Opened = Option<(usize, EvalArchive)>;
 #[cfg(not(feature = "eval-archives"))]
 type Opened = ();
 
-/// How many samples the Inspect `.eval` log at `path` holds (each a run); `None`
-/// for any other file, and for a log that cannot be opened (checked as one run,
-/// whose error says why).
-#[cfg(feature = "eval-archives")]
-fn samples_in(path: &Path) -> Option<usize> {
-    if !is_eval_log(path) {
-        return None;
-    }
-    EvalArchive::open(path).ok().map(|log| log.len())
-}
-
-#[cfg(not(feature = "eval-archives"))]
-fn samples_in(_: &Path) -> Option<usize> {
-    None
-}
-
 /// Whether `path` names an Inspect `.eval` log.
+#[cfg(feature = "eval-archives")]
 pub(crate) fn is_eval_log(path: &Path) -> bool {
     path.extension().is_some_and(|e| e == "eval")
 }
@@ -342,7 +353,7 @@ pub(crate) fn is_eval_log(path: &Path) -> bool {
 /// Checks sample `sample` of the `.eval` log at `path` (the `i`th path), a run named
 /// `<path>#<sample>` (`<id>_epoch_<n>`).
 #[cfg(feature = "eval-archives")]
-fn check_sample(
+fn check_archived(
     monitor: &Monitor,
     (i, path): (usize, &Path),
     sample: usize,
@@ -384,7 +395,7 @@ fn check_sample(
 }
 
 #[cfg(not(feature = "eval-archives"))]
-fn check_sample(
+fn check_archived(
     _: &Monitor,
     _: (usize, &Path),
     _: usize,

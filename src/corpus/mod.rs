@@ -32,6 +32,7 @@
 //! ```
 
 mod check;
+mod sources;
 mod summary;
 
 pub use check::{

@@ -115,7 +115,7 @@ pub(super) fn key_start(text: &[u8]) -> Option<&[u8]> {
 }
 
 /// The first key of the JSON object `text`, if it has no escapes.
-pub(super) fn first_key(text: &str) -> Option<&str> {
+pub(crate) fn first_key(text: &str) -> Option<&str> {
     let rest = key_start(text.as_bytes())?;
     let start = text.len() - rest.len();
     let end = memchr::memchr2(b'"', b'\\', rest)?;

@@ -1,6 +1,7 @@
 //! Inspect AI's eval samples: one sample of an eval log (`EvalSample`, as a `.eval`
 //! log keeps each in its own `samples/<id>_epoch_<n>.json`), or an eval log written
-//! as JSON (`--log-format=json`) holding one sample.
+//! as JSON (`--log-format=json`) holding one sample (the corpus reads one of several
+//! a sample a run, by [`json_log_samples`]).
 //!
 //! A sample's `messages` are Inspect's chat messages: `system`, `user`, `assistant`
 //! (its `tool_calls`, each `{"id", "function", "arguments"}` with the arguments an
@@ -229,9 +230,8 @@ pub(super) fn read_log<'a>(text: &'a str, out: &mut Out<'a>) -> Result<(), Failu
         Some(samples) => Err(Failure::message(
             text,
             format!(
-                "an Inspect eval log of {} samples, each its own run: convert it to a .eval \
-                 log (`inspect log convert LOG --to eval --output-dir DIR`), whose samples \
-                 `doneseq check` reads each as a run",
+                "an Inspect eval log of {} samples, each its own run: check it as a corpus \
+                 (`doneseq check`, `check_files`, reads each sample as a run)",
                 samples.len()
             ),
         )),
@@ -406,4 +406,85 @@ fn tool_error(error: ToolError<'_>) -> Cow<'_, str> {
         (_, Some(kind)) if !kind.is_empty() => Cow::Owned(format!("the tool failed ({})", kind.0)),
         _ => Cow::Borrowed("the tool failed"),
     }
+}
+
+/// A sample of an eval log written as JSON: where its text is in the log, and its
+/// name (`<id>_epoch_<n>`, as a `.eval` log names its members).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PlacedSample {
+    /// Its first byte's offset in the log.
+    pub(crate) start: usize,
+    /// Its length in bytes.
+    pub(crate) len: usize,
+    pub(crate) name: String,
+}
+
+/// Whether `head`, a file's first bytes, starts an Inspect eval log written as JSON:
+/// an object whose first key is `version` and which names `eval` soon after (as
+/// Inspect writes a log, compact or indented).
+pub(crate) fn is_json_log(head: &[u8]) -> bool {
+    let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
+    let text = String::from_utf8_lossy(head);
+    super::first_key::first_key(&text) == Some("version")
+        && memchr::memmem::find(head, b"\"eval\"").is_some()
+}
+
+/// The samples of the eval log `text` (JSON), where it holds more than one; `None`
+/// where it is not a log of samples or holds one (its reader reads it, or says what
+/// is wrong).
+pub(crate) fn json_log_samples(text: &str) -> Option<Vec<PlacedSample>> {
+    let log: Log<'_> = serde_json::from_str(text).ok()?;
+    let samples = log.samples?;
+    if samples.len() < 2 {
+        return None;
+    }
+    Some(
+        samples
+            .into_iter()
+            .enumerate()
+            .map(|(i, sample)| {
+                let sample = sample.get();
+                PlacedSample {
+                    start: super::offset_in(sample, text),
+                    len: sample.len(),
+                    name: sample_name(sample).unwrap_or_else(|| format!("sample_{}", i + 1)),
+                }
+            })
+            .collect(),
+    )
+}
+
+/// A sample's name, `<id>_epoch_<n>`, from its `id` and `epoch` (its first keys, as
+/// Inspect writes it: read without reading the rest).
+fn sample_name(sample: &str) -> Option<String> {
+    struct Head(Option<String>, Option<u64>);
+    impl<'de> serde::de::Visitor<'de> for &mut Head {
+        type Value = ();
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a sample")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+                match &*key {
+                    "id" => {
+                        self.0 = match map.next_value::<serde_json::Value>()? {
+                            serde_json::Value::String(id) => Some(id),
+                            other => Some(other.to_string()),
+                        };
+                    }
+                    "epoch" => self.1 = Some(map.next_value()?),
+                    _ => map.next_value::<serde::de::IgnoredAny>().map(|_| ())?,
+                }
+                if self.0.is_some() && self.1.is_some() {
+                    // Both read: the rest is not (the error ends the reading).
+                    return Err(serde::de::Error::custom("read"));
+                }
+            }
+            Ok(())
+        }
+    }
+    let mut head = Head(None, None);
+    let mut de = serde_json::Deserializer::from_str(sample);
+    let _ = serde::Deserializer::deserialize_map(&mut de, &mut head);
+    Some(format!("{}_epoch_{}", head.0?, head.1?))
 }

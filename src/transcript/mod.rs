@@ -33,7 +33,7 @@ mod eval_archive;
 mod fast;
 mod first_key;
 mod gemini;
-mod inspect;
+pub(crate) mod inspect;
 mod langchain;
 mod langroid;
 mod langroid_tsv;
@@ -343,7 +343,7 @@ impl TranscriptError {
 }
 
 /// Where `within`, a part of `whole`, starts in it (0 if it is not a part).
-fn offset_in(within: &str, whole: &str) -> usize {
+pub(crate) fn offset_in(within: &str, whole: &str) -> usize {
     let offset = (within.as_ptr() as usize).saturating_sub(whole.as_ptr() as usize);
     if offset <= whole.len() { offset } else { 0 }
 }

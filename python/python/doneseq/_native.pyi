@@ -70,8 +70,8 @@ class Monitor:
         ``tokens``, ``recorded_steps``, ``recorded_tokens``, ``early``, and ``error``
         or ``warning`` when there are any). An unreadable transcript gives its
         ``error``; one that holds no message, a ``warning`` saying so (an Inspect AI
-        ``.eval`` log of several samples, several runs, an ``error``: ``check_files``
-        reads each); an unknown format raises ``ConfigError``."""
+        eval log of several samples, several runs, an ``error``: ``check_files`` reads
+        each); an unknown format raises ``ConfigError``."""
     def check_files(
         self,
         paths: Iterable[str | PathLike[str]],
@@ -79,8 +79,9 @@ class Monitor:
         parallel: bool = True,
     ) -> list[dict[str, Any]]:
         """``check_file`` of every path, on all cores (``parallel``) or one after the
-        other, in the order of ``paths``; an Inspect AI ``.eval`` log is a run a
-        sample (its ``path`` ``<log>#<id>_epoch_<n>``), in the log's order."""
+        other, in the order of ``paths``; an Inspect AI eval log (``.eval``, or JSON of
+        several samples) is a run a sample (its ``path`` ``<log>#<id>_epoch_<n>``), in
+        the log's order."""
     @staticmethod
     def _from_json(config: str) -> Monitor: ...
 

@@ -59,7 +59,7 @@ pub(crate) struct Args {
     /// CLI's session logs, ~/.codex/sessions/<date>/rollout-*.jsonl); mini-swe-agent
     /// (mini-swe-agent's trajectories, <instance>.traj.json: each command a call of
     /// bash, the submission a stop); inspect (Inspect AI's eval samples: a .eval log's,
-    /// each a run of the corpus, or a JSON log of one sample).
+    /// each a run of the corpus, a JSON log's too, or a sample's JSON).
     /// All but jsonl, langroid and langroid-tsv also read JSON documents (an array, or
     /// one record on many lines; several one after another).
     #[arg(long, default_value = "auto", value_parser = parse_format)]
@@ -94,7 +94,8 @@ pub(crate) struct Args {
     /// The transcript file, or '-' for standard input. Several paths, directories
     /// (searched recursively for .jsonl, .json, .tsv, .traj and .eval files) or globs
     /// ('logs/**/*.jsonl') check a corpus: one line per run, in parallel, then the
-    /// totals. An Inspect AI .eval log is a run a sample, a corpus even alone.
+    /// totals. An Inspect AI eval log is a run a sample, a corpus even alone (a .eval
+    /// log, and a JSON log of several samples).
     #[arg(required = true)]
     transcripts: Vec<String>,
 }
@@ -110,10 +111,14 @@ pub(crate) fn parse_input(s: &str) -> Result<TaskInput, String> {
 
 pub(crate) fn run(args: &Args) -> ExitCode {
     let single = match args.transcripts.as_slice() {
-        // An Inspect `.eval` log holds a run a sample: a corpus.
+        // An Inspect eval log holds a run a sample: a corpus (a `.eval` log always,
+        // a JSON log of several samples).
         [one] => {
             let path = std::path::Path::new(one);
-            one == "-" || path.is_file() && path.extension().is_none_or(|e| e != "eval")
+            one == "-"
+                || path.is_file()
+                    && path.extension().is_none_or(|e| e != "eval")
+                    && doneseq::corpus::count_runs(&[path]) == 1
         }
         _ => false,
     };

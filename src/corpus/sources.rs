@@ -1,0 +1,87 @@
+//! Where a corpus's runs are: a file each, but one a sample of an Inspect AI eval
+//! log (a `.eval` archive's members, or a JSON log's samples), whose samples are each
+//! a run of their own.
+
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::Path;
+
+use crate::transcript::inspect::{PlacedSample, is_json_log, json_log_samples};
+
+/// The largest JSON eval log split into its samples (read whole, once, to find
+/// them); a larger one is read as one transcript, which refuses a document past
+/// [`crate::transcript::MAX_LINE_LEN`] with its error.
+const MAX_JSON_LOG_LEN: u64 = 1 << 30;
+
+/// One run of a path.
+#[derive(Debug, Clone)]
+pub(super) enum Source {
+    /// The whole file.
+    File,
+    /// Sample `n` of a `.eval` log.
+    Archived(usize),
+    /// A sample of a JSON eval log, and where it starts (its line and column).
+    Within(PlacedSample, (usize, usize)),
+}
+
+/// The runs of the file at `path`: a sample each for an Inspect eval log of several
+/// (a `.eval` log of any number, even none), else the file.
+pub(super) fn sources(path: &Path) -> Vec<Source> {
+    if let Some(n) = archived(path) {
+        return (0..n).map(Source::Archived).collect();
+    }
+    json_log(path).unwrap_or_else(|| vec![Source::File])
+}
+
+#[cfg(feature = "eval-archives")]
+fn archived(path: &Path) -> Option<usize> {
+    if !super::check::is_eval_log(path) {
+        return None;
+    }
+    // One that cannot be opened is one run, whose error says why.
+    crate::transcript::EvalArchive::open(path)
+        .ok()
+        .map(|log| log.len())
+}
+
+#[cfg(not(feature = "eval-archives"))]
+fn archived(_: &Path) -> Option<usize> {
+    None
+}
+
+/// The samples of the JSON eval log at `path`, if it is one of several.
+fn json_log(path: &Path) -> Option<Vec<Source>> {
+    if path.extension().is_none_or(|e| e != "json") {
+        return None;
+    }
+    let mut file = File::open(path).ok()?;
+    let mut head = [0u8; 256];
+    let read = file.read(&mut head).ok()?;
+    if !is_json_log(&head[..read]) || file.metadata().ok()?.len() > MAX_JSON_LOG_LEN {
+        return None;
+    }
+    let mut text = String::new();
+    file.seek(SeekFrom::Start(0)).ok()?;
+    file.read_to_string(&mut text).ok()?;
+    let samples = json_log_samples(&text)?;
+    Some(
+        samples
+            .into_iter()
+            .map(|sample| {
+                let before = &text.as_bytes()[..sample.start];
+                let line = 1 + memchr::memchr_iter(b'\n', before).count();
+                let column = sample.start - memchr::memrchr(b'\n', before).map_or(0, |i| i + 1) + 1;
+                Source::Within(sample, (line, column))
+            })
+            .collect(),
+    )
+}
+
+/// The text of `sample`, read from the log at `path`.
+pub(super) fn sample_text(path: &Path, sample: &PlacedSample) -> std::io::Result<Vec<u8>> {
+    let mut file = File::open(path)?;
+    file.seek(SeekFrom::Start(sample.start as u64))?;
+    let mut text = vec![0u8; sample.len];
+    file.read_exact(&mut text)?;
+    Ok(text)
+}
