@@ -109,7 +109,7 @@ fn prose(len: usize, seed: usize, unicode: bool) -> String {
     let mut out = String::with_capacity(len + 128);
     let mut k = seed;
     while out.len() < len {
-        let s = if unicode && k % 3 == 0 {
+        let s = if unicode && k.is_multiple_of(3) {
             UNICODE[k % UNICODE.len()]
         } else {
             ASCII[k % ASCII.len()]

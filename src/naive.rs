@@ -82,10 +82,10 @@ pub fn element_holds(element: &Element, message: &Message) -> bool {
 /// Whether `event` holds on `message`, evaluated directly from its definition.
 #[must_use]
 pub fn event_holds(event: &AgentEvent, message: &Message) -> bool {
-    if let Some(r) = event.responder() {
-        if message.responder() != Some(r) {
-            return false;
-        }
+    if let Some(r) = event.responder()
+        && message.responder() != Some(r)
+    {
+        return false;
     }
     let none = message.is_no_response();
     let llm = message.role() == Role::Llm && !none;

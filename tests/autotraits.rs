@@ -67,7 +67,7 @@ fn one_monitor_many_runs() {
     for (t, handle) in handles.into_iter().enumerate() {
         let stops = handle.join().unwrap();
         let expected: Vec<u64> = (1..1000u64)
-            .filter(|i| (i - 1 + t as u64) % 3 == 0)
+            .filter(|i| (i - 1 + t as u64).is_multiple_of(3))
             .collect();
         assert_eq!(stops, expected, "thread {t}");
     }

@@ -123,13 +123,13 @@ fn modules_use_only_lower_layers() {
             }
             // Items of the root itself (the crate `Error`) sit above every layer's
             // values but import nothing: they are not a module.
-            if let Some(&to) = layer.get(target.as_str()) {
-                if to >= from {
-                    wrong.push(format!(
-                        "{}: `{top}` (layer {from}) uses `{target}` (layer {to})",
-                        rel.display()
-                    ));
-                }
+            if let Some(&to) = layer.get(target.as_str())
+                && to >= from
+            {
+                wrong.push(format!(
+                    "{}: `{top}` (layer {from}) uses `{target}` (layer {to})",
+                    rel.display()
+                ));
             }
         }
     }

@@ -268,14 +268,14 @@ impl DoneSequence {
     pub(crate) fn rename_tools(&mut self, rename: &dyn Fn(&str) -> Option<ToolName>) {
         for element in &mut self.elements {
             for literal in &mut element.literals {
-                if let EventKind::SpecificTool(name) = literal.event.kind() {
-                    if let Some(new) = rename(name.as_str()) {
-                        let mut event = AgentEvent::new(EventKind::SpecificTool(new));
-                        if let Some(responder) = literal.event.responder() {
-                            event = event.with_responder(responder);
-                        }
-                        literal.event = event;
+                if let EventKind::SpecificTool(name) = literal.event.kind()
+                    && let Some(new) = rename(name.as_str())
+                {
+                    let mut event = AgentEvent::new(EventKind::SpecificTool(new));
+                    if let Some(responder) = literal.event.responder() {
+                        event = event.with_responder(responder);
                     }
+                    literal.event = event;
                 }
             }
         }

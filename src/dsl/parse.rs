@@ -503,20 +503,20 @@ pub(super) fn unsatisfiable(literals: &[Literal]) -> Option<ParseErrorKind> {
     for (n, p) in positive.iter().enumerate() {
         for q in &positive[n + 1..] {
             let (a, b) = (p.event().kind().base(), q.event().kind().base());
-            if let (Some(a), Some(b)) = (a, b) {
-                if a != b {
-                    return reason(format!(
-                        "'{p}' ({a}) and '{q}' ({b}) exclude each other: \
+            if let (Some(a), Some(b)) = (a, b)
+                && a != b
+            {
+                return reason(format!(
+                    "'{p}' ({a}) and '{q}' ({b}) exclude each other: \
                          a message is only one kind"
-                    ));
-                }
+                ));
             }
-            if let (Some(r), Some(s)) = (p.event().responder(), q.event().responder()) {
-                if r != s {
-                    return reason(format!(
-                        "'{p}' and '{q}' name different responders: a message has one"
-                    ));
-                }
+            if let (Some(r), Some(s)) = (p.event().responder(), q.event().responder())
+                && r != s
+            {
+                return reason(format!(
+                    "'{p}' and '{q}' name different responders: a message has one"
+                ));
             }
         }
         for q in &negative {

@@ -175,10 +175,10 @@ impl Classifier {
         let mut overrun = None;
         if base == BaseKind::Tool {
             for call in message.tool_calls() {
-                if let Some(&id) = self.tools.get(call.name()) {
-                    if !atoms.contains(&id) {
-                        atoms.push(id);
-                    }
+                if let Some(&id) = self.tools.get(call.name())
+                    && !atoms.contains(&id)
+                {
+                    atoms.push(id);
                 }
             }
         }
@@ -200,15 +200,15 @@ impl Classifier {
                 );
             }
         }
-        if let Some(id) = self.final_atom {
-            if final_answer {
-                atoms.push(id);
-            }
+        if let Some(id) = self.final_atom
+            && final_answer
+        {
+            atoms.push(id);
         }
-        if let Some(id) = self.error_atom {
-            if message.error().is_some() {
-                atoms.push(id);
-            }
+        if let Some(id) = self.error_atom
+            && message.error().is_some()
+        {
+            atoms.push(id);
         }
         let primitive = atoms.len();
         for (i, c) in self.compounds.iter().enumerate() {

@@ -191,10 +191,10 @@ pub(crate) fn compile(
                         never |= responder.is_some_and(|old| old != r);
                         responder = Some(r);
                     }
-                    if let Some(a) = parts.atom {
-                        if !atoms.contains(&a) {
-                            atoms.push(a);
-                        }
+                    if let Some(a) = parts.atom
+                        && !atoms.contains(&a)
+                    {
+                        atoms.push(a);
                     }
                 }
             }

@@ -286,7 +286,7 @@ pub(crate) fn percent(used: u64, limit: u64) -> String {
 
 /// Milliseconds as seconds: `10s`, `1.500s`.
 pub(crate) fn seconds(ms: u64) -> String {
-    if ms % 1000 == 0 {
+    if ms.is_multiple_of(1000) {
         format!("{}s", ms / 1000)
     } else {
         format!("{}.{:03}s", ms / 1000, ms % 1000)

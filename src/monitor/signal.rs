@@ -36,15 +36,13 @@ pub(crate) fn answer(message: &Message, done_signal: bool) -> Option<Answer> {
     if let Some((text, source)) = final_answer(content) {
         return Some(Answer { text, source });
     }
-    if done_signal {
-        if let Some(i) = done_at(content) {
-            let rest = content[i + 4..].trim_start_matches(|c: char| c == ':' || c.is_whitespace());
-            let text = format!("{}{}", &content[..i], rest).trim().to_owned();
-            return Some(Answer {
-                text,
-                source: AnswerSource::DoneSignal,
-            });
-        }
+    if done_signal && let Some(i) = done_at(content) {
+        let rest = content[i + 4..].trim_start_matches(|c: char| c == ':' || c.is_whitespace());
+        let text = format!("{}{}", &content[..i], rest).trim().to_owned();
+        return Some(Answer {
+            text,
+            source: AnswerSource::DoneSignal,
+        });
     }
     Some(Answer {
         text: content.to_owned(),

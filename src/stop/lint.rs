@@ -502,15 +502,15 @@ impl Linter<'_> {
             Condition::Reward(reward) => self.reward(reward),
             Condition::Loop(detection) => self.loop_exempt(detection),
             Condition::Custom(custom) => {
-                if let Some(known) = &self.options.custom {
-                    if !known.contains(&custom.name) {
-                        let message = format!(
-                            "custom({:?}) is not a registered condition{}",
-                            custom.name,
-                            closest_hint(&custom.name, known, "no custom condition is registered")
-                        );
-                        self.report(LintKind::UnknownCustom, message);
-                    }
+                if let Some(known) = &self.options.custom
+                    && !known.contains(&custom.name)
+                {
+                    let message = format!(
+                        "custom({:?}) is not a registered condition{}",
+                        custom.name,
+                        closest_hint(&custom.name, known, "no custom condition is registered")
+                    );
+                    self.report(LintKind::UnknownCustom, message);
                 }
             }
             Condition::All(children) | Condition::Any(children) => {

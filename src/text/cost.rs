@@ -39,10 +39,10 @@ impl Counter<'_> {
             .utf8(false)
             .build()
             .translate(self.pattern, &class);
-        if let Ok(hir) = translated {
-            if let HirKind::Class(Class::Unicode(class)) = hir.kind() {
-                self.work = self.work.saturating_add(class_work(class));
-            }
+        if let Ok(hir) = translated
+            && let HirKind::Class(Class::Unicode(class)) = hir.kind()
+        {
+            self.work = self.work.saturating_add(class_work(class));
         }
     }
 }

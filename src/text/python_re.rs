@@ -224,10 +224,11 @@ pub(crate) fn translate(pattern: &str, case_insensitive: bool) -> Result<Transla
             };
             let mut escaped = &pattern[i..i + 1 + next.len_utf8()];
             // `\p{..}`, `\P{..}`, `\x{..}`: the braces belong to the escape.
-            if matches!(next, 'p' | 'P' | 'x') && pattern[i + 2..].starts_with('{') {
-                if let Some(close) = pattern[i + 2..].find('}') {
-                    escaped = &pattern[i..i + 3 + close];
-                }
+            if matches!(next, 'p' | 'P' | 'x')
+                && pattern[i + 2..].starts_with('{')
+                && let Some(close) = pattern[i + 2..].find('}')
+            {
+                escaped = &pattern[i..i + 3 + close];
             }
             if next.is_ascii_digit() {
                 let (n, taken) = digit_escape(pattern, i, class_depth > 0)?;

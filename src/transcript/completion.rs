@@ -86,9 +86,9 @@ pub(super) fn read<'a>(
 /// The call's usage goes to the completion's last message (its answer, or the last
 /// tool result it carries), unless that message reports its own.
 pub(super) fn add_usage(usage: Option<ProviderUsage>, last: Option<&mut Message<'_>>) {
-    if let (Some(usage), Some(last)) = (usage, last) {
-        if last.usage.is_none() {
-            last.usage = Some(usage.into_usage());
-        }
+    if let (Some(usage), Some(last)) = (usage, last)
+        && last.usage.is_none()
+    {
+        last.usage = Some(usage.into_usage());
     }
 }

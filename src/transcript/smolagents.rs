@@ -216,10 +216,8 @@ fn action<'a>(step: Step<'a>, out: &mut Out<'a>) -> Result<(), String> {
         }
         out.push(result);
     }
-    if final_step {
-        if let Some(last) = out[start..].last_mut() {
-            last.rare().stop = true;
-        }
+    if final_step && let Some(last) = out[start..].last_mut() {
+        last.rare().stop = true;
     }
     Ok(())
 }

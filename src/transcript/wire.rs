@@ -663,10 +663,11 @@ pub(super) fn tool_call<'a, A: ArgumentsText<'a>>(
 /// responder, is its tool's name too (CrewAI's messages, locus's).
 #[inline]
 pub(super) fn name_its_tool(message: &mut Message<'_>) {
-    if message.role == Role::Agent && message.tool_name().is_none() {
-        if let Some(tool) = message.responder.clone() {
-            message.rare().tool_name = Some(tool);
-        }
+    if message.role == Role::Agent
+        && message.tool_name().is_none()
+        && let Some(tool) = message.responder.clone()
+    {
+        message.rare().tool_name = Some(tool);
     }
 }
 

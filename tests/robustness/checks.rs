@@ -303,10 +303,10 @@ pub(crate) fn config(bytes: &[u8]) {
     if let Ok(seq) = serde_json::from_slice::<DoneSequence>(bytes) {
         sequence_round_trips(&seq);
     }
-    if let Ok(object) = serde_json::from_slice::<SequenceObject>(bytes) {
-        if let Ok(seq) = DoneSequence::try_from(object) {
-            sequence_round_trips(&seq);
-        }
+    if let Ok(object) = serde_json::from_slice::<SequenceObject>(bytes)
+        && let Ok(seq) = DoneSequence::try_from(object)
+    {
+        sequence_round_trips(&seq);
     }
     stop_object(bytes);
 }

@@ -325,7 +325,7 @@ pub(crate) fn json_depth(value: &serde_json::Value) -> usize {
 
 /// Why a timeout cannot be written in the language, if it cannot.
 pub(crate) fn duration_fault(limit: std::time::Duration) -> Option<&'static str> {
-    if limit.subsec_nanos() % 1_000_000 != 0 {
+    if !limit.subsec_nanos().is_multiple_of(1_000_000) {
         Some("finer than a millisecond (timeouts are checked at millisecond resolution)")
     } else if u64::try_from(limit.as_millis()).is_err() {
         Some("longer than u64::MAX milliseconds")

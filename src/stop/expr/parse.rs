@@ -256,10 +256,10 @@ impl ExprParser {
             children.push(next);
             rest = after;
         }
-        if children.len() == 1 {
-            if let Some(only) = children.pop() {
-                return Ok((rest, only));
-            }
+        if children.len() == 1
+            && let Some(only) = children.pop()
+        {
+            return Ok((rest, only));
         }
         self.combine(i, rest, children, make)
     }
@@ -608,15 +608,14 @@ fn string(i: &str) -> PResult<'_, Str<'_>> {
                 },
             ));
         }
-        if c == '\\' {
-            if let Some(&(_, next)) = chars.peek() {
-                if next == quote || next == '\\' {
-                    escapes.push(value.len());
-                    value.push(next);
-                    chars.next();
-                    continue;
-                }
-            }
+        if c == '\\'
+            && let Some(&(_, next)) = chars.peek()
+            && (next == quote || next == '\\')
+        {
+            escapes.push(value.len());
+            value.push(next);
+            chars.next();
+            continue;
         }
         value.push(c);
     }

@@ -190,10 +190,10 @@ pub(super) fn events(
                 message.tool_calls.push(tool_call);
             }
         }
-        if role == Role::Agent {
-            if let Some(id) = body.get("id").and_then(Value::as_str) {
-                message = message.with_tool_call_id(id.to_owned());
-            }
+        if role == Role::Agent
+            && let Some(id) = body.get("id").and_then(Value::as_str)
+        {
+            message = message.with_tool_call_id(id.to_owned());
         }
         if event.name.0 == "gen_ai.choice" {
             output.push(message);
@@ -225,11 +225,10 @@ fn body(attributes: &[KeyValue<'_>]) -> Result<Value, String> {
                 .map_err(|e| format!("gen_ai.event.content is not JSON: {e}"));
         }
         let mut json = value.json();
-        if let Value::String(s) = &json {
-            if matches!(&*kv.key.0, "tool_calls" | "message") {
-                json = serde_json::from_str(s)
-                    .map_err(|e| format!("{} is not JSON: {e}", kv.key.0))?;
-            }
+        if let Value::String(s) = &json
+            && matches!(&*kv.key.0, "tool_calls" | "message")
+        {
+            json = serde_json::from_str(s).map_err(|e| format!("{} is not JSON: {e}", kv.key.0))?;
         }
         map.insert(kv.key.0.to_string(), json);
     }
