@@ -401,6 +401,64 @@ fn each_sample_of_a_json_log_is_a_run_and_its_errors_are_placed_in_the_log() {
     );
 }
 
+/// A zip archive of one empty member, `name`, stored (its CRC-32 0), written field by
+/// field.
+fn empty_member_zip(name: &str) -> Vec<u8> {
+    let name = name.as_bytes();
+    let len = u16::try_from(name.len()).unwrap();
+    let mut zip = Vec::new();
+    zip.extend(0x0403_4b50u32.to_le_bytes());
+    zip.extend([20, 0, 0, 0, 0, 0, 0, 0, 0, 0]); // version, flags, method, time, date
+    zip.extend([0; 12]); // CRC-32, sizes
+    zip.extend(len.to_le_bytes());
+    zip.extend([0, 0]);
+    zip.extend(name);
+    let directory = zip.len();
+    zip.extend(0x0201_4b50u32.to_le_bytes());
+    zip.extend([20, 0, 20, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+    zip.extend([0; 12]);
+    zip.extend(len.to_le_bytes());
+    zip.extend([0; 12]); // extra, comment, disk, attributes
+    zip.extend(0u32.to_le_bytes()); // the local header's offset
+    zip.extend(name);
+    let size = u32::try_from(zip.len() - directory).unwrap();
+    zip.extend(0x0605_4b50u32.to_le_bytes());
+    zip.extend([0, 0, 0, 0, 1, 0, 1, 0]);
+    zip.extend(size.to_le_bytes());
+    zip.extend(u32::try_from(directory).unwrap().to_le_bytes());
+    zip.extend([0, 0]);
+    zip
+}
+
+#[test]
+fn a_log_without_samples_is_a_run_said_to_hold_none() {
+    let file = damaged("empty.eval", |b| *b = empty_member_zip("header.json"));
+    let log = EvalArchive::open(&file).unwrap();
+    assert!(log.is_empty());
+    let monitor = monitor("max_turns(3)");
+    let runs = check_files(&monitor, &[&file], Format::Auto);
+    assert_eq!(count_runs(&[&file]), 1);
+    assert_eq!(runs, [check_file(&monitor, &file, Format::Auto)]);
+    assert_eq!((runs[0].kind, runs[0].error.as_deref()), (None, None));
+    assert!(
+        runs[0]
+            .warning
+            .as_deref()
+            .is_some_and(|w| w.starts_with("an Inspect .eval log without samples")),
+        "{runs:?}"
+    );
+    // A sample that is empty: an empty transcript.
+    let file = damaged("blank.eval", |b| {
+        *b = empty_member_zip("samples/1_epoch_1.json")
+    });
+    let runs = check_files(&monitor, &[&file], Format::Auto);
+    assert!(runs[0].path.ends_with("blank.eval#1_epoch_1"), "{runs:?}");
+    assert_eq!(
+        runs[0].warning.as_deref(),
+        Some(doneseq::corpus::NO_MESSAGE)
+    );
+}
+
 fn monitor(stop: &str) -> Monitor {
     let mut config = TaskConfig::default();
     config.stop = Some(stop.parse().unwrap());

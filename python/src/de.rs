@@ -220,11 +220,12 @@ impl<'de> MapAccess<'de> for Entries<'_> {
         }
         self.value = Some(value);
         if let Some((fields, names)) = &self.fields
-            && let Some(i) = names.iter().position(|n| n.as_ptr() == key.as_ptr()) {
-                let field: de::value::BorrowedStrDeserializer<'de, DeError> =
-                    de::value::BorrowedStrDeserializer::new(fields[i]);
-                return seed.deserialize(field).map(Some);
-            }
+            && let Some(i) = names.iter().position(|n| n.as_ptr() == key.as_ptr())
+        {
+            let field: de::value::BorrowedStrDeserializer<'de, DeError> =
+                de::value::BorrowedStrDeserializer::new(fields[i]);
+            return seed.deserialize(field).map(Some);
+        }
         seed.deserialize(PyDe(&key, self.depth)).map(Some)
     }
 

@@ -143,6 +143,10 @@ fn check_file_with(
             Ok(log) if log.len() == 1 => {
                 check_archived(monitor, (0, path), 0, format, &mut Some((0, log)), each)
             }
+            Ok(log) if log.is_empty() => RunSummary {
+                warning: Some(NO_SAMPLE.to_owned()),
+                ..RunSummary::new(name)
+            },
             Ok(log) => RunSummary {
                 error: Some(format!(
                     "an Inspect .eval log of {} samples, each its own run: check it as a \
@@ -280,6 +284,7 @@ where
         let path = paths[*i].as_ref();
         let summary = match source {
             Source::File => check_file_with(monitor, path, format, each),
+            #[cfg(feature = "eval-archives")]
             Source::Archived(sample) => {
                 check_archived(monitor, (*i, path), *sample, format, open, each)
             }
@@ -344,6 +349,11 @@ type Opened = Option<(usize, EvalArchive)>;
 #[cfg(not(feature = "eval-archives"))]
 type Opened = ();
 
+/// What a `.eval` log without samples is: a run of no message, said.
+#[cfg(feature = "eval-archives")]
+const NO_SAMPLE: &str = "an Inspect .eval log without samples (an eval cancelled before its \
+    first, or logged without them): no run to check";
+
 /// Whether `path` names an Inspect `.eval` log.
 #[cfg(feature = "eval-archives")]
 pub(crate) fn is_eval_log(path: &Path) -> bool {
@@ -392,16 +402,4 @@ fn check_archived(
             ..RunSummary::new(name)
         },
     }
-}
-
-#[cfg(not(feature = "eval-archives"))]
-fn check_archived(
-    _: &Monitor,
-    _: (usize, &Path),
-    _: usize,
-    _: Format,
-    (): &mut Opened,
-    _: impl FnMut(usize, &Message<'_>, bool),
-) -> RunSummary {
-    unreachable!("no sample is a run without the eval-archives feature")
 }

@@ -19,34 +19,25 @@ pub(super) enum Source {
     /// The whole file.
     File,
     /// Sample `n` of a `.eval` log.
+    #[cfg(feature = "eval-archives")]
     Archived(usize),
     /// A sample of a JSON eval log, and where it starts (its line and column).
     Within(PlacedSample, (usize, usize)),
 }
 
 /// The runs of the file at `path`: a sample each for an Inspect eval log of several
-/// (a `.eval` log of any number, even none), else the file.
+/// (a `.eval` log of any number but none), else the file.
 pub(super) fn sources(path: &Path) -> Vec<Source> {
-    if let Some(n) = archived(path) {
-        return (0..n).map(Source::Archived).collect();
+    #[cfg(feature = "eval-archives")]
+    if super::check::is_eval_log(path) {
+        // One that cannot be opened, or holds no sample, is one run, whose error or
+        // warning says so.
+        let samples = crate::transcript::EvalArchive::open(path).map_or(0, |log| log.len());
+        if samples > 0 {
+            return (0..samples).map(Source::Archived).collect();
+        }
     }
     json_log(path).unwrap_or_else(|| vec![Source::File])
-}
-
-#[cfg(feature = "eval-archives")]
-fn archived(path: &Path) -> Option<usize> {
-    if !super::check::is_eval_log(path) {
-        return None;
-    }
-    // One that cannot be opened is one run, whose error says why.
-    crate::transcript::EvalArchive::open(path)
-        .ok()
-        .map(|log| log.len())
-}
-
-#[cfg(not(feature = "eval-archives"))]
-fn archived(_: &Path) -> Option<usize> {
-    None
 }
 
 /// The samples of the JSON eval log at `path`, if it is one of several.
