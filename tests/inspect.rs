@@ -447,7 +447,7 @@ fn a_log_without_samples_is_a_run_said_to_hold_none() {
     );
     // A sample that is empty: an empty transcript.
     let file = damaged("blank.eval", |b| {
-        *b = empty_member_zip("samples/1_epoch_1.json")
+        *b = empty_member_zip("samples/1_epoch_1.json");
     });
     let runs = check_files(&monitor, &[&file], Format::Auto);
     assert!(runs[0].path.ends_with("blank.eval#1_epoch_1"), "{runs:?}");

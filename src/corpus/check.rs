@@ -282,6 +282,9 @@ where
             each(&mut value, index, message, step);
         };
         let path = paths[*i].as_ref();
+        // (Only a `.eval` log's samples use the log kept open.)
+        #[cfg(not(feature = "eval-archives"))]
+        let () = *open;
         let summary = match source {
             Source::File => check_file_with(monitor, path, format, each),
             #[cfg(feature = "eval-archives")]
