@@ -147,18 +147,15 @@ fn check_file_with(
                 warning: Some(NO_SAMPLE.to_owned()),
                 ..RunSummary::new(name)
             },
-            Ok(log) => RunSummary {
-                error: Some(format!(
+            Ok(log) => unreadable(
+                name,
+                format!(
                     "an Inspect .eval log of {} samples, each its own run: check it as a \
                      corpus (check_files reads each sample as a run)",
                     log.len()
-                )),
-                ..RunSummary::new(name)
-            },
-            Err(e) => RunSummary {
-                error: Some(e.to_string()),
-                ..RunSummary::new(name)
-            },
+                ),
+            ),
+            Err(e) => unreadable(name, e.to_string()),
         };
     }
     match File::open(path) {
@@ -168,10 +165,7 @@ fn check_file_with(
             Reader::new(BufReader::new(file), format),
             each,
         ),
-        Err(e) => RunSummary {
-            error: Some(format!("cannot open: {e}")),
-            ..RunSummary::new(name)
-        },
+        Err(e) => unreadable(name, format!("cannot open: {e}")),
     }
 }
 
@@ -293,19 +287,9 @@ where
             }
             Source::Within(sample, place) => {
                 let name = format!("{}#{}", path.display(), sample.name);
-                match sources::sample_text(path, sample) {
-                    Ok(text) => check_placed(
-                        monitor,
-                        name,
-                        Reader::new(std::io::Cursor::new(text), format),
-                        *place,
-                        each,
-                    ),
-                    Err(e) => RunSummary {
-                        error: Some(format!("cannot read the sample: {e}")),
-                        ..RunSummary::new(name)
-                    },
-                }
+                let text = sources::sample_text(path, sample)
+                    .map_err(|e| format!("cannot read the sample: {e}"));
+                check_sample(monitor, name, text, format, *place, each)
             }
         };
         (summary, value)
@@ -379,30 +363,44 @@ fn check_archived(
         *open = match EvalArchive::open(path) {
             Ok(log) => Some((i, log)),
             Err(e) => {
-                return RunSummary {
-                    error: Some(e.to_string()),
-                    ..RunSummary::new(name)
-                };
+                return unreadable(name, e.to_string());
             }
         };
     }
     let Some((_, log)) = open.as_mut().filter(|(_, log)| sample < log.len()) else {
-        return RunSummary {
-            error: Some("the log changed while it was checked".to_owned()),
-            ..RunSummary::new(name)
-        };
+        return unreadable(name, "the log changed while it was checked");
     };
     let name = format!("{name}#{}", log.name(sample));
-    match log.sample(sample) {
-        Ok(json) => check_reader_with(
+    let json = log.sample(sample).map_err(|e| e.to_string());
+    check_sample(monitor, name, json, format, (1, 1), each)
+}
+
+/// Checks a sample of an eval log, its JSON read (or why it could not be), that
+/// starts at `place` (line, column) of its file.
+fn check_sample(
+    monitor: &Monitor,
+    name: String,
+    json: Result<Vec<u8>, String>,
+    format: Format,
+    place: (usize, usize),
+    each: impl FnMut(usize, &Message<'_>, bool),
+) -> RunSummary {
+    match json {
+        Ok(json) => check_placed(
             monitor,
             name,
             Reader::new(std::io::Cursor::new(json), format),
+            place,
             each,
         ),
-        Err(e) => RunSummary {
-            error: Some(e.to_string()),
-            ..RunSummary::new(name)
-        },
+        Err(error) => unreadable(name, error),
+    }
+}
+
+/// The summary of a run that could not be read, and why.
+fn unreadable(name: String, error: impl Into<String>) -> RunSummary {
+    RunSummary {
+        error: Some(error.into()),
+        ..RunSummary::new(name)
     }
 }
