@@ -918,6 +918,14 @@ fn an_eval_log_is_a_corpus_of_its_samples() {
             && text.contains("2 runs: 0 done, 0 exhausted, 0 stuck, 2 failed"),
         "{text}"
     );
+    // One run at a time takes one run.
+    let out = check(&["--all", "--seq", "A", log]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("--follow and --all take one transcript (an Inspect AI eval log holds a run a sample: give one sample's JSON)"),
+        "{stderr}"
+    );
     let dir = std::env::temp_dir().join(format!("doneseq-eval-{}", std::process::id()));
     std::fs::create_dir_all(dir.join("logs")).unwrap();
     std::fs::copy(log, dir.join("logs/run.eval")).unwrap();

@@ -173,7 +173,13 @@ struct First {
 /// Many transcripts: one line per run, then the totals.
 fn corpus(args: &Args) -> ExitCode {
     if args.follow || args.all {
-        eprintln!("error: --follow and --all take one transcript");
+        let log = match args.transcripts.as_slice() {
+            [one] if std::path::Path::new(one).is_file() => {
+                " (an Inspect AI eval log holds a run a sample: give one sample's JSON)"
+            }
+            _ => "",
+        };
+        eprintln!("error: --follow and --all take one transcript{log}");
         return ExitCode::from(2);
     }
     if args.transcripts.iter().any(|t| t == "-") {
