@@ -375,6 +375,16 @@ fn each_sample_of_a_json_log_is_a_run_and_its_errors_are_placed_in_the_log() {
             .contains("an Inspect eval log of 2 samples, each its own run: check it as a corpus")),
         "{whole:?}"
     );
+    // With a byte order mark first, the same.
+    let mut marked = b"\xEF\xBB\xBF".to_vec();
+    marked.extend(std::fs::read(&file).unwrap());
+    let marked = damaged("marked.json", |b| *b = marked);
+    let strip_path =
+        |runs: Vec<doneseq::corpus::RunSummary>| runs.iter().map(strip).collect::<Vec<_>>();
+    assert_eq!(
+        strip_path(check_files(&monitor, &[&marked], Format::Auto)),
+        strip_path(check_files(&monitor, &[&file], Format::Auto))
+    );
     // The second sample's first tool message damaged: the error names its line in the
     // log (where the message begins).
     let text = std::fs::read_to_string(&file).unwrap();

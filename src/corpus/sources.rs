@@ -54,11 +54,15 @@ fn json_log(path: &Path) -> Option<Vec<Source>> {
     let mut text = String::new();
     file.seek(SeekFrom::Start(0)).ok()?;
     file.read_to_string(&mut text).ok()?;
-    let samples = json_log_samples(&text)?;
+    // A byte order mark some tools write first is not the JSON's (its offsets are
+    // the file's).
+    let bom = if text.starts_with('\u{feff}') { 3 } else { 0 };
+    let samples = json_log_samples(&text[bom..])?;
     Some(
         samples
             .into_iter()
-            .map(|sample| {
+            .map(|mut sample| {
+                sample.start += bom;
                 let before = &text.as_bytes()[..sample.start];
                 let line = 1 + memchr::memchr_iter(b'\n', before).count();
                 let column = sample.start - memchr::memrchr(b'\n', before).map_or(0, |i| i + 1) + 1;
