@@ -90,6 +90,7 @@ fn each_sample_of_an_eval_log_however_it_is_compressed() {
 fn messages_and_content_parts() {
     insta::assert_snapshot!(read_both(&sample_of(&[
         r#"{"role": "system", "content": "Be brief."}"#,
+        r#"{"role": "user", "content": "A screenshot.", "tool_call_id": ["c0"]}"#,
         r#"{"role": "user", "content": [{"type": "text", "text": "Look:"}, {"type": "image", "image": "attachment://a1"}, {"type": "text", "text": "what is it?"}], "source": "input"}"#,
         r#"{"id": "m1", "role": "assistant", "content": [{"type": "reasoning", "reasoning": "hmm", "signature": null, "redacted": false}, {"type": "text", "text": "A cat.", "refusal": null, "citations": null}], "tool_calls": null, "model": "m"}"#,
         r#"{"id": "m2", "role": "assistant", "content": "", "tool_calls": [{"id": "c1", "function": "bash", "arguments": {"cmd": "ls"}, "parse_error": null, "view": null, "type": "function"}, {"id": "c2", "function": "python", "arguments": {}, "type": "function"}]}"#,
@@ -99,13 +100,14 @@ fn messages_and_content_parts() {
         r#"{"id": "m3", "role": "assistant", "content": [{"type": "tool_use", "tool_type": "web_search", "id": "ws1", "name": "web_search", "context": null, "arguments": "{\"query\": \"cats\"}", "result": "...", "error": null}, {"type": "text", "text": "attachment://t1"}]}"#,
     ], r#""attachments": {"t1": "A long answer Inspect moved aside.", "a1": "data:image/png;base64,AAAA"}"#)), @r#"
     0 system "Be brief."
-    1 user "Look:\nwhat is it?"
-    2 llm "A cat."
-    3 llm call bash({"cmd": "ls"}) id=Some("c1") call python({}) id=Some("c2")
-    4 agent "a.txt" answers=c1 tool=bash
-    5 agent answers=c2 tool=python error="Command timed out before completing."
-    6 agent "partial" answers=c3 tool=python error="the tool failed (permission)"
-    7 llm "A long answer Inspect moved aside." call web_search({"query": "cats"}) id=Some("ws1")
+    1 user "A screenshot."
+    2 user "Look:\nwhat is it?"
+    3 llm "A cat."
+    4 llm call bash({"cmd": "ls"}) id=Some("c1") call python({}) id=Some("c2")
+    5 agent "a.txt" answers=c1 tool=bash
+    6 agent answers=c2 tool=python error="Command timed out before completing."
+    7 agent "partial" answers=c3 tool=python error="the tool failed (permission)"
+    8 llm "A long answer Inspect moved aside." call web_search({"query": "cats"}) id=Some("ws1")
     "#);
 }
 
@@ -177,6 +179,14 @@ fn errors_name_the_message_and_the_field() {
         "",
     ));
     assert!(call.contains("missing field `function`"), "{call}");
+    let id = error(&sample_of(
+        &[r#"{"role": "tool", "content": "x", "tool_call_id": 7, "function": "f"}"#],
+        "",
+    ));
+    assert!(
+        id.contains("a tool message's tool_call_id is not a string"),
+        "{id}"
+    );
     let used = error(&sample_of(
         &[r#"{"role": "tool", "content": [{"type": "tool_use", "name": "x", "arguments": "{}"}]}"#],
         "",

@@ -136,8 +136,10 @@ struct ChatMessage<'a> {
     content: Option<StringOrList<'a, Part<'a>>>,
     #[serde(default, borrow)]
     tool_calls: Option<Vec<Call<'a>>>,
+    /// A tool message's call; a user message's, the calls whose output it carries (a
+    /// list: an image a tool returned), not read.
     #[serde(default, borrow)]
-    tool_call_id: Option<Str<'a>>,
+    tool_call_id: Option<&'a RawValue>,
     /// A tool message's tool.
     #[serde(default, borrow)]
     function: Option<Str<'a>>,
@@ -325,7 +327,12 @@ impl<'a> Rules<'a> {
                 if let Some(tool) = message.function {
                     read = read.with_tool_name(tool.into_cow());
                 }
-                if let Some(id) = message.tool_call_id {
+                if let Some(id) = message.tool_call_id.filter(|id| id.get() != "null") {
+                    let id: Str<'a> = serde_json::from_str(id.get()).map_err(|e| {
+                        fail(format!(
+                            "a tool message's tool_call_id is not a string ({e})"
+                        ))
+                    })?;
                     read = read.with_tool_call_id(id.into_cow());
                 }
                 if let Some(error) = message.error {
