@@ -33,7 +33,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::record::{Failure, Out, each, parse};
-use super::wire::{Listed, RawArguments, Str, StringOrList, arguments_of};
+use super::wire::{Listed, RawArguments, Str, StringOrList, tool_call};
 use crate::{Message, ToolCall, Usage};
 
 /// How a text moved into the sample's attachments is written in its place.
@@ -295,9 +295,17 @@ impl<'a> Rules<'a> {
         out: &mut Out<'a>,
     ) -> Result<(), Failure<'a>> {
         let fail = |m: String| Failure::message(within, m);
-        let mut calls = Vec::new();
-        let text = self.content(message.content, &mut calls).map_err(fail)?;
-        let read = match &*message.role.0 {
+        let mut in_content = Vec::new();
+        let text = self
+            .content(message.content, &mut in_content)
+            .map_err(fail)?;
+        let role = &*message.role.0;
+        if !in_content.is_empty() && role != "assistant" {
+            return Err(fail(format!(
+                "a {role} message holds a tool_use part (only the model's do)"
+            )));
+        }
+        let read = match role {
             "system" => Message::system(text),
             "user" => Message::user(text),
             "assistant" => {
@@ -306,21 +314,14 @@ impl<'a> Rules<'a> {
                     if call.function.is_empty() {
                         return Err(fail(format!("tool call {i} has an empty \"function\"")));
                     }
-                    let mut tool_call = ToolCall::with_arguments(
-                        call.function.into_cow(),
-                        arguments_of(call.arguments),
-                    );
-                    if let Some(id) = call.id {
-                        tool_call = tool_call.with_id(id.into_cow());
-                    }
-                    read = read.with_tool_call(tool_call);
+                    let call = tool_call(call.function.into_cow(), call.arguments, call.id);
+                    read = read.with_tool_call(call);
                 }
-                read = calls.into_iter().fold(read, Message::with_tool_call);
+                read = in_content.into_iter().fold(read, Message::with_tool_call);
                 if let Some(usage) = message.id.and_then(|id| self.usage.remove(&id.0)) {
                     read = read.with_usage(usage);
                 }
-                out.push(read);
-                return Ok(());
+                read
             }
             "tool" => {
                 let mut read = Message::agent(text);
@@ -347,12 +348,6 @@ impl<'a> Rules<'a> {
                 )));
             }
         };
-        if !calls.is_empty() {
-            return Err(fail(format!(
-                "a {} message holds a tool_use part (only the model's do)",
-                message.role.0
-            )));
-        }
         out.push(read);
         Ok(())
     }
@@ -383,12 +378,7 @@ impl<'a> Rules<'a> {
                     let name = part.name.filter(|n| !n.is_empty()).ok_or_else(|| {
                         format!("content part {i} of type \"tool_use\" has no \"name\"")
                     })?;
-                    let call =
-                        ToolCall::with_arguments(name.into_cow(), arguments_of(part.arguments));
-                    calls.push(match part.id {
-                        Some(id) => call.with_id(id.into_cow()),
-                        None => call,
-                    });
+                    calls.push(tool_call(name.into_cow(), part.arguments, part.id));
                 }
                 kind if SILENT.contains(&kind) => {}
                 other => {
