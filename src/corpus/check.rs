@@ -5,6 +5,8 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+#[cfg(feature = "eval-archives")]
+use super::sources::is_eval_log;
 use super::sources::{self, Source, sources};
 use super::summary::{NO_MESSAGE, RunSummary, overrun_warning};
 use crate::message::{Message, Role};
@@ -205,14 +207,6 @@ pub fn check_files<P: AsRef<Path> + Sync>(
         .collect()
 }
 
-/// How many runs [`check_files`] gives for `paths`: one a file, but one a sample of
-/// an Inspect eval log (a `.eval` log's directory read to count them, a JSON log of
-/// several samples parsed).
-#[must_use]
-pub fn count_runs<P: AsRef<Path>>(paths: &[P]) -> usize {
-    paths.iter().map(|path| sources(path.as_ref()).len()).sum()
-}
-
 /// [`check_files`] on this thread alone, one run after the other: the same summaries,
 /// in the same order.
 #[must_use]
@@ -340,12 +334,6 @@ type Opened = ();
 #[cfg(feature = "eval-archives")]
 const NO_SAMPLE: &str = "an Inspect .eval log without samples (an eval cancelled before its \
     first, or logged without them): no run to check";
-
-/// Whether `path` names an Inspect `.eval` log.
-#[cfg(feature = "eval-archives")]
-pub(crate) fn is_eval_log(path: &Path) -> bool {
-    path.extension().is_some_and(|e| e == "eval")
-}
 
 /// Checks sample `sample` of the `.eval` log at `path` (the `i`th path), a run named
 /// `<path>#<sample>` (`<id>_epoch_<n>`).

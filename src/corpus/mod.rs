@@ -36,7 +36,7 @@ mod sources;
 mod summary;
 
 pub use check::{
-    check_file, check_files, check_files_in_turn, check_files_with, check_reader,
-    check_reader_with, count_runs,
+    check_file, check_files, check_files_in_turn, check_files_with, check_reader, check_reader_with,
 };
+pub use sources::{count_runs, is_one_transcript};
 pub use summary::{Aggregate, NO_MESSAGE, RunSummary, overrun_warning};

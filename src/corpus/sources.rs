@@ -25,11 +25,45 @@ pub(super) enum Source {
     Within(PlacedSample, (usize, usize)),
 }
 
+/// How many runs [`check_files`](super::check_files) gives for `paths`: one a file,
+/// but one a sample of an Inspect eval log (a `.eval` log's directory read to count
+/// them, a JSON log of several samples parsed).
+#[must_use]
+pub fn count_runs<P: AsRef<Path>>(paths: &[P]) -> usize {
+    paths.iter().map(|path| sources(path.as_ref()).len()).sum()
+}
+
+/// Whether the file at `path` is one transcript, read by a
+/// [`Reader`](crate::transcript::Reader): not an Inspect eval log of a run a sample (a
+/// `.eval` log, whatever it holds, or a JSON log of several samples), which
+/// [`check_files`](super::check_files) reads as its runs.
+///
+/// ```
+/// let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+/// assert!(doneseq::corpus::is_one_transcript(&examples.join("calculator.jsonl")));
+/// # #[cfg(feature = "eval-archives")]
+/// assert!(!doneseq::corpus::is_one_transcript(&examples.join("formats/inspect.eval")));
+/// ```
+#[must_use]
+pub fn is_one_transcript(path: &Path) -> bool {
+    #[cfg(feature = "eval-archives")]
+    if is_eval_log(path) {
+        return false;
+    }
+    matches!(sources(path).as_slice(), [Source::File])
+}
+
+/// Whether `path` names an Inspect `.eval` log.
+#[cfg(feature = "eval-archives")]
+pub(super) fn is_eval_log(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "eval")
+}
+
 /// The runs of the file at `path`: a sample each for an Inspect eval log of several
 /// (a `.eval` log of any number but none), else the file.
 pub(super) fn sources(path: &Path) -> Vec<Source> {
     #[cfg(feature = "eval-archives")]
-    if super::check::is_eval_log(path) {
+    if is_eval_log(path) {
         // One that cannot be opened, or holds no sample, is one run, whose error or
         // warning says so.
         let samples = crate::transcript::EvalArchive::open(path).map_or(0, |log| log.len());

@@ -115,10 +115,7 @@ pub(crate) fn run(args: &Args) -> ExitCode {
         // a JSON log of several samples).
         [one] => {
             let path = std::path::Path::new(one);
-            one == "-"
-                || path.is_file()
-                    && path.extension().is_none_or(|e| e != "eval")
-                    && doneseq::corpus::count_runs(&[path]) == 1
+            one == "-" || path.is_file() && doneseq::corpus::is_one_transcript(path)
         }
         _ => false,
     };
@@ -174,7 +171,7 @@ struct First {
 fn corpus(args: &Args) -> ExitCode {
     if args.follow || args.all {
         let log = match args.transcripts.as_slice() {
-            [one] if std::path::Path::new(one).is_file() => {
+            [one] if !doneseq::corpus::is_one_transcript(std::path::Path::new(one)) => {
                 " (an Inspect AI eval log holds a run a sample: give one sample's JSON)"
             }
             _ => "",
