@@ -6,8 +6,8 @@
 use std::path::{Path, PathBuf};
 
 use doneseq::corpus::{check_file, check_files, check_files_in_turn, count_runs};
-use doneseq::transcript::{EvalArchive, Format, TranscriptErrorKind};
-use doneseq::{Monitor, TaskConfig};
+use doneseq::transcript::{EvalArchive, Format, MAX_LINE_LEN, TranscriptErrorKind};
+use doneseq::{Monitor, TaskConfig, VerdictKind};
 
 use crate::formats::{read, sample_text, summary, summary_of_values};
 
@@ -419,22 +419,49 @@ fn each_sample_of_a_json_log_is_a_run_and_its_errors_are_placed_in_the_log() {
     );
 }
 
-/// A zip archive of one empty member, `name`, stored (its CRC-32 0), written field by
-/// field.
+/// A zip archive of one empty member, `name`.
 fn empty_member_zip(name: &str) -> Vec<u8> {
+    stored_zip(name, b"")
+}
+
+/// The CRC-32 (ISO-HDLC, as zip's) of `data`, a bit at a time.
+fn crc32(data: &[u8]) -> u32 {
+    let mut table = [0u32; 256];
+    for (i, entry) in (0u32..).zip(table.iter_mut()) {
+        *entry = (0..8).fold(i, |c, _| {
+            if c & 1 == 1 {
+                0xEDB8_8320 ^ (c >> 1)
+            } else {
+                c >> 1
+            }
+        });
+    }
+    !data.iter().fold(!0u32, |c, &b| {
+        table[usize::from(c.to_le_bytes()[0] ^ b)] ^ (c >> 8)
+    })
+}
+
+/// A zip archive of one member, `name`, holding `data` stored (not compressed),
+/// written field by field.
+fn stored_zip(name: &str, data: &[u8]) -> Vec<u8> {
     let name = name.as_bytes();
     let len = u16::try_from(name.len()).unwrap();
+    let size = u32::try_from(data.len()).unwrap().to_le_bytes();
+    let mut sizes = crc32(data).to_le_bytes().to_vec();
+    sizes.extend(size);
+    sizes.extend(size);
     let mut zip = Vec::new();
     zip.extend(0x0403_4b50u32.to_le_bytes());
     zip.extend([20, 0, 0, 0, 0, 0, 0, 0, 0, 0]); // version, flags, method, time, date
-    zip.extend([0; 12]); // CRC-32, sizes
+    zip.extend(&sizes); // CRC-32, sizes
     zip.extend(len.to_le_bytes());
     zip.extend([0, 0]);
     zip.extend(name);
+    zip.extend(data);
     let directory = zip.len();
     zip.extend(0x0201_4b50u32.to_le_bytes());
     zip.extend([20, 0, 20, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
-    zip.extend([0; 12]);
+    zip.extend(&sizes);
     zip.extend(len.to_le_bytes());
     zip.extend([0; 12]); // extra, comment, disk, attributes
     zip.extend(0u32.to_le_bytes()); // the local header's offset
@@ -474,6 +501,39 @@ fn a_log_without_samples_is_a_run_said_to_hold_none() {
     assert_eq!(
         runs[0].warning.as_deref(),
         Some(doneseq::corpus::NO_MESSAGE)
+    );
+}
+
+/// A sample longer than a line may be (a long agentic run's, written on one line as
+/// Inspect writes a `.eval` log's) is read, as a document: alone, and as a `.eval`
+/// log's sample.
+#[test]
+fn a_sample_longer_than_a_line_is_read() {
+    let text = "x".repeat(MAX_LINE_LEN);
+    let sample = sample_of(
+        &[
+            &format!(r#"{{"role": "user", "content": "{text}"}}"#),
+            r#"{"role": "assistant", "content": "Done.", "source": "generate"}"#,
+        ],
+        "",
+    );
+    assert!(!sample.contains('\n') && sample.len() > MAX_LINE_LEN);
+    let messages = read(&sample, Format::Auto).unwrap();
+    assert_eq!(messages.len(), 2);
+    assert_eq!(messages[0].content().len(), MAX_LINE_LEN);
+    assert_eq!(messages[1].content(), "Done.");
+    let file = damaged("long.eval", |b| {
+        *b = stored_zip("samples/long_epoch_1.json", sample.as_bytes());
+    });
+    let mut log = EvalArchive::open(&file).unwrap();
+    assert_eq!(log.sample(0).unwrap(), sample.as_bytes());
+    let runs = check_files(&monitor("max_turns(1)"), &[&file], Format::Auto);
+    assert_eq!(runs.len(), 1);
+    assert!(runs[0].path.ends_with("long.eval#long_epoch_1"), "{runs:?}");
+    assert_eq!(runs[0].error, None);
+    assert_eq!(
+        (runs[0].kind, runs[0].at),
+        (Some(VerdictKind::Exhausted), Some(1))
     );
 }
 

@@ -5,7 +5,9 @@ use crate::grouped::grouped;
 
 /// `n` bytes as the table writes sizes: in MiB or KiB where they divide evenly.
 fn bytes(n: usize) -> String {
-    if n >= 1 << 20 && n.is_multiple_of(1 << 20) {
+    if n >= 1 << 30 && n.is_multiple_of(1 << 30) {
+        format!("{} GiB", n >> 30)
+    } else if n >= 1 << 20 && n.is_multiple_of(1 << 20) {
         format!("{} MiB", n >> 20)
     } else if n >= 1 << 10 && n.is_multiple_of(1 << 10) {
         format!("{} KiB", n >> 10)
@@ -127,6 +129,10 @@ fn the_readme_gives_every_limit_as_declared() {
         rows.push((
             "transcript::MAX_LINE_LEN",
             format!("{} per line", bytes(transcript::MAX_LINE_LEN)),
+        ));
+        rows.push((
+            "transcript::MAX_DOCUMENT_LEN",
+            format!("{} per JSON document", bytes(transcript::MAX_DOCUMENT_LEN)),
         ));
         rows.push((
             "transcript::MAX_JSON_DEPTH",

@@ -6,12 +6,13 @@ use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
+use crate::transcript::MAX_DOCUMENT_LEN;
 use crate::transcript::inspect::{PlacedSample, is_json_log, json_log_samples};
 
 /// The largest JSON eval log split into its samples (read whole, once, to find
-/// them); a larger one is read as one transcript, which refuses a document past
-/// [`crate::transcript::MAX_LINE_LEN`] with its error.
-const MAX_JSON_LOG_LEN: u64 = 1 << 30;
+/// them): [`MAX_DOCUMENT_LEN`]; a larger one is read as one transcript, which
+/// refuses it with its error.
+const MAX_JSON_LOG_LEN: u64 = MAX_DOCUMENT_LEN as u64;
 
 /// One run of a path.
 #[derive(Debug, Clone)]

@@ -14,9 +14,9 @@ use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::path::Path;
 
-/// The largest sample read (uncompressed), the bound of [`super::MAX_LINE_LEN`] on a
-/// whole JSON document.
-pub const MAX_SAMPLE_LEN: u64 = super::MAX_LINE_LEN as u64;
+/// The largest sample read (uncompressed), the bound of [`super::MAX_DOCUMENT_LEN`] on
+/// a whole JSON document.
+pub const MAX_SAMPLE_LEN: u64 = super::MAX_DOCUMENT_LEN as u64;
 
 /// Where the samples are in the archive, and what they are named.
 const SAMPLES: &str = "samples/";

@@ -13,7 +13,8 @@
 //!
 //! A bad record is an error naming the line (and column, for JSON), the format the
 //! reader expected there and what was wrong, never skipped. Every limit
-//! ([`MAX_LINE_LEN`], [`MAX_JSON_DEPTH`], [`MAX_TOOL_SEARCH_WORK`]) is an error of its
+//! ([`MAX_LINE_LEN`], [`MAX_DOCUMENT_LEN`], [`MAX_JSON_DEPTH`], [`MAX_TOOL_SEARCH_WORK`])
+//! is an error of its
 //! own [`TranscriptErrorKind`], so a reader's memory and work stay bounded by the
 //! record it reads, whatever the input.
 //!
@@ -65,9 +66,21 @@ use crate::Message;
 
 use TranscriptErrorKind as Kind;
 
-/// The longest line (or whole JSON document) read, in bytes, its line end (`\n` or
-/// `\r\n`) not counted.
+/// The longest line read, in bytes, its line end (`\n` or `\r\n`) not counted: a
+/// record of a log of one a line. (An input's first line, where it starts a JSON
+/// document, is bounded as the document is, by [`MAX_DOCUMENT_LEN`].)
 pub const MAX_LINE_LEN: usize = 16 << 20;
+
+/// The longest JSON document read, in bytes, a final line end not counted: a whole
+/// transcript in one document (an array of messages, a trajectory, an eval sample),
+/// or several one after another, on as many lines as it takes, its first among them.
+///
+/// A document is read whole before it is parsed, and one run of an agent can be
+/// large: an Inspect sample keeps every model call's input beside its messages,
+/// tens of megabytes for a long agentic run, on one line where it was written
+/// compactly. The bound is what keeps an endless or absurd input from taking the
+/// machine's memory; a log of one record a line keeps [`MAX_LINE_LEN`]'s per line.
+pub const MAX_DOCUMENT_LEN: usize = 1 << 30;
 
 /// The deepest nesting of JSON arrays and objects in a line (or a whole JSON array),
 /// checked before the line is parsed.
@@ -294,7 +307,8 @@ pub enum TranscriptErrorKind {
     Io,
     /// A line is not UTF-8.
     NotUtf8,
-    /// A line, or a whole JSON array, is longer than [`MAX_LINE_LEN`] bytes.
+    /// A line is longer than [`MAX_LINE_LEN`] bytes, or a JSON document than
+    /// [`MAX_DOCUMENT_LEN`].
     TooLong {
         /// The limit.
         max: usize,
@@ -720,11 +734,7 @@ impl<R: BufRead> State<R> {
         }
         self.line += 1;
         if bytes.len() - line_end(&bytes) > MAX_LINE_LEN {
-            return Err(TranscriptError::at(
-                self.line,
-                Kind::TooLong { max: MAX_LINE_LEN },
-                format!("line longer than {MAX_LINE_LEN} bytes"),
-            ));
+            self.read_long_first_line(&mut bytes)?;
         }
         match String::from_utf8(bytes) {
             Ok(text) => {
@@ -733,6 +743,42 @@ impl<R: BufRead> State<R> {
             }
             Err(e) => Err(self.line_not_utf8(e)),
         }
+    }
+
+    /// The rest of the line `bytes`, longer than [`MAX_LINE_LEN`]: where it is the
+    /// input's first record, in a format that reads documents, and starts one (`{` or
+    /// `[`), a JSON document written on one line, read on up to [`MAX_DOCUMENT_LEN`];
+    /// otherwise, or past that, an error. (Out of line: no other line pays for it.)
+    #[cold]
+    #[inline(never)]
+    fn read_long_first_line(&mut self, bytes: &mut Vec<u8>) -> Result<(), TranscriptError> {
+        let opens_document = || {
+            let start = bytes.iter().find(|b| !b.is_ascii_whitespace());
+            matches!(start, Some(b'{' | b'['))
+        };
+        if self.seen_record || !self.format.reads_documents() || !opens_document() {
+            return Err(TranscriptError::at(
+                self.line,
+                Kind::TooLong { max: MAX_LINE_LEN },
+                format!("line longer than {MAX_LINE_LEN} bytes"),
+            ));
+        }
+        if !bytes.ends_with(b"\n") {
+            let limit = (MAX_DOCUMENT_LEN + 3).saturating_sub(bytes.len());
+            read_until_newline(&mut self.input, bytes, limit).map_err(|e| {
+                TranscriptError::at(self.line, Kind::Io, format!("cannot read: {e}"))
+            })?;
+        }
+        if bytes.len() - line_end(bytes) > MAX_DOCUMENT_LEN {
+            return Err(TranscriptError::at(
+                self.line,
+                Kind::TooLong {
+                    max: MAX_DOCUMENT_LEN,
+                },
+                format!("JSON document longer than {MAX_DOCUMENT_LEN} bytes"),
+            ));
+        }
+        Ok(())
     }
 
     /// The error of the line just read, which is not UTF-8: its bytes kept, for
@@ -1164,18 +1210,20 @@ impl<R: BufRead> State<R> {
         let start = self.line;
         // As for a line: a final line end is not counted, one byte more shows it is
         // over (the first line, in the buffer, may already be).
-        let limit = (MAX_LINE_LEN + 2).saturating_sub(buffer.len()) as u64 + 1;
+        let limit = (MAX_DOCUMENT_LEN + 2).saturating_sub(buffer.len()) as u64 + 1;
         let mut bytes = std::mem::take(buffer).into_bytes();
         (&mut self.input)
             .take(limit)
             .read_to_end(&mut bytes)
             .map_err(|e| TranscriptError::at(start, Kind::Io, format!("cannot read: {e}")))?;
         self.ended = true;
-        if bytes.len() - line_end(&bytes) > MAX_LINE_LEN {
+        if bytes.len() - line_end(&bytes) > MAX_DOCUMENT_LEN {
             return Err(TranscriptError::at(
                 start,
-                Kind::TooLong { max: MAX_LINE_LEN },
-                format!("JSON document longer than {MAX_LINE_LEN} bytes"),
+                Kind::TooLong {
+                    max: MAX_DOCUMENT_LEN,
+                },
+                format!("JSON document longer than {MAX_DOCUMENT_LEN} bytes"),
             ));
         }
         *buffer = text(bytes, start)?;

@@ -5,8 +5,8 @@
 
 use doneseq::dsl::{MAX_DSL_LEN, MAX_ELEMENTS, MAX_LITERALS, MAX_PATTERNS};
 use doneseq::transcript::{
-    Format, MAX_JSON_DEPTH, MAX_LINE_LEN, Reader, TranscriptError, TranscriptErrorKind,
-    read_transcript,
+    Format, MAX_DOCUMENT_LEN, MAX_JSON_DEPTH, MAX_LINE_LEN, Reader, TranscriptError,
+    TranscriptErrorKind, read_transcript,
 };
 use doneseq::{
     CompileError, DoneSequence, MAX_PATTERN_LEN, MAX_POSITIONS, MAX_REGEX_SET_SIZE, MAX_SEQUENCES,
@@ -307,14 +307,34 @@ fn a_line_at_the_length_limit_is_read() {
         (err.kind, err.line),
         (TranscriptErrorKind::TooLong { max: MAX_LINE_LEN }, 1)
     );
-    // A JSON array: its bytes, a final newline not counted.
+    // A JSON array on one line is a document, bounded as one (by MAX_DOCUMENT_LEN),
+    // not as a line, where the format reads documents: read past MAX_LINE_LEN, also
+    // as a line that ends right past it (the next line not taken into it).
     let array = |len: usize| format!("[{}]", line(len - 2));
-    for (len, ok) in [(MAX_LINE_LEN, true), (MAX_LINE_LEN + 1, false)] {
+    for len in [MAX_LINE_LEN, MAX_LINE_LEN + 1] {
         for end in ["", "\n", "\r\n"] {
             let text = format!("{}{end}", array(len));
-            let read = read_transcript(text.as_bytes(), Format::Auto);
-            assert_eq!(read.is_ok(), ok, "{len} {end:?}");
+            let messages = read_transcript(text.as_bytes(), Format::Auto).unwrap();
+            assert_eq!(messages.len(), 1, "{len} {end:?}");
+            assert_eq!(messages[0].content().len(), len - 2 - frame);
         }
+    }
+    // So is one message on one line, in a format that reads documents; a second
+    // record is read as its own line.
+    for (len, end) in [(MAX_LINE_LEN + 1, "\n"), (MAX_LINE_LEN + 2, "\r\n")] {
+        let text = format!("{}{end}{{\"role\": \"assistant\"}}\n", line(len));
+        let messages = read_transcript(text.as_bytes(), Format::OpenAi).unwrap();
+        assert_eq!(messages.len(), 2, "{len} {end:?}");
+        assert_eq!(messages[0].content().len(), len - frame);
+        let bad = format!("{}{end}{{\"role\": 5}}\n", line(len));
+        let err = read_err(bad.as_bytes(), Format::OpenAi);
+        assert_eq!((err.kind, err.line), (TranscriptErrorKind::Json, 2));
+        let long = format!("{}{end}{}\n", line(len), line(len));
+        let err = read_err(long.as_bytes(), Format::OpenAi);
+        assert_eq!(
+            (err.kind, err.line),
+            (TranscriptErrorKind::TooLong { max: MAX_LINE_LEN }, 2)
+        );
     }
 }
 
@@ -334,10 +354,108 @@ fn a_line_past_the_length_limit_is_refused_without_reading_on() {
         (TranscriptErrorKind::TooLong { max: MAX_LINE_LEN }, 2)
     );
     assert!(reader.next().is_none());
-    // A whole JSON array counts as one line.
+    // In a format that reads documents, as the input's first record it would be one;
+    // after it, it is a line, refused as one.
+    let err = read_err(text.as_bytes(), Format::OpenAi);
+    assert_eq!(
+        (err.kind, err.line),
+        (TranscriptErrorKind::TooLong { max: MAX_LINE_LEN }, 2)
+    );
+    // As a log of one record a line, even the first line is only a line.
     let array = format!("[{}]", long.trim_end());
-    let err = read_err(array.as_bytes(), Format::Auto);
-    assert_eq!(err.kind, TranscriptErrorKind::TooLong { max: MAX_LINE_LEN });
+    let err = read_err(array.as_bytes(), Format::Jsonl);
+    assert_eq!(
+        (err.kind, err.line),
+        (TranscriptErrorKind::TooLong { max: MAX_LINE_LEN }, 1)
+    );
+}
+
+/// An input that never ends: `head`, then `fill` over and over; it counts the bytes
+/// it gave.
+struct Endless {
+    head: &'static [u8],
+    fill: Vec<u8>,
+    given: usize,
+}
+
+impl Endless {
+    fn new(head: &'static [u8], fill: u8) -> Endless {
+        Endless {
+            head,
+            fill: vec![fill; MB],
+            given: 0,
+        }
+    }
+}
+
+impl std::io::Read for Endless {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = std::io::BufRead::fill_buf(self)?.len().min(buf.len());
+        buf[..n].copy_from_slice(&std::io::BufRead::fill_buf(self)?[..n]);
+        std::io::BufRead::consume(self, n);
+        Ok(n)
+    }
+}
+
+impl std::io::BufRead for Endless {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        Ok(if self.head.is_empty() {
+            &self.fill
+        } else {
+            self.head
+        })
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.given += n;
+        if !self.head.is_empty() {
+            self.head = &self.head[n..];
+        }
+    }
+}
+
+/// An input that never ends is refused at its bound, having been read no further: a
+/// JSON document (on its first line, or on many) at MAX_DOCUMENT_LEN, anything else at
+/// MAX_LINE_LEN.
+#[test]
+fn an_endless_input_is_refused_at_its_bound() {
+    let cases: [(&[u8], u8, Format, usize); 5] = [
+        (
+            b"[{\"role\": \"user\", \"content\": \"",
+            b'x',
+            Format::Auto,
+            MAX_DOCUMENT_LEN,
+        ),
+        (
+            b"\n  {\"role\": \"user\", \"content\": \"",
+            b'x',
+            Format::Inspect,
+            MAX_DOCUMENT_LEN,
+        ),
+        (b"[\n", b' ', Format::OpenAi, MAX_DOCUMENT_LEN),
+        (b"", b'x', Format::Auto, MAX_LINE_LEN),
+        (b"[", b' ', Format::Jsonl, MAX_LINE_LEN),
+    ];
+    for (head, fill, format, max) in cases {
+        let mut input = Endless::new(head, fill);
+        let mut reader = Reader::new(&mut input, format);
+        let err = reader.next().unwrap().unwrap_err();
+        assert_eq!(
+            (err.kind, err.line),
+            (
+                TranscriptErrorKind::TooLong { max },
+                1 + usize::from(head.first() == Some(&b'\n'))
+            ),
+            "{format}"
+        );
+        assert!(reader.next().is_none());
+        drop(reader);
+        // The bound, its line end and the byte that shows it is past it; no more
+        // than one of the input's buffers (the first line's reading may end inside
+        // one).
+        assert!(input.given <= max + 3 + MB, "{format}: {}", input.given);
+        assert!(input.given > max, "{format}: {}", input.given);
+    }
 }
 
 /// Every error says what kind it is.
