@@ -74,6 +74,10 @@ fn cycle(format: Format) -> Vec<String> {
         // events, which are most of its bytes (each model call's input, tools,
         // configuration and output; each tool call's; the state's changes).
         Format::Inspect => include_str!("cycles/inspect.jsonl"),
+        // The session's history as Microsoft Agent Framework 1.23.0's
+        // FileHistoryProvider keeps it, a message a line (no usage: the framework
+        // keeps none in its messages).
+        Format::AgentFramework => include_str!("cycles/agent-framework.jsonl"),
         // doneseq's JSONL with Langroid's roles and tool JSON in the content.
         Format::Langroid => include_str!("cycles/langroid.jsonl"),
         // Its header first: written once, before the cycles.
@@ -212,7 +216,7 @@ fn read_once() -> bool {
 }
 
 /// The formats the bench reads, `jsonl` first.
-const FORMATS: [Format; 20] = [
+const FORMATS: [Format; 21] = [
     Format::Jsonl,
     Format::OpenAi,
     Format::Responses,
@@ -233,6 +237,7 @@ const FORMATS: [Format; 20] = [
     Format::Codex,
     Format::MiniSweAgent,
     Format::Inspect,
+    Format::AgentFramework,
 ];
 
 /// `DONESEQ_BEST_OF=<rounds>`: each format's transcript read once in turn, and its

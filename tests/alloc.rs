@@ -370,6 +370,18 @@ fn llamaindex_messages_borrow_their_lines() {
     each_cycle_allocates("", CYCLE, [6, 2, 5], 2);
 }
 
+/// Reading Microsoft Agent Framework's history (its `FileHistoryProvider`'s lines)
+/// with `Reader::next_borrowed`: every text, call, result and author borrows its line.
+/// What is left to allocate, each cycle of the conversation (the bench's): each
+/// message's list of contents (six: serde's, there is no scanner of them), each
+/// result's list of items (two), the two calls' lists.
+fn agent_framework_messages_borrow_their_lines() {
+    const CYCLE: &str = include_str!("../benches/cycles/agent-framework.jsonl");
+    assert_eq!(CYCLE.lines().count(), 6, "the cycle's messages");
+    let (contents, items, lists) = (6, 2, 2);
+    each_cycle_allocates("", CYCLE, [6, 2, 5], contents + items + lists);
+}
+
 /// Reading CrewAI's task outputs with `Reader::next_borrowed`: a line stands for six
 /// messages, the five after its first given at the next calls, borrowing the line
 /// then (kept as spans of it meanwhile, not copied). What is left to allocate, each
@@ -543,7 +555,7 @@ fn readme_gives(sizes: &[(usize, usize)]) {
 }
 
 fn main() {
-    let tests: [(&str, fn()); 15] = [
+    let tests: [(&str, fn()); 16] = [
         (
             "borrowed_reading_copies_no_text",
             borrowed_reading_copies_no_text,
@@ -575,6 +587,10 @@ fn main() {
         (
             "llamaindex_messages_borrow_their_lines",
             llamaindex_messages_borrow_their_lines,
+        ),
+        (
+            "agent_framework_messages_borrow_their_lines",
+            agent_framework_messages_borrow_their_lines,
         ),
         (
             "crewai_tasks_borrow_their_lines",

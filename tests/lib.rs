@@ -4,6 +4,7 @@
 mod grouped;
 mod util;
 
+mod agent_framework;
 mod agno;
 mod answer;
 mod autotraits;

@@ -107,7 +107,7 @@ struct Keys {
     resource_logs: bool,
     /// `parts` (Pydantic AI's messages and Gemini's contents have them).
     parts: bool,
-    /// `contents` (a Gemini request's).
+    /// `contents` (a Gemini request's; an Agent Framework message's, beside `role`).
     contents: bool,
     /// `candidates` or `promptFeedback` (a Gemini response's).
     candidates: bool,
@@ -169,6 +169,9 @@ struct Keys {
 ///                                             format: `info` with `model_stats`)
 /// {"id", "epoch", "messages", "events", ...}  Inspect eval sample
 /// {"version", "eval", "plan", "samples", ...} Inspect eval log
+/// {"type": "message", "role", "contents"}     Agent Framework message
+/// {"type": "agent_response", "messages"}      Agent Framework response
+/// {"type": "session", "session_id", "state"}  Agent Framework session
 /// ```
 pub(super) fn kind(text: &str) -> Option<Kind> {
     let mut keys = Keys::default();
@@ -189,6 +192,12 @@ fn decide(k: &Keys) -> Option<Kind> {
         Kind::InspectSample
     } else if k.eval && k.eval_log && !k.role && !typed {
         Kind::InspectLog
+    } else if k.role && k.contents && matches!(kind, None | Some("message")) {
+        Kind::AgentFrameworkMessage
+    } else if matches!(kind, Some("agent_response" | "chat_response")) && k.messages && !k.role {
+        Kind::AgentFrameworkResponse
+    } else if kind == Some("session") && k.session_id && k.state && !k.role {
+        Kind::AgentFrameworkSession
     } else if (typed && k.claude_code || k.agent_type && !typed) && !k.role {
         Kind::ClaudeCodeRecord
     } else if typed && k.payload && !k.role {

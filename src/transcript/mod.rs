@@ -2,9 +2,9 @@
 //! (Chat Completions and the Responses API), Anthropic, AutoGen, Langroid, Pydantic
 //! AI, LangChain, Gemini and Google ADK, smolagents, Amazon Bedrock Converse (Strands
 //! Agents), Agno, LlamaIndex, CrewAI, rlm-code, locus, Claude Code (and the Claude
-//! Agent SDK), Codex CLI, mini-swe-agent, Inspect AI, and OpenTelemetry traces (GenAI, OpenInference and Langfuse
-//! spans, GenAI log records), each format detected from the content by
-//! [`Format::Auto`].
+//! Agent SDK), Codex CLI, mini-swe-agent, Inspect AI, Microsoft Agent Framework, and
+//! OpenTelemetry traces (GenAI, OpenInference and Langfuse spans, GenAI log records),
+//! each format detected from the content by [`Format::Auto`].
 //!
 //! [`Reader::next_borrowed`] gives each message borrowing its texts from the line (a
 //! replay of one message a line copies no text but the strings it decodes from
@@ -20,6 +20,7 @@
 //!
 #![doc = include_str!("../../transcripts.md")]
 
+mod agent_framework;
 mod agno;
 mod anthropic;
 mod autogen;
@@ -180,11 +181,15 @@ pub enum Format {
     /// in its own member), or a JSON eval log of one sample; the model's calls'
     /// usage from its model events, a tool's error failed.
     Inspect,
+    /// Microsoft Agent Framework's messages as `to_dict()` writes them: a session's
+    /// history as its `FileHistoryProvider` keeps it (a message a line), a list of
+    /// messages, an agent's response, or a session whose state keeps them.
+    AgentFramework,
 }
 
 impl Format {
     /// Every format, in the order `--help` lists them.
-    pub const ALL: [Format; 23] = [
+    pub const ALL: [Format; 24] = [
         Format::Auto,
         Format::Jsonl,
         Format::OpenAi,
@@ -208,6 +213,7 @@ impl Format {
         Format::Codex,
         Format::MiniSweAgent,
         Format::Inspect,
+        Format::AgentFramework,
     ];
 
     /// The format's name, as [`str::parse`] reads it.
@@ -237,6 +243,7 @@ impl Format {
             Format::Codex => "codex",
             Format::MiniSweAgent => "mini-swe-agent",
             Format::Inspect => "inspect",
+            Format::AgentFramework => "agent-framework",
         }
     }
 

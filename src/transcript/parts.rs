@@ -259,12 +259,23 @@ pub(super) fn is_text(kind: &str) -> bool {
 
 /// The text of the parts so far with one more part's: joined by a newline, the first
 /// part's text borrowed as it is.
+#[inline]
 pub(super) fn join<'a>(text: Option<Cow<'a, str>>, piece: Cow<'a, str>) -> Cow<'a, str> {
+    join_with(text, piece, '\n')
+}
+
+/// [`join`] by `separator` (a framework that joins its parts otherwise).
+#[inline]
+pub(super) fn join_with<'a>(
+    text: Option<Cow<'a, str>>,
+    piece: Cow<'a, str>,
+    separator: char,
+) -> Cow<'a, str> {
     match text {
         None => piece,
         Some(mut joined) => {
             let t = joined.to_mut();
-            t.push('\n');
+            t.push(separator);
             t.push_str(&piece);
             joined
         }

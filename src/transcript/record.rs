@@ -7,9 +7,9 @@ use serde::Deserialize;
 
 use super::wire::{Converted, JsonLine, Listed, MessageSeed, RawArguments, StringOrList};
 use super::{
-    Format, TranscriptErrorKind, agno, anthropic, autogen, bedrock, claude_code, codex, completion,
-    crewai, fast, gemini, inspect, langchain, langroid, llamaindex, locus, mini_swe_agent, ollama,
-    otel, pydantic_ai, responses, rlm_code, smolagents,
+    Format, TranscriptErrorKind, agent_framework, agno, anthropic, autogen, bedrock, claude_code,
+    codex, completion, crewai, fast, gemini, inspect, langchain, langroid, llamaindex, locus,
+    mini_swe_agent, ollama, otel, pydantic_ai, responses, rlm_code, smolagents,
 };
 use crate::{Message, ToolCall};
 
@@ -148,6 +148,14 @@ pub(super) enum Kind {
     /// An Inspect AI eval log written as JSON (`{"version", "status", "eval",
     /// "samples", ...}`).
     InspectLog,
+    /// A Microsoft Agent Framework message (`{"type": "message", "role", "contents"}`).
+    AgentFrameworkMessage,
+    /// A Microsoft Agent Framework response (`{"type": "agent_response", "messages",
+    /// "usage_details"}`, a chat client's `chat_response` too).
+    AgentFrameworkResponse,
+    /// A Microsoft Agent Framework session (`{"type": "session", "session_id",
+    /// "state"}`).
+    AgentFrameworkSession,
 }
 
 impl Kind {
@@ -221,6 +229,15 @@ impl Kind {
                 "an Inspect eval sample ({\"id\", \"epoch\", \"messages\", \"events\", ...})"
             }
             Kind::InspectLog => "an Inspect eval log ({\"version\", \"eval\", \"samples\", ...})",
+            Kind::AgentFrameworkMessage => {
+                "an Agent Framework message ({\"type\": \"message\", \"role\", \"contents\"})"
+            }
+            Kind::AgentFrameworkResponse => {
+                "an Agent Framework response ({\"type\": \"agent_response\", \"messages\", ...})"
+            }
+            Kind::AgentFrameworkSession => {
+                "an Agent Framework session ({\"type\": \"session\", \"session_id\", \"state\"})"
+            }
         }
     }
 
@@ -257,6 +274,9 @@ impl Kind {
             Kind::CodexRecord => Format::Codex,
             Kind::MiniSweAgentTrajectory => Format::MiniSweAgent,
             Kind::InspectSample | Kind::InspectLog => Format::Inspect,
+            Kind::AgentFrameworkMessage
+            | Kind::AgentFrameworkResponse
+            | Kind::AgentFrameworkSession => Format::AgentFramework,
         }
     }
 
@@ -313,6 +333,9 @@ impl Kind {
                 Kind::MiniSweAgentTrajectory,
                 Kind::InspectSample,
                 Kind::InspectLog,
+                Kind::AgentFrameworkMessage,
+                Kind::AgentFrameworkResponse,
+                Kind::AgentFrameworkSession,
             ],
             Format::Jsonl | Format::Langroid => &[Kind::Message],
             Format::OpenAi => &[
@@ -360,6 +383,11 @@ impl Kind {
             Format::Codex => &[Kind::CodexRecord],
             Format::MiniSweAgent => &[Kind::MiniSweAgentTrajectory],
             Format::Inspect => &[Kind::InspectSample, Kind::InspectLog],
+            Format::AgentFramework => &[
+                Kind::AgentFrameworkMessage,
+                Kind::AgentFrameworkResponse,
+                Kind::AgentFrameworkSession,
+            ],
             // Not JSON: its lines go to its own reader.
             Format::LangroidTsv => &[],
         }
@@ -658,6 +686,9 @@ fn read_kind<'a>(
         Kind::MiniSweAgentTrajectory => mini_swe_agent::read(text, out),
         Kind::InspectSample => inspect::read_sample(text, out),
         Kind::InspectLog => inspect::read_log(text, out),
+        Kind::AgentFrameworkMessage => agent_framework::read_message(parse(text)?, text, out),
+        Kind::AgentFrameworkResponse => agent_framework::read_response(parse(text)?, text, out),
+        Kind::AgentFrameworkSession => agent_framework::read_session(parse(text)?, text, out),
         Kind::CrewAiLog => Err(Failure::message(
             text,
             "a CrewAI output log (output_log_file) holds each task's status and output, not \

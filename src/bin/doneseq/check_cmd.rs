@@ -59,7 +59,9 @@ pub(crate) struct Args {
     /// CLI's session logs, ~/.codex/sessions/<date>/rollout-*.jsonl); mini-swe-agent
     /// (mini-swe-agent's trajectories, <instance>.traj.json: each command a call of
     /// bash, the submission a stop); inspect (Inspect AI's eval samples: a .eval log's,
-    /// each a run of the corpus, a JSON log's too, or a sample's JSON).
+    /// each a run of the corpus, a JSON log's too, or a sample's JSON); agent-framework
+    /// (Microsoft Agent Framework's messages: a FileHistoryProvider's <session id>.jsonl,
+    /// a list of to_dict()s, an agent's response, a session's state).
     /// All but jsonl, langroid and langroid-tsv also read JSON documents (an array, or
     /// one record on many lines; several one after another).
     #[arg(long, default_value = "auto", value_parser = parse_format)]
