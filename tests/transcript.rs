@@ -416,6 +416,19 @@ fn an_input_that_is_not_text_is_named_as_such() {
             .contains("not UTF-8: a zip archive (an Inspect AI .eval log?); give its path"),
         "{err}"
     );
+    // Agent Framework's history written as MessagePack (by its FileHistoryProvider,
+    // Agent Framework 1.23.0): what it is, and what to do.
+    let history = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/agent-framework-history.msgpack"
+    ))
+    .unwrap();
+    let err = read_transcript(&history[..], Format::Auto).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("not UTF-8: MessagePack (an Agent Framework FileHistoryProvider's"),
+        "{err}"
+    );
     let err = read_transcript(
         &b"{\"role\": \"user\", \"content\": \"h\xff\"}\n"[..],
         Format::Auto,

@@ -5,11 +5,12 @@ messages) and its response are replayed against the run as the script made it.""
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import agent_framework_runs
 import pytest
-from agent_framework import Message
+from agent_framework import Agent, FileHistoryProvider, Message
 from agent_framework_runs import SCRIPT
 from recorded_runs import read_alike
 
@@ -106,3 +107,21 @@ def test_a_session_without_its_history_says_where_it_is(run, tmp_path):
     replay = doneseq.Monitor(stop="max_turns(3)").check_file(path)
     assert "FileHistoryProvider" in replay["error"], replay
     assert "run.jsonl" in replay["error"], replay
+
+
+def test_a_messagepack_history_is_named_as_such(tmp_path):
+    # The provider's other serialization: binary records, not read; the error says
+    # what the file is and what to do.
+    async def keep() -> None:
+        agent = Agent(
+            client=agent_framework_runs.ScriptedClient(SCRIPT),
+            tools=[agent_framework_runs.add],
+            context_providers=[FileHistoryProvider(tmp_path, serialization_format="msgpack")],
+        )
+        await agent.run(
+            agent_framework_runs.QUESTION, session=agent.create_session(session_id="run")
+        )
+
+    asyncio.run(keep())
+    replay = doneseq.Monitor(stop="max_turns(3)").check_file(tmp_path / "run.msgpack")
+    assert "MessagePack (an Agent Framework FileHistoryProvider's" in replay["error"], replay

@@ -1523,7 +1523,8 @@ fn text(bytes: Vec<u8>, line: usize) -> Result<String, TranscriptError> {
 
 /// What an input whose first line is `first` (not UTF-8) is, where it is known by its
 /// first bytes, and how to read it: UTF-16 (what Windows PowerShell 5's `>` writes),
-/// or a compressed file (an archived log).
+/// a compressed file (an archived log), a zip archive, Agent Framework's MessagePack
+/// history.
 fn not_text(first: &[u8]) -> Option<&'static str> {
     if first.starts_with(b"\xFF\xFE") || first.starts_with(b"\xFE\xFF") {
         return Some(
@@ -1541,6 +1542,15 @@ fn not_text(first: &[u8]) -> Option<&'static str> {
         return Some(
             "a zip archive (an Inspect AI .eval log?); give its path to `doneseq check`, \
              which reads each of its samples as a run",
+        );
+    }
+    // A record's length (four bytes, big-endian), then a MessagePack map whose first
+    // key is `type`: Agent Framework's history written as MessagePack.
+    if first.len() >= 10 && matches!(first[4], 0x80..=0x8F) && &first[5..10] == b"\xA4type" {
+        return Some(
+            "MessagePack (an Agent Framework FileHistoryProvider's, \
+             serialization_format=\"msgpack\"?), which is not read; keep the history as \
+             JSON Lines, the provider's default, which format agent-framework reads",
         );
     }
     None
