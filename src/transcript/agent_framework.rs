@@ -19,6 +19,9 @@
 //! approvals and consent requests hold no text of the conversation's. A response's
 //! `usage_details` (the whole run's: the framework keeps no call's own) is its last
 //! model message's usage, where none of its messages has its own.
+//!
+//! A message's contents are folded into its messages one at a time ([`Fold`]), by
+//! serde's path and by the scanner of a history file's lines alike.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -28,7 +31,7 @@ use serde_json::value::RawValue;
 
 use super::parts::join_with;
 use super::record::{Failure, Out, each};
-use super::wire::{RawArguments, Str, failed, tool_call};
+use super::wire::{RawArguments, RawJson, Str, failed, tool_call};
 use crate::{Message, Role, ToolCall, Usage};
 
 /// A message as `Message.to_dict()` writes it.
@@ -42,46 +45,47 @@ pub(super) struct AfMessage<'a> {
     author_name: Option<Str<'a>>,
 }
 
-/// One content item: the fields of the kinds read (`type` says which).
-#[derive(Deserialize)]
-struct Content<'a> {
+/// One content item: the fields of the kinds read (`type` says which). (Filled by
+/// serde, or by the scanner.)
+#[derive(Deserialize, Default)]
+pub(super) struct Content<'a> {
     #[serde(rename = "type", borrow)]
-    kind: Str<'a>,
+    pub(super) kind: Str<'a>,
     #[serde(default, borrow)]
-    text: Option<Str<'a>>,
+    pub(super) text: Option<Str<'a>>,
     #[serde(default, borrow)]
-    call_id: Option<Str<'a>>,
+    pub(super) call_id: Option<Str<'a>>,
     #[serde(default, borrow)]
-    name: Option<Str<'a>>,
+    pub(super) name: Option<Str<'a>>,
     /// An MCP server tool call's tool.
     #[serde(default, borrow)]
-    tool_name: Option<Str<'a>>,
+    pub(super) tool_name: Option<Str<'a>>,
     #[serde(default)]
-    arguments: Option<RawArguments<'a>>,
+    pub(super) arguments: Option<RawArguments<'a>>,
     /// A function's result: a string, or any JSON value.
     #[serde(default, borrow)]
-    result: Option<&'a RawValue>,
+    pub(super) result: Option<RawJson<'a>>,
     /// A function result's content items (its text, where it has no `result`): read
     /// only then (they most often repeat the result).
     #[serde(default, borrow)]
-    items: Option<&'a RawValue>,
+    pub(super) items: Option<RawJson<'a>>,
     /// Set where the function raised (its text is the framework's marker, not the
     /// exception's: it redacts it).
     #[serde(default, borrow)]
-    exception: Option<Str<'a>>,
+    pub(super) exception: Option<Str<'a>>,
     /// An error's.
     #[serde(default, borrow)]
-    message: Option<Str<'a>>,
+    pub(super) message: Option<Str<'a>>,
     #[serde(default, borrow)]
-    error_code: Option<Str<'a>>,
+    pub(super) error_code: Option<Str<'a>>,
     #[serde(default)]
-    usage_details: Option<UsageDetails>,
+    pub(super) usage_details: Option<UsageDetails>,
 }
 
 /// Token counts as the framework writes them (`UsageDetails`); its total and
 /// provider-specific counts are not read.
 #[derive(Deserialize, Default, Clone, Copy)]
-struct UsageDetails {
+pub(super) struct UsageDetails {
     #[serde(default)]
     input_token_count: Option<u64>,
     #[serde(default)]
@@ -145,43 +149,88 @@ pub(super) fn read_message<'a>(
 /// A message's messages, added to `out`: the model's one; a user's, system's or
 /// tool's text one, and each function result one.
 fn convert<'a>(message: AfMessage<'a>, out: &mut Out<'a>) -> Result<(), String> {
-    let role_text = &*message.role.0;
-    let role = match role_text {
-        "system" => Role::System,
-        "user" => Role::User,
-        "assistant" => Role::Llm,
-        "tool" => Role::Agent,
-        other => {
-            return Err(format!(
-                "an Agent Framework message of role \"{other}\" (expected system, user, \
-                 assistant or tool)"
-            ));
-        }
-    };
-    let author = message.author_name.map(Str::into_cow);
-    let start = out.len();
-    let mut text: Option<Cow<'a, str>> = None;
-    let mut calls: Vec<ToolCall<'a>> = Vec::new();
-    let mut usage: Option<Usage> = None;
-    let mut error: Option<Cow<'a, str>> = None;
+    let mut fold = Fold::new(&message.role.0, out)?;
     let count = message.contents.len();
     for (i, content) in message.contents.into_iter().enumerate() {
+        fold.content(i, count, content, out)?;
+    }
+    fold.finish(message.author_name.map(Str::into_cow), out);
+    Ok(())
+}
+
+/// A message's contents folded into its messages as they are read (by serde, or by
+/// the scanner, which builds no list of them): the text and calls of its own
+/// message, each function result a message in its place.
+pub(super) struct Fold<'a> {
+    role: Role,
+    text: Option<Cow<'a, str>>,
+    calls: Vec<ToolCall<'a>>,
+    usage: Option<Usage>,
+    error: Option<Cow<'a, str>>,
+    /// Where the message's messages begin in the caller's list.
+    start: usize,
+}
+
+impl<'a> Fold<'a> {
+    /// A message of `role` whose messages are added to `out`.
+    pub(super) fn new(role: &str, out: &Out<'a>) -> Result<Fold<'a>, String> {
+        let role = match role {
+            "system" => Role::System,
+            "user" => Role::User,
+            "assistant" => Role::Llm,
+            "tool" => Role::Agent,
+            other => {
+                return Err(format!(
+                    "an Agent Framework message of role \"{other}\" (expected system, user, \
+                     assistant or tool)"
+                ));
+            }
+        };
+        Ok(Fold {
+            role,
+            text: None,
+            calls: Vec::new(),
+            usage: None,
+            error: None,
+            start: out.len(),
+        })
+    }
+
+    /// The framework's name of the message's role, for errors.
+    fn role_name(&self) -> &'static str {
+        match self.role {
+            Role::System => "system",
+            Role::User => "user",
+            Role::Llm => "assistant",
+            _ => "tool",
+        }
+    }
+
+    /// Content `i` of `count`, added to what the contents before it made.
+    pub(super) fn content(
+        &mut self,
+        i: usize,
+        count: usize,
+        content: Content<'a>,
+        out: &mut Out<'a>,
+    ) -> Result<(), String> {
         let at = || format!("content {} of {count}", i + 1);
         match &*content.kind.0 {
             "text" => {
                 let piece = content
                     .text
                     .ok_or_else(|| format!("{} (text) has no \"text\"", at()))?;
-                text = Some(join_spaced(text.take(), piece.into_cow()));
+                self.text = Some(join_spaced(self.text.take(), piece.into_cow()));
             }
             kind if kind == "function_call"
                 || kind == "mcp_server_tool_call"
                 || hosted_tool(kind).is_some() =>
             {
-                if role != Role::Llm {
+                if self.role != Role::Llm {
                     return Err(format!(
-                        "{} is a call ({kind}) in a message of role \"{role_text}\"",
-                        at()
+                        "{} is a call ({kind}) in a message of role \"{}\"",
+                        at(),
+                        self.role_name()
                     ));
                 }
                 // A function's name, an MCP server's tool's, or the hosted tool's
@@ -194,24 +243,25 @@ fn convert<'a>(message: AfMessage<'a>, out: &mut Out<'a>) -> Result<(), String> 
                 let name = name
                     .filter(|n| !n.is_empty())
                     .ok_or_else(|| format!("{} ({kind}) names no tool", at()))?;
-                calls.push(tool_call(name, content.arguments, content.call_id));
+                self.calls
+                    .push(tool_call(name, content.arguments, content.call_id));
             }
             "function_result" => {
-                if role == Role::Llm {
+                if self.role == Role::Llm {
                     return Err(format!(
                         "{} is a function_result in the assistant's message",
                         at()
                     ));
                 }
                 // The text before it is a message before it.
-                if let Some(said) = text.take() {
-                    out.push(Message::new(role, said));
+                if let Some(said) = self.text.take() {
+                    out.push(Message::new(self.role, said));
                 }
                 out.push(result(content).map_err(|m| format!("{}: {m}", at()))?);
             }
             "usage" => {
                 let counts = content.usage_details.unwrap_or_default().into_usage();
-                usage = Some(match usage {
+                self.usage = Some(match self.usage {
                     None => counts,
                     Some(sum) => Usage {
                         input_tokens: sum.input_tokens.saturating_add(counts.input_tokens),
@@ -221,7 +271,7 @@ fn convert<'a>(message: AfMessage<'a>, out: &mut Out<'a>) -> Result<(), String> 
             }
             "error" => {
                 let said = content.message.map(Str::into_cow);
-                error = Some(match (content.error_code.map(Str::into_cow), said) {
+                self.error = Some(match (content.error_code.map(Str::into_cow), said) {
                     (Some(code), Some(said)) => Cow::Owned(format!("{code}: {said}")),
                     (None, Some(said)) => said,
                     (Some(code), None) => code,
@@ -243,24 +293,32 @@ fn convert<'a>(message: AfMessage<'a>, out: &mut Out<'a>) -> Result<(), String> 
                 ));
             }
         }
+        Ok(())
     }
-    // The message's own message: the model's always; another role's where it has
-    // text, an error, or nothing else (an image alone).
-    if role == Role::Llm || text.is_some() || error.is_some() || out.len() == start {
-        let mut own = Message::new(role, text.unwrap_or_default());
-        own.tool_calls = calls;
-        own.usage = usage;
-        if let Some(error) = error {
-            own = own.with_error(error);
+
+    /// The message's own message, once its contents are read: the model's always;
+    /// another role's where it has text, an error, or nothing else (an image alone).
+    /// Each of the message's messages is the author's.
+    pub(super) fn finish(self, author: Option<Cow<'a, str>>, out: &mut Out<'a>) {
+        if self.role == Role::Llm
+            || self.text.is_some()
+            || self.error.is_some()
+            || out.len() == self.start
+        {
+            let mut own = Message::new(self.role, self.text.unwrap_or_default());
+            own.tool_calls = self.calls;
+            own.usage = self.usage;
+            if let Some(error) = self.error {
+                own = own.with_error(error);
+            }
+            out.push(own);
         }
-        out.push(own);
-    }
-    if let Some(author) = author {
-        for message in &mut out[start..] {
-            message.responder = Some(author.clone());
+        if let Some(author) = author {
+            for message in &mut out[self.start..] {
+                message.responder = Some(author.clone());
+            }
         }
     }
-    Ok(())
 }
 
 /// `text` and `piece` joined by a space, as `Message.text` joins a message's texts.
@@ -271,14 +329,14 @@ fn join_spaced<'a>(text: Option<Cow<'a, str>>, piece: Cow<'a, str>) -> Cow<'a, s
 /// A function result's message: its result's text, answering its call, failed where
 /// the function raised.
 fn result(content: Content<'_>) -> Result<Message<'_>, String> {
-    let text: Cow<'_, str> = match content.result.map(RawValue::get) {
+    let text: Cow<'_, str> = match content.result.map(|raw| raw.0) {
         Some(raw) if raw.starts_with('"') => serde_json::from_str::<Str<'_>>(raw)
             .map_err(|e| format!("its result: {e}"))?
             .into_cow(),
         Some("null") | None => {
             let items: Vec<Content<'_>> = match content.items {
                 Some(items) => {
-                    serde_json::from_str(items.get()).map_err(|e| format!("its items: {e}"))?
+                    serde_json::from_str(items.0).map_err(|e| format!("its items: {e}"))?
                 }
                 None => Vec::new(),
             };

@@ -67,6 +67,7 @@ macro_rules! match_key {
     };
 }
 
+pub(super) mod agent_framework;
 pub(super) mod agno;
 pub(super) mod converse;
 pub(super) mod crewai;

@@ -755,6 +755,7 @@ pub(super) fn scan<'a>(
         Kind::BedrockMessage => fast::converse::message(text, chat),
         Kind::AgnoMessage => fast::agno::message(text, chat),
         Kind::LlamaIndexMessage => fast::llamaindex::message(text, chat),
+        Kind::AgentFrameworkMessage => fast::agent_framework::message(text, chat),
         Kind::LangChain => fast::langchain::message(text, chat),
         _ => None,
     }
@@ -785,6 +786,7 @@ pub(super) fn scans(kind: Kind, cx: &Context) -> bool {
             | Kind::BedrockMessage
             | Kind::AgnoMessage
             | Kind::LlamaIndexMessage
+            | Kind::AgentFrameworkMessage
             | Kind::LangChain
     ) && (langroid_too || !cx.langroid)
         && !cx.responses.is_open()

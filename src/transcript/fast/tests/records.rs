@@ -7,9 +7,9 @@ use std::borrow::Cow;
 use proptest::prelude::*;
 
 use super::super::{
-    Chat, agent_message, agno, anthropic_response, completion, converse, crewai, execution_results,
-    function_calls, gemini, langchain, llamaindex, pydantic_ai, responses_item, rlm_code,
-    smolagents,
+    Chat, agent_framework, agent_message, agno, anthropic_response, completion, converse, crewai,
+    execution_results, function_calls, gemini, langchain, llamaindex, pydantic_ai, responses_item,
+    rlm_code, smolagents,
 };
 use super::{damaged, sample_files, serde_only};
 use crate::Message;
@@ -268,6 +268,44 @@ const LLAMA_LEFT: &[&str] = &[
 fn llamaindex_messages_are_scanned_as_serde_reads_them() {
     scanned_as_serde_reads(LLAMA, &[], LLAMA_LEFT, |line| {
         llamaindex::message(line, &mut Chat::default()).is_some()
+    });
+}
+
+/// Microsoft Agent Framework's messages (`Message.to_dict()`, as its history file
+/// keeps them).
+const AGENT_FRAMEWORK: &[&str] = &[
+    r#"{"type":"message","role":"user","contents":[{"type":"text","text":"What is 17 times 23, plus 4?","additional_properties":{}}],"additional_properties":{}}"#,
+    r#"{"type":"message","role":"assistant","contents":[{"type":"text","text":"Let me compute that.","additional_properties":{}},{"type":"function_call","call_id":"call_1","name":"calculator","arguments":{"expression":"17 * 23 + 4"},"hosted":false,"id":"af-call-1","additional_properties":{}}],"author_name":"calc","additional_properties":{}}"#,
+    r#"{"type":"message","role":"tool","contents":[{"type":"function_result","call_id":"call_1","result":"395","items":[{"type":"text","text":"395","additional_properties":{}}],"id":"af-call-1","additional_properties":{}}],"author_name":"calc","additional_properties":{}}"#,
+    r#"{"type":"message","role":"tool","contents":[{"type":"function_result","call_id":"c2","exception":"FunctionInvocationError","result":"Error: Function failed.","items":[]},{"type":"function_result","call_id":"c3","result":null,"items":[{"type":"text","text":"a"},{"type":"text","text":"caf\u00e9"}]},{"type":"function_result","call_id":"c4","result":{"ok":[1,2]}}]}"#,
+    r#"{"type":"message","role":"tool","contents":[{"type":"text","text":"before"},{"type":"function_result","call_id":"c5","result":"r"},{"type":"text","text":"after"}]}"#,
+    r#"{"type":"message","role":"assistant","contents":[{"type":"text_reasoning","text":"hm"},{"type":"function_call","call_id":"c6","name":"f","arguments":"{\"x\": \"\\u00e9\"}"},{"type":"mcp_server_tool_call","call_id":"m1","tool_name":"t","server_name":"s","arguments":null},{"type":"shell_tool_call","call_id":"s1"},{"type":"error","message":"m","error_code":null}],"author_name":null}"#,
+    r#"{"role":"system","contents":[{"text":"Be brief.","type":"text"}],"message_id":"m1","type":"message"}"#,
+    r#"{"role":"user","contents":[{"type":"data","uri":"data:image/png;base64,AA=="}]}"#,
+    r#"{"role":"assistant"}"#,
+    r#"{"role":"tool","contents":[{"type":"function_result","call_id":"c","result":"\u00e9","items":5}]}"#,
+];
+
+/// Agent Framework's messages the scanner leaves to the serde path (which reads or
+/// refuses them).
+const AGENT_FRAMEWORK_LEFT: &[&str] = &[
+    r#"{"contents":[{"type":"text","text":"a"}],"role":"user"}"#,
+    r#"{"role":"assistant","contents":[{"type":"usage","usage_details":{"input_token_count":1}}]}"#,
+    r#"{"role":"robot","contents":[]}"#,
+    r#"{"role":"user","contents":[{"type":"hologram"}]}"#,
+    r#"{"role":"user","contents":[{"type":"text"}]}"#,
+    r#"{"role":"user","contents":[{"text":"a"}]}"#,
+    r#"{"role":"user","contents":[{"type":"function_call","name":"f"}]}"#,
+    r#"{"role":"assistant","contents":[{"type":"function_result","call_id":"c"}]}"#,
+    r#"{"role":"assistant","contents":[{"type":"text","text":"a","text":"b"}]}"#,
+    r#"{"role":"assistant","contents":null}"#,
+    r#"{"role":"assistant","contents":[],"contents":[]}"#,
+];
+
+#[test]
+fn agent_framework_messages_are_scanned_as_serde_reads_them() {
+    scanned_as_serde_reads(AGENT_FRAMEWORK, &[], AGENT_FRAMEWORK_LEFT, |line| {
+        agent_framework::message(line, &mut Chat::default()).is_some()
     });
 }
 
