@@ -24,6 +24,7 @@ from agent_framework import (
     tool,
 )
 from agent_framework._tools import FunctionInvocationLayer
+from agent_framework.observability import ChatTelemetryLayer, enable_instrumentation
 
 QUESTION = "What is 1+2?"
 
@@ -58,9 +59,10 @@ RESULTS = {"c1": "3"}
 """What each call the tool answers gives (the others raise)."""
 
 
-class ScriptedClient(FunctionInvocationLayer, BaseChatClient):  # type: ignore[misc]
-    """A chat client that answers each request with the script's next turn: the
-    framework's own function invocation (its layer) calls the tools."""
+class Scripted:
+    """A chat client's model: each request answered with the script's next turn (its
+    usage the turn's). Mixed into a client of the framework's layers, whose function
+    invocation calls the tools."""
 
     def __init__(self, script: Sequence[Turn]) -> None:
         super().__init__()
@@ -81,10 +83,18 @@ class ScriptedClient(FunctionInvocationLayer, BaseChatClient):  # type: ignore[m
             messages=[Message("assistant", contents)], usage_details=usage, finish_reason="stop"
         )
 
-    def _inner_get_response(
-        self, *, messages: Any, stream: bool, options: Any, **kwargs: Any
-    ) -> Any:
+    def _inner_get_response(self, **kwargs: Any) -> Any:
+        # (The request's messages, options and streaming are not the script's.)
         return self._next()
+
+
+class ScriptedClient(Scripted, FunctionInvocationLayer, BaseChatClient):  # type: ignore[misc]
+    """The scripted model with the framework's function invocation."""
+
+
+class TracedClient(Scripted, FunctionInvocationLayer, ChatTelemetryLayer, BaseChatClient):  # type: ignore[misc]
+    """The scripted model with the framework's function invocation and its telemetry
+    of each model call (a `chat` span), as the framework's own clients have."""
 
 
 @dataclass
@@ -235,3 +245,39 @@ def write_bench_cycle(path: Path) -> None:
     with tempfile.TemporaryDirectory() as scratch:
         asyncio.run(cycle(Path(scratch)))
         shutil.copy(Path(scratch) / "cycle.jsonl", path)
+
+
+def traced(directory: Path) -> tuple[Path, Path]:
+    """The agent's run of the script traced by the framework's own instrumentation
+    (its messages recorded: ``enable_sensitive_data``), exported by OpenTelemetry's
+    OTLP encoder as JSON; and the run as doneseq's JSONL, each model turn with its
+    call's usage (a `chat` span's), its texts joined by a newline (the trace keeps
+    them as a message's parts)."""
+    from google.protobuf.json_format import MessageToJson
+    from opentelemetry import trace as otel_trace
+    from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    enable_instrumentation(enable_sensitive_data=True)
+
+    async def run() -> None:
+        agent = Agent(client=TracedClient(SCRIPT), tools=[add], name="adder")
+        await agent.run(QUESTION, session=agent.create_session(session_id="traced"))
+
+    otel_trace.set_tracer_provider(provider)
+    asyncio.run(run())
+    spans = exporter.get_finished_spans()
+    trace = directory / "trace.json"
+    trace.write_text(MessageToJson(encode_spans(spans)), "utf-8")
+    lines = expected()
+    for line, turn in zip([m for m in lines if m["role"] == "llm"], SCRIPT, strict=True):
+        line["content"] = "\n".join(turn.texts)
+        line["usage"] = {"input_tokens": turn.usage[0], "output_tokens": turn.usage[1]}
+    messages = directory / "expected-trace.jsonl"
+    messages.write_text("".join(json.dumps(m) + "\n" for m in lines), "utf-8")
+    return trace, messages

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 
 import agent_framework_runs
 import pytest
@@ -125,3 +126,29 @@ def test_a_messagepack_history_is_named_as_such(tmp_path):
     asyncio.run(keep())
     replay = doneseq.Monitor(stop="max_turns(3)").check_file(tmp_path / "run.msgpack")
     assert "MessagePack (an Agent Framework FileHistoryProvider's" in replay["error"], replay
+
+
+@pytest.fixture(scope="module")
+def trace(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    return agent_framework_runs.traced(tmp_path_factory.mktemp("agent_framework_trace"))
+
+
+# The texts of a model turn are a message's parts in the trace, joined by a newline.
+TRACE_STOPS = [
+    *(stop for stop in STOPS if not stop.startswith('text("sum')),
+    'text("sum is 3.\\nDone", from=[llm])',
+    "tokens(60)",
+    "tokens(output=7)",
+]
+
+
+@pytest.mark.parametrize("stop", TRACE_STOPS)
+def test_the_frameworks_own_trace_stops_as_the_run(trace, stop):
+    # Its telemetry's spans (a chat span a model call, with its usage; an
+    # execute_tool span a call, failed where it raised; the invoke_agent span),
+    # read by the otel format.
+    spans, messages = trace
+    replay = read_alike(stop, {spans: "otel"}, messages)
+    assert replay["recorded_steps"] == len(SCRIPT) + 2
+    # Each call's own usage, the agent's total not counted again.
+    assert replay["recorded_tokens"] == sum(sum(turn.usage) for turn in SCRIPT)
