@@ -13,10 +13,9 @@
 //!
 //! A bad record is an error naming the line (and column, for JSON), the format the
 //! reader expected there and what was wrong, never skipped. Every limit
-//! ([`MAX_LINE_LEN`], [`MAX_DOCUMENT_LEN`], [`MAX_JSON_DEPTH`], [`MAX_TOOL_SEARCH_WORK`])
-//! is an error of its
-//! own [`TranscriptErrorKind`], so a reader's memory and work stay bounded by the
-//! record it reads, whatever the input.
+//! ([`MAX_LINE_LEN`], [`MAX_DOCUMENT_LEN`], [`MAX_JSON_DEPTH`],
+//! [`MAX_TOOL_SEARCH_WORK`]) is an error of its own [`TranscriptErrorKind`], so a
+//! reader's memory and work stay bounded by the record it reads, whatever the input.
 //!
 #![doc = include_str!("../../transcripts.md")]
 
