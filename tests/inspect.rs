@@ -417,6 +417,51 @@ fn each_sample_of_a_json_log_is_a_run_and_its_errors_are_placed_in_the_log() {
         )),
         "{error} (line {line})"
     );
+    // The same log written compactly, on one line: the damaged sample's error names
+    // its column in the log (the second sample's start counted on from the first's).
+    let compact = minified(&text);
+    let second = compact.find("\"id\":\"solved\"").unwrap();
+    let role = second + compact[second..].find("\"role\":\"tool\"").unwrap();
+    let bad = format!("{}\"role\":5{}", &compact[..role], &compact[role + 13..]);
+    let at = role + "\"role\":5".len();
+    let file = damaged("bad-compact.json", |b| *b = bad.clone().into_bytes());
+    let runs = check_files(&monitor, &[&file], Format::Auto);
+    assert_eq!(runs[0].error, None);
+    let error = runs[1].error.as_deref().unwrap();
+    assert!(
+        error.starts_with(&format!("line 1, column {at}: ")),
+        "{error} (column {at})"
+    );
+    // And with a line end before the second sample: its column counted from there.
+    let start = bad[..second].rfind('{').unwrap();
+    let broken = format!("{}\n{}", &bad[..start], &bad[start..]);
+    let file = damaged("bad-two-lines.json", |b| *b = broken.into_bytes());
+    let error = check_files(&monitor, &[&file], Format::Auto)[1]
+        .error
+        .clone()
+        .unwrap();
+    let column = at - start;
+    assert!(
+        error.starts_with(&format!("line 2, column {column}: ")),
+        "{error} (column {column})"
+    );
+}
+
+/// The JSON `text` without the whitespace between its tokens, its keys in their
+/// order (as Inspect writes a log compactly).
+fn minified(text: &str) -> String {
+    let (mut out, mut in_string, mut escaped) = (String::new(), false, false);
+    for c in text.chars() {
+        if in_string {
+            (in_string, escaped) = (escaped || c != '"', !escaped && c == '\\');
+        } else if c.is_whitespace() {
+            continue;
+        } else {
+            in_string = c == '"';
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// A zip archive of one empty member, `name`.

@@ -93,15 +93,25 @@ fn json_log(path: &Path) -> Option<Vec<Source>> {
     // the file's).
     let bom = if text.starts_with('\u{feff}') { 3 } else { 0 };
     let samples = json_log_samples(&text[bom..])?;
+    // Each sample's line and column, counted on from the sample before it (the log
+    // holds them in order): one pass over the log, however many samples it holds.
+    let bytes = text.as_bytes();
+    let (mut at, mut line, mut line_start) = (0, 1, 0);
     Some(
         samples
             .into_iter()
             .map(|mut sample| {
                 sample.start += bom;
-                let before = &text.as_bytes()[..sample.start];
-                let line = 1 + memchr::memchr_iter(b'\n', before).count();
-                let column = sample.start - memchr::memrchr(b'\n', before).map_or(0, |i| i + 1) + 1;
-                Source::Within(sample, (line, column))
+                if sample.start < at {
+                    (at, line, line_start) = (0, 1, 0);
+                }
+                let between = &bytes[at..sample.start];
+                line += memchr::memchr_iter(b'\n', between).count();
+                if let Some(i) = memchr::memrchr(b'\n', between) {
+                    line_start = at + i + 1;
+                }
+                at = sample.start;
+                Source::Within(sample, (line, at - line_start + 1))
             })
             .collect(),
     )
