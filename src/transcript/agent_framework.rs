@@ -132,9 +132,9 @@ const HOSTED_CALLS: &[&str] = &[
 ];
 
 /// The hosted tool a content kind is a call of (`shell` of `shell_tool_call`).
-fn hosted_tool(kind: &str) -> Option<&str> {
-    kind.strip_suffix("_tool_call")
-        .filter(|tool| HOSTED_CALLS.contains(tool))
+fn hosted_tool(kind: &str) -> Option<&'static str> {
+    let tool = kind.strip_suffix("_tool_call")?;
+    HOSTED_CALLS.iter().copied().find(|&known| known == tool)
 }
 
 /// A message as a record of its own (a line, or an element of a list).
@@ -238,7 +238,7 @@ impl<'a> Fold<'a> {
                 let name = match kind {
                     "function_call" => content.name.map(Str::into_cow),
                     "mcp_server_tool_call" => content.tool_name.map(Str::into_cow),
-                    hosted => hosted_tool(hosted).map(|tool| Cow::Owned(tool.to_owned())),
+                    hosted => hosted_tool(hosted).map(Cow::Borrowed),
                 };
                 let name = name
                     .filter(|n| !n.is_empty())
