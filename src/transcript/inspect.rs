@@ -328,7 +328,7 @@ impl<'a> Rules<'a> {
                 if let Some(tool) = message.function {
                     read = read.with_tool_name(tool.into_cow());
                 }
-                if let Some(id) = message.tool_call_id.filter(|id| id.get() != "null") {
+                if let Some(id) = message.tool_call_id {
                     let id: Str<'a> = serde_json::from_str(id.get()).map_err(|e| {
                         fail(format!(
                             "a tool message's tool_call_id is not a string ({e})"
