@@ -97,6 +97,7 @@ fn messages_and_content_parts() {
         r#"{"role": "tool", "content": "a.txt", "tool_call_id": "c1", "function": "bash", "error": null}"#,
         r#"{"role": "tool", "content": "", "tool_call_id": "c2", "function": "python", "error": {"type": "timeout", "message": "Command timed out before completing."}}"#,
         r#"{"role": "tool", "content": [{"type": "text", "text": "partial"}], "tool_call_id": "c3", "function": "python", "error": {"type": "permission", "message": ""}}"#,
+        r#"{"role": "tool", "content": "late", "tool_call_id": null, "function": "python"}"#,
         r#"{"id": "m3", "role": "assistant", "content": [{"type": "tool_use", "tool_type": "web_search", "id": "ws1", "name": "web_search", "context": null, "arguments": "{\"query\": \"cats\"}", "result": "...", "error": null}, {"type": "text", "text": "attachment://t1"}]}"#,
     ], r#""attachments": {"t1": "A long answer Inspect moved aside.", "a1": "data:image/png;base64,AAAA"}"#)), @r#"
     0 system "Be brief."
@@ -107,7 +108,8 @@ fn messages_and_content_parts() {
     5 agent "a.txt" answers=c1 tool=bash
     6 agent answers=c2 tool=python error="Command timed out before completing."
     7 agent "partial" answers=c3 tool=python error="the tool failed (permission)"
-    8 llm "A long answer Inspect moved aside." call web_search({"query": "cats"}) id=Some("ws1")
+    8 agent "late" tool=python
+    9 llm "A long answer Inspect moved aside." call web_search({"query": "cats"}) id=Some("ws1")
     "#);
 }
 
