@@ -381,6 +381,26 @@ fn agent_framework_messages_borrow_their_lines() {
     each_cycle_allocates("", CYCLE, [6, 2, 5], 2);
 }
 
+/// Reading Claude Code's session log with `Reader::next_borrowed`: the user's prompt
+/// borrows its line; a model turn, which Claude Code writes a content block a record
+/// and which is given only once a record not its own follows, keeps its own copies
+/// meanwhile (its records' lines are gone by then), and so do the tools' results
+/// that wait for it. What is allocated, each cycle of the conversation (the bench's,
+/// seven records): each turn's id (a turn's later record compared with it
+/// borrowed); the first turn's text, its call's name, id and arguments, and its list
+/// of calls (the call's record's, moved); the second turn's call and list the same;
+/// the last turn's text; each of the two results' text and call id, and its list
+/// (the one it was read into, the turn's then).
+fn claude_code_turns_keep_their_own_copies() {
+    const CYCLE: &str = include_str!("../benches/cycles/claude-code.jsonl");
+    assert_eq!(CYCLE.lines().count(), 7, "the cycle's records");
+    let ids = 3;
+    let call = 3 + 1;
+    let turns = (1 + call) + call + 1;
+    let results = 2 * 3;
+    each_cycle_allocates("", CYCLE, [6, 2, 5], ids + turns + results);
+}
+
 /// Reading CrewAI's task outputs with `Reader::next_borrowed`: a line stands for six
 /// messages, the five after its first given at the next calls, borrowing the line
 /// then (kept as spans of it meanwhile, not copied). What is left to allocate, each
@@ -554,7 +574,7 @@ fn readme_gives(sizes: &[(usize, usize)]) {
 }
 
 fn main() {
-    let tests: [(&str, fn()); 16] = [
+    let tests: [(&str, fn()); 17] = [
         (
             "borrowed_reading_copies_no_text",
             borrowed_reading_copies_no_text,
@@ -590,6 +610,10 @@ fn main() {
         (
             "agent_framework_messages_borrow_their_lines",
             agent_framework_messages_borrow_their_lines,
+        ),
+        (
+            "claude_code_turns_keep_their_own_copies",
+            claude_code_turns_keep_their_own_copies,
         ),
         (
             "crewai_tasks_borrow_their_lines",

@@ -83,6 +83,8 @@ fn records_of_claude_codes_own_give_no_message() {
         // A sub-agent's loop (the Task tool's), its own records.
         r#"{"type": "user", "sessionId": "s", "isSidechain": true, "message": {"role": "user", "content": "Find the test."}}"#.to_owned(),
         assistant(r#""isSidechain": true, "#, "m9", "Found it."),
+        // Its content not looked at, a block of a kind not known here neither.
+        r#"{"type": "assistant", "sessionId": "s", "isSidechain": true, "message": {"id": "m8", "type": "message", "role": "assistant", "content": [{"type": "telepathy"}]}}"#.to_owned(),
         assistant(r#""isSidechain": false, "#, "m1", "Fixed."),
         r#"{"type": "system", "subtype": "compact_boundary", "content": "Conversation compacted", "sessionId": "s"}"#.to_owned(),
         r#"{"type": "user", "sessionId": "s", "isCompactSummary": true, "message": {"role": "user", "content": "This session is being continued from a previous conversation."}}"#.to_owned(),

@@ -63,23 +63,44 @@ pub(super) fn read_response<'a>(
     response: Response<'a>,
     within: &'a str,
 ) -> Result<Message<'a>, Failure<'a>> {
-    if response.kind.0 != "message" || response.role.0 != "assistant" {
+    check_response(&response.kind.0, &response.role.0, within)?;
+    let mut found = Found::default();
+    let text =
+        parts::text(Some(response.content), &mut found).map_err(|m| Failure::message(within, m))?;
+    read_reply(text, found, response.usage, within)
+}
+
+/// Refuses a response whose `type` is not `message` or whose `role` is not
+/// `assistant`.
+pub(super) fn check_response<'a>(
+    kind: &str,
+    role: &str,
+    within: &'a str,
+) -> Result<(), Failure<'a>> {
+    if kind != "message" || role != "assistant" {
         return Err(Failure::message(
             within,
             format!(
                 "an Anthropic response has \"type\": \"message\" and \"role\": \"assistant\", \
-                 not \"{}\" and \"{}\"",
-                response.kind.0, response.role.0
+                 not \"{kind}\" and \"{role}\""
             ),
         ));
     }
-    let mut found = Found::default();
-    let text =
-        parts::text(Some(response.content), &mut found).map_err(|m| Failure::message(within, m))?;
+    Ok(())
+}
+
+/// The model's message of a checked response whose content is read (its text, and
+/// the calls and results its blocks hold): refused if it holds tool results.
+pub(super) fn read_reply<'a>(
+    text: Cow<'a, str>,
+    found: Found<'a>,
+    usage: Option<ProviderUsage>,
+    within: &'a str,
+) -> Result<Message<'a>, Failure<'a>> {
     if !found.results.is_empty() {
         return Err(Failure::message(within, "a response holds tool results"));
     }
-    Ok(reply(text, found.calls, response.usage))
+    Ok(reply(text, found.calls, usage))
 }
 
 /// The model's message of a response whose type and role are checked and that holds

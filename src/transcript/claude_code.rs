@@ -24,8 +24,8 @@
 
 use std::borrow::Cow;
 
-use serde::Deserialize;
 use serde::de::IgnoredAny;
+use serde::{Deserialize, Deserializer};
 
 use super::anthropic;
 use super::parts::{self, Content, Found};
@@ -35,32 +35,33 @@ use crate::{Message, Role};
 
 /// One record: its type, its message and the flags read (the others describe the
 /// session: ids, parents, times, the working directory, the version, the branch).
-#[derive(Deserialize)]
+/// Filled by serde, or by the fast path's scanner (`fast/claude_code.rs`).
+#[derive(Deserialize, Default)]
 pub(super) struct Record<'a> {
     /// Required: absent, the error says what the record is.
     #[serde(default, rename = "type", borrow)]
-    kind: Option<Str<'a>>,
+    pub(super) kind: Option<Str<'a>>,
     #[serde(default, borrow)]
-    message: Option<Body<'a>>,
+    pub(super) message: Option<Body<'a>>,
     #[serde(default, rename = "isSidechain")]
-    sidechain: Option<bool>,
+    pub(super) sidechain: Option<bool>,
     #[serde(default, rename = "isMeta")]
-    meta: Option<bool>,
+    pub(super) meta: Option<bool>,
     #[serde(default, rename = "isCompactSummary")]
-    compact_summary: Option<bool>,
+    pub(super) compact_summary: Option<bool>,
     #[serde(default, rename = "isApiErrorMessage")]
-    api_error: Option<bool>,
+    pub(super) api_error: Option<bool>,
     /// A sub-agent's metadata (`subagents/agent-<id>.meta.json`, beside its log).
     #[serde(default, rename = "agentType")]
-    agent_type: Option<IgnoredAny>,
+    pub(super) agent_type: Option<IgnoredAny>,
     /// The keys by which a record is Claude Code's (one at least: a record of
     /// another log is not taken for one of Claude Code's that gives no message).
     #[serde(default, rename = "sessionId")]
-    session_id: Option<IgnoredAny>,
+    pub(super) session_id: Option<IgnoredAny>,
     #[serde(default, rename = "leafUuid")]
-    leaf_uuid: Option<IgnoredAny>,
+    pub(super) leaf_uuid: Option<IgnoredAny>,
     #[serde(default, rename = "isSnapshotUpdate")]
-    snapshot_update: Option<IgnoredAny>,
+    pub(super) snapshot_update: Option<IgnoredAny>,
 }
 
 /// A record's message, read with the record (a record names its type after its
@@ -69,18 +70,62 @@ pub(super) struct Record<'a> {
 /// `id`, `type`, `role`, `content`, `usage`; its `model`, `stop_reason` and
 /// `stop_sequence` describe the call).
 #[derive(Deserialize)]
-struct Body<'a> {
+pub(super) struct Body<'a> {
     /// The turn's id, the same on each of its records.
     #[serde(default, borrow)]
-    id: Option<Str<'a>>,
+    pub(super) id: Option<Str<'a>>,
     #[serde(default, rename = "type", borrow)]
-    kind: Option<Str<'a>>,
+    pub(super) kind: Option<Str<'a>>,
     #[serde(borrow)]
-    role: Str<'a>,
+    pub(super) role: Str<'a>,
     #[serde(default, borrow)]
-    content: Option<Content<'a, RawArguments<'a>>>,
+    pub(super) content: Blocks<'a>,
     #[serde(default)]
-    usage: Option<ProviderUsage>,
+    pub(super) usage: Option<ProviderUsage>,
+}
+
+/// A message's `content`: as serde reads it (a string or a list of blocks, `null`
+/// or absent none), read into its text, calls and results only where the record
+/// gives messages (a block a skipped record holds is not looked at); or as the
+/// scanner reads it, read so as it is scanned (where the scanner would refuse a
+/// block, it gives up, and serde reads the record).
+pub(super) enum Blocks<'a> {
+    /// As serde reads it.
+    Parsed(Option<Content<'a, RawArguments<'a>>>),
+    /// Read by the scanner: the text, the calls and results the blocks hold.
+    Read(Cow<'a, str>, Found<'a>),
+}
+
+impl Default for Blocks<'_> {
+    fn default() -> Self {
+        Blocks::Parsed(None)
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Blocks<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Option::deserialize(deserializer).map(Blocks::Parsed)
+    }
+}
+
+impl<'a> Blocks<'a> {
+    /// Whether there is no content (`null`, or no `content` at all).
+    fn is_none(&self) -> bool {
+        matches!(self, Blocks::Parsed(None))
+    }
+
+    /// The content's text, and the calls and results its blocks hold; the error of
+    /// a block the conversion refuses.
+    fn read(self) -> Result<(Cow<'a, str>, Found<'a>), String> {
+        match self {
+            Blocks::Parsed(content) => {
+                let mut found = Found::default();
+                let text = parts::text(content, &mut found)?;
+                Ok((text, found))
+            }
+            Blocks::Read(text, found) => Ok((text, found)),
+        }
+    }
 }
 
 /// The model turn being read: its id, its message so far, and the tools' results
@@ -198,29 +243,31 @@ pub(super) fn read<'a>(
     if user {
         return read_prompt(message, within, session, out);
     }
-    let id = message.id.map(|id| id.0.into_owned());
-    let Some(content) = message.content else {
+    let id = message.id;
+    if message.content.is_none() {
         return Err(Failure::message(
             within,
             "a Claude Code \"assistant\" record's message has no \"content\"",
         ));
-    };
-    let response = anthropic::Response {
-        kind: message.kind.unwrap_or(Str(Cow::Borrowed(""))),
-        role: message.role,
-        content,
-        usage: message.usage,
-    };
-    let mut message = anthropic::read_response(response, within)?;
+    }
+    let kind = message.kind.as_ref().map_or("", |kind| &kind.0);
+    anthropic::check_response(kind, &message.role.0, within)?;
+    let (text, found) = message
+        .content
+        .read()
+        .map_err(|m| Failure::message(within, m))?;
+    let mut message = anthropic::read_reply(text, found, message.usage, within)?;
     if record.api_error == Some(true) {
         message = failed(message, "the API call failed");
     }
     match &mut session.open {
-        Some(turn) if id.is_some() && turn.id == id => join(&mut turn.message, message),
+        Some(turn) if id.is_some() && turn.id.as_deref() == id.as_ref().map(|id| &*id.0) => {
+            join(&mut turn.message, message);
+        }
         _ => {
             session.close(out);
             session.open = Some(Turn {
-                id,
+                id: id.map(|id| id.0.into_owned()),
                 message: message.into_owned(),
                 results: Vec::new(),
             });
@@ -247,8 +294,10 @@ fn read_prompt<'a>(
             ),
         ));
     }
-    let mut found = Found::default();
-    let content = parts::text(prompt.content, &mut found).map_err(|m| Failure::message(text, m))?;
+    let (content, found) = prompt
+        .content
+        .read()
+        .map_err(|m| Failure::message(text, m))?;
     if !found.calls.is_empty() {
         return Err(Failure::message(text, "a user's message holds tool uses"));
     }
@@ -256,8 +305,9 @@ fn read_prompt<'a>(
         && !found.results.is_empty()
         && let Some(turn) = &mut session.open
     {
-        turn.results
-            .extend(found.results.into_iter().map(Message::into_owned));
+        // (Owned in place: the list is the turn's where it has none yet.)
+        let results = found.results.into_iter().map(Message::into_owned).collect();
+        turn.results = parts::appended(std::mem::take(&mut turn.results), results);
         return Ok(());
     }
     session.close(out);
@@ -279,7 +329,7 @@ fn join(turn: &mut Message<'static>, record: Message<'_>) {
         let content = std::mem::take(&mut turn.content);
         turn.content = parts::join(Some(content).filter(|c| !c.is_empty()), record.content);
     }
-    turn.tool_calls.extend(record.tool_calls);
+    turn.tool_calls = parts::appended(std::mem::take(&mut turn.tool_calls), record.tool_calls);
     if record.usage.is_some() {
         turn.usage = record.usage;
     }

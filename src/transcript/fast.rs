@@ -69,6 +69,7 @@ macro_rules! match_key {
 
 pub(super) mod agent_framework;
 pub(super) mod agno;
+pub(super) mod claude_code;
 pub(super) mod converse;
 pub(super) mod crewai;
 mod fields;
@@ -622,7 +623,7 @@ impl<'a> Scan<'a> {
         }
         let role: Role = role_text.parse().ok()?;
         let content = parts::with_refusal(content.unwrap_or_default(), refusal);
-        let tool_calls = parts::with_calls(tool_calls, found.calls);
+        let tool_calls = parts::appended(tool_calls, found.calls);
         let responder = responder.or(name);
         let mut results = found.results;
         if let Some(responder) = &responder {

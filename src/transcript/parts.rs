@@ -123,18 +123,15 @@ pub(super) fn text<'a, A: ArgumentsText<'a>>(
     }
 }
 
-/// A message's tool calls: those of its `tool_calls` field, then those its content
-/// blocks hold (`tool_use`). The content's list is moved where the field gave none
-/// (Anthropic's messages), not copied into a new one.
-pub(super) fn with_calls<'a>(
-    mut calls: Vec<ToolCall<'a>>,
-    mut in_content: Vec<ToolCall<'a>>,
-) -> Vec<ToolCall<'a>> {
-    if calls.is_empty() {
-        return in_content;
+/// `list`, then `then`'s items: `then` moved where `list` is empty, not copied into a
+/// new list (a message's tool calls: those of its `tool_calls` field, then those its
+/// content blocks hold, which Anthropic's messages alone give).
+pub(super) fn appended<T>(mut list: Vec<T>, mut then: Vec<T>) -> Vec<T> {
+    if list.is_empty() {
+        return then;
     }
-    calls.append(&mut in_content);
-    calls
+    list.append(&mut then);
+    list
 }
 
 /// A message's text with its refusal, what the model said instead of an answer: text

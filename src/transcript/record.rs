@@ -681,7 +681,13 @@ fn read_kind<'a>(
             rlm_code::read(event, text, &mut cx.rlm_code, out)
         }
         Kind::LocusState => locus::read(parse(text)?, text, out),
-        Kind::ClaudeCodeRecord => claude_code::read(parse(text)?, text, &mut cx.claude_code, out),
+        Kind::ClaudeCodeRecord => {
+            let mut record = claude_code::Record::default();
+            if fast::claude_code::record(text, &mut record).is_none() {
+                record = parse(text)?;
+            }
+            claude_code::read(record, text, &mut cx.claude_code, out)
+        }
         Kind::CodexRecord => codex::read(parse(text)?, text, cx, out),
         Kind::MiniSweAgentTrajectory => mini_swe_agent::read(text, out),
         Kind::InspectSample => inspect::read_sample(text, out),

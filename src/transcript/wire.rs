@@ -710,7 +710,7 @@ impl<'de, A: ArgumentsText<'de>> Line<'de, A> {
             Some(calls) => calls.calls?,
             None => Vec::new(),
         };
-        let mut tool_calls = parts::with_calls(tool_calls, found.calls);
+        let mut tool_calls = parts::appended(tool_calls, found.calls);
         let only_results = !found.results.is_empty() && content.is_empty() && tool_calls.is_empty();
         if !found.results.is_empty() {
             let responder = self.responder.as_ref().or(self.name.as_ref());

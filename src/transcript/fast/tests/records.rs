@@ -7,9 +7,9 @@ use std::borrow::Cow;
 use proptest::prelude::*;
 
 use super::super::{
-    Chat, agent_framework, agent_message, agno, anthropic_response, completion, converse, crewai,
-    execution_results, function_calls, gemini, langchain, llamaindex, pydantic_ai, responses_item,
-    rlm_code, smolagents,
+    Chat, agent_framework, agent_message, agno, anthropic_response, claude_code, completion,
+    converse, crewai, execution_results, function_calls, gemini, langchain, llamaindex,
+    pydantic_ai, responses_item, rlm_code, smolagents,
 };
 use super::{damaged, sample_files, serde_only};
 use crate::Message;
@@ -307,6 +307,67 @@ fn agent_framework_messages_are_scanned_as_serde_reads_them() {
     scanned_as_serde_reads(AGENT_FRAMEWORK, &[], AGENT_FRAMEWORK_LEFT, |line| {
         agent_framework::message(line, &mut Chat::default()).is_some()
     });
+}
+
+/// Claude Code's session records: the conversation's (a prompt, a model turn of two
+/// records, tools' results, one failed), Claude Code's own (a command's output, a
+/// compaction's summary, a sub-agent's record, an API error), those that describe the
+/// session, a sub-agent's metadata.
+const CLAUDE: &[&str] = &[
+    r#"{"parentUuid":null,"isSidechain":false,"promptId":"p1","type":"user","message":{"role":"user","content":"What is 17 times 23, plus 4?"},"uuid":"u1","timestamp":"2026-11-29T04:20:38.834Z","permissionMode":"default","turnPosition":{"promptIndex":0,"turnIndex":1},"userType":"external","cwd":"/home/dev","sessionId":"s1","version":"2.1.332","gitBranch":"HEAD"}"#,
+    r#"{"parentUuid":"u1","isSidechain":false,"message":{"id":"msg_01","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"thinking","thinking":"t","signature":"x"},{"type":"text","text":"Let me compute that."}],"stop_reason":"tool_use","stop_sequence":null,"usage":{"input_tokens":61,"cache_creation_input_tokens":3,"cache_read_input_tokens":5,"output_tokens":22,"output_tokens_details":{"thinking_tokens":0},"server_tool_use":{"web_search_requests":0},"service_tier":"standard","cache_creation":{"ephemeral_1h_input_tokens":0,"ephemeral_5m_input_tokens":0},"inference_geo":"","iterations":[],"speed":"standard","fallback_credit":null},"stop_details":null},"requestId":"req_1","type":"assistant","uuid":"u2","timestamp":"t","sessionId":"s1"}"#,
+    r#"{"parentUuid":"u2","isSidechain":false,"message":{"id":"msg_01","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"tool_use","id":"toolu_01","name":"calculator","input":{"expression":"17 * 23 + 4"}}],"stop_reason":"tool_use","usage":{"input_tokens":61,"output_tokens":30}},"type":"assistant","uuid":"u3","sessionId":"s1"}"#,
+    r#"{"parentUuid":"u3","isSidechain":false,"type":"user","message":{"role":"user","content":[{"tool_use_id":"toolu_01","type":"tool_result","content":"395"}]},"uuid":"u4","toolUseResult":{"stdout":"395","stderr":"","interrupted":false},"sourceToolAssistantUUID":"u3","sessionId":"s1"}"#,
+    r#"{"isSidechain":false,"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_02","is_error":true,"content":[{"type":"text","text":"caf\u00e9 \"failed\""}]}]},"sessionId":"s1","toolUseResult":"Error: no"}"#,
+    r#"{"isSidechain":false,"type":"assistant","message":{"id":"msg_02","type":"message","role":"assistant","content":[{"type":"text","text":"395."}],"usage":null},"sessionId":"s1"}"#,
+    r#"{"type":"last-prompt","lastPrompt":"What is 17 times 23?","sessionId":"s1"}"#,
+    r#"{"isSidechain":false,"isMeta":true,"type":"user","message":{"role":"user","content":"<local-command-stdout>ok</local-command-stdout>"},"sessionId":"s1"}"#,
+    r#"{"isSidechain":false,"isCompactSummary":true,"type":"user","message":{"role":"user","content":"This session is being continued."},"sessionId":"s1"}"#,
+    r#"{"isSidechain":true,"type":"assistant","message":{"id":"msg_s","type":"message","role":"assistant","content":[{"type":"text","text":"a sub-agent's"}]},"sessionId":"s1"}"#,
+    r#"{"isSidechain":false,"isApiErrorMessage":true,"type":"assistant","message":{"id":"e1","type":"message","role":"assistant","content":[{"type":"text","text":"API Error: 529 overloaded"}],"usage":{"input_tokens":0,"output_tokens":0}},"sessionId":"s1"}"#,
+    r#"{"type":"queue-operation","operation":"enqueue","timestamp":"t","sessionId":"s1","content":"next"}"#,
+    r#"{"type":"summary","summary":"Calculator","leafUuid":"u4"}"#,
+    r#"{"type":"file-history-snapshot","messageId":"m","snapshot":{"trackedFileBackups":{}},"isSnapshotUpdate":false}"#,
+    r#"{"agentType":"general-purpose","isBuiltIn":true,"description":"Find","toolUseId":"toolu_21"}"#,
+    r#"{"isSidechain":null,"sessionId":"s1","type":"user","message":{"role":"user","content":null,"extra":[1,{"a":null}]}}"#,
+    r#"{"isSidechain":false,"sessionId":"s1","type":"user","message":{"role":"user","content":[{"type":"text","text":"a"},{"type":"image","source":{"type":"base64","data":"AA=="}},{"type":"text","text":"b"}]}}"#,
+];
+
+/// Claude Code records the scanner reads and the conversion refuses.
+const CLAUDE_REFUSED: &[&str] = &[
+    r#"{"type":"assistant","sessionId":"s","message":{"id":"m","type":"message","role":"assistant"}}"#,
+    r#"{"type":"assistant","sessionId":"s","message":{"id":"m","type":"message","role":"assistant","content":null}}"#,
+    r#"{"type":"assistant","sessionId":"s","message":{"id":"m","type":"text","role":"assistant","content":"x"}}"#,
+    r#"{"type":"assistant","sessionId":"s","message":{"role":"assistant","content":"no type"}}"#,
+    r#"{"type":"assistant","sessionId":"s","message":{"type":"message","role":"assistant","content":[{"type":"tool_result","tool_use_id":"t","content":"r"}]}}"#,
+    r#"{"type":"user","sessionId":"s","message":{"role":"assistant","content":"x"}}"#,
+    r#"{"type":"user","sessionId":"s","message":{"role":"user","content":[{"type":"tool_use","id":"t","name":"f","input":{}}]}}"#,
+    r#"{"type":"user","sessionId":"s"}"#,
+    r#"{"type":"user","sessionId":null,"isSidechain":null,"message":{"role":"user","content":"not Claude Code's"}}"#,
+    r#"{"sessionId":"s","message":{"role":"user","content":"no type"}}"#,
+];
+
+/// Claude Code records the scanner leaves to the serde path (which reads or refuses
+/// them).
+const CLAUDE_LEFT: &[&str] = &[
+    r#"{"type":"user","type":"user","sessionId":"s","message":{"role":"user","content":"x"}}"#,
+    r#"{"type":"user","sessionId":"s","message":{"role":null,"content":"x"}}"#,
+    r#"{"type":"user","sessionId":"s","message":{"content":"x"}}"#,
+    r#"{"type":"user","sessionId":"s","message":{"role":"user","content":5}}"#,
+    r#"{"type":"user","sessionId":"s","message":{"role":"user","content":[{"type":"telepathy"}]}}"#,
+    r#"{"type":"assistant","isSidechain":true,"sessionId":"s","message":{"role":"assistant","content":[{"type":"telepathy"}]}}"#,
+    r#"{"type":"user","sessionId":"s","isMeta":"yes","message":{"role":"user","content":"x"}}"#,
+    r#"{"typ\u0065":"user","sessionId":"s","message":{"role":"user","content":"x"}}"#,
+    r#"{"type":"user","sessionId":"s","message":[]}"#,
+    r#"{"type":"user","sessionId":"s","message":{"role":"user","content":"x","usage":{"input_tokens":1.5}}}"#,
+    r#"{"type":"user","sessionId":"s","sessionId":"t","message":{"role":"user","content":"x"}}"#,
+    r#"{"type":"user","sessionId":"s","toolUseResult":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]],"message":{"role":"user","content":"deep"}}"#,
+];
+
+#[test]
+fn claude_code_records_are_scanned_as_serde_reads_them() {
+    let scans = |line: &str| claude_code::record(line, &mut Default::default()).is_some();
+    scanned_as_serde_reads(CLAUDE, CLAUDE_REFUSED, CLAUDE_LEFT, scans);
 }
 
 /// CrewAI's task outputs (`TaskOutput.model_dump()`, an agent's `LiteAgentOutput`).
@@ -834,6 +895,10 @@ const ALL: &[&str] = &[
     RLM[1],
     RLM[2],
     RLM[6],
+    CLAUDE[1],
+    CLAUDE[3],
+    CLAUDE[4],
+    CLAUDE[7],
 ];
 
 /// The lines of Responses logs: items of every kind, items left to the serde path
