@@ -26,7 +26,8 @@ use super::wire::{ProviderUsage, Str};
 use super::{fast, responses};
 use crate::{Message, Role};
 
-/// One record: its type and payload (its `timestamp` not read).
+/// One record: its type and payload (its `timestamp` not read). Read by serde where
+/// the fast path's scanner (`fast/codex.rs`) is not sure of the line.
 #[derive(Deserialize)]
 pub(super) struct Record<'a> {
     /// Required: absent, the error says what the record is.
@@ -34,6 +35,26 @@ pub(super) struct Record<'a> {
     kind: Option<Str<'a>>,
     #[serde(default, borrow)]
     payload: Option<&'a RawValue>,
+}
+
+impl<'a> Record<'a> {
+    /// The record's type and payload, as [`read`] takes them.
+    pub(super) fn into_parts(self) -> (Option<Str<'a>>, Option<Payload<'a>>) {
+        (self.kind, self.payload.map(|p| Payload::Text(p.get())))
+    }
+}
+
+/// A record's payload, its JSON text (a part of the record's line).
+pub(super) enum Payload<'a> {
+    /// Not read yet.
+    Text(&'a str),
+    /// A `response_item`'s, its item scanned with the record (Codex writes the type
+    /// first), into the item [`read`] is given: the payload crossed once.
+    Item(&'a str),
+    /// A `token_usage_record`'s usage, scanned with the record.
+    Usage(ProviderUsage),
+    /// An `event_msg`'s event, scanned with the record.
+    Event(Event<'a>),
 }
 
 /// A `token_usage_record`'s payload: a model call's usage (its thread, turn and
@@ -45,18 +66,19 @@ struct UsageRecord {
 
 /// An `event_msg`'s payload: its type, and a `token_count`'s usage of the last model
 /// call (its totals and rate limits not read).
-#[derive(Deserialize)]
-struct Event<'a> {
+#[derive(Deserialize, Default)]
+pub(super) struct Event<'a> {
     #[serde(default, rename = "type", borrow)]
-    kind: Option<Str<'a>>,
+    pub(super) kind: Option<Str<'a>>,
     #[serde(default)]
-    info: Option<Counts>,
+    pub(super) info: Option<Counts>,
 }
 
-#[derive(Deserialize)]
-struct Counts {
+/// A `token_count` event's counts.
+#[derive(Deserialize, Default)]
+pub(super) struct Counts {
     #[serde(default)]
-    last_token_usage: Option<ProviderUsage>,
+    pub(super) last_token_usage: Option<ProviderUsage>,
 }
 
 /// What a rollout's reading carries between records for the usage of Codex before
@@ -96,14 +118,17 @@ impl Rollout {
     }
 }
 
-/// The messages of one record.
+/// The messages of one record, of type `kind` and payload `payload`; `item` a default
+/// one, or the payload's item where the scanner read it ([`Payload::Item`]).
 pub(super) fn read<'a>(
-    record: Record<'a>,
+    kind: Option<Str<'a>>,
+    payload: Option<Payload<'a>>,
+    item: &mut responses::Item<'a>,
     within: &'a str,
     cx: &mut Context,
     out: &mut Out<'a>,
 ) -> Result<(), Failure<'a>> {
-    let Some(kind) = record.kind else {
+    let Some(kind) = kind else {
         return Err(Failure::message(
             within,
             "a Codex record without a \"type\" (\"response_item\", \"event_msg\", ...)",
@@ -111,7 +136,7 @@ pub(super) fn read<'a>(
     };
     // (Every record of Codex's has its payload: a record without one is another
     // log's, not one of Codex's that gives no message.)
-    let Some(payload) = record.payload else {
+    let Some(payload) = payload else {
         return Err(Failure::message(
             within,
             format!("a Codex \"{}\" record without its \"payload\"", kind.0),
@@ -123,41 +148,70 @@ pub(super) fn read<'a>(
     ) {
         return Ok(());
     }
-    let text = payload.get();
-    if kind.0 == "event_msg" {
-        // The end of Codex's turn (the prompt answered, or stopped): the model turn
-        // open is over (a live log, followed, shows the answer then). The other
-        // events repeat the items for Codex's user.
-        let event: Event = parse_within(text)?;
-        match event.kind.as_ref().map(|k| &*k.0) {
-            Some("task_complete" | "turn_aborted") => {
-                cx.codex.release(out);
-                cx.responses.close(out);
-            }
-            Some("token_count") if !cx.codex.usage_records => {
-                if let Some(usage) = event.info.and_then(|i| i.last_token_usage) {
-                    counted(usage.into_usage(), cx, out);
-                }
-            }
-            _ => {}
+    let text = match payload {
+        Payload::Text(text) => text,
+        Payload::Item(text) => return read_item(item, text, cx, out),
+        Payload::Usage(usage) => {
+            used(usage, cx, out);
+            return Ok(());
         }
+        Payload::Event(event) => {
+            happened(event, cx, out);
+            return Ok(());
+        }
+    };
+    if kind.0 == "event_msg" {
+        happened(parse_within(text)?, cx, out);
         return Ok(());
     }
     if kind.0 == "token_usage_record" {
         let record: UsageRecord = parse_within(text)?;
-        // (A call that gave no item has no turn to carry its usage: Codex writes its
-        // record after the items, and its tokens are not counted.)
-        cx.codex.usage_records = true;
-        cx.codex.release(out);
-        cx.responses.set_usage(record.usage.into_usage());
+        used(record.usage, cx, out);
         return Ok(());
     }
-    let mut item = responses::Item::default();
-    if fast::responses_item(text, &mut item).is_none() {
-        item = parse_within(text)?;
+    if fast::responses_item(text, item).is_none() {
+        *item = parse_within(text)?;
     }
+    read_item(item, text, cx, out)
+}
+
+/// An `event_msg`'s event. The end of Codex's turn (the prompt answered, or stopped)
+/// ends the model turn open (a live log, followed, shows the answer then); a
+/// `token_count`, in a log without usage records, gives the last call's usage. The
+/// other events repeat the items for Codex's user.
+fn happened(event: Event<'_>, cx: &mut Context, out: &mut Out<'_>) {
+    match event.kind.as_ref().map(|k| &*k.0) {
+        Some("task_complete" | "turn_aborted") => {
+            cx.codex.release(out);
+            cx.responses.close(out);
+        }
+        Some("token_count") if !cx.codex.usage_records => {
+            if let Some(usage) = event.info.and_then(|i| i.last_token_usage) {
+                counted(usage.into_usage(), cx, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A `token_usage_record`'s usage: the open model turn's. (A call that gave no item
+/// has no turn to carry its usage: Codex writes its record after the items, and its
+/// tokens are not counted.)
+fn used(usage: ProviderUsage, cx: &mut Context, out: &mut Out<'_>) {
+    cx.codex.usage_records = true;
+    cx.codex.release(out);
+    cx.responses.set_usage(usage.into_usage());
+}
+
+/// The messages of a `response_item`'s payload `text`, read into `item`.
+fn read_item<'a>(
+    item: &mut responses::Item<'a>,
+    text: &'a str,
+    cx: &mut Context,
+    out: &mut Out<'a>,
+) -> Result<(), Failure<'a>> {
     let start = out.len();
-    responses::read_item(&mut item, text, cx, out)?;
+    responses::read_item(item, text, cx, out)?;
     for result in &mut out[start..] {
         if result.role == Role::Agent && result.error().is_none() && exited_badly(&result.content) {
             // The output is the error (it holds the command's code and its stderr).

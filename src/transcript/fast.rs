@@ -70,6 +70,7 @@ macro_rules! match_key {
 pub(super) mod agent_framework;
 pub(super) mod agno;
 pub(super) mod claude_code;
+pub(super) mod codex;
 pub(super) mod converse;
 pub(super) mod crewai;
 mod fields;
@@ -213,9 +214,18 @@ pub(super) fn anthropic_response<'a>(text: &'a str, chat: &mut Chat<'a>) -> Opti
 /// otherwise, `item` then partly filled. (Filled where it is read: the struct is
 /// large, and each move of it a copy.)
 pub(super) fn responses_item<'a>(text: &'a str, item: &mut Item<'a>) -> Option<()> {
-    whole(text, |s| {
+    whole(text, |s| s.responses_item::<1>(item))
+}
+
+impl<'a> Scan<'a> {
+    /// A Responses item, its braces at nesting `DEPTH`, into `item` (a default one):
+    /// a line's (at 1), or a Codex record's payload (at 2). (The nesting a constant:
+    /// as a value, the line's scan was 100 instructions dearer.)
+    #[inline(always)]
+    pub(super) fn responses_item<const DEPTH: usize>(&mut self, item: &mut Item<'a>) -> Option<()> {
+        let inner = DEPTH + 1;
         let mut seen = Seen::default();
-        s.object(|s| {
+        self.object(|s| {
             match_key!(s, {
                 b"type" => {
                     seen.once(0)?;
@@ -227,7 +237,7 @@ pub(super) fn responses_item<'a>(text: &'a str, item: &mut Item<'a>) -> Option<(
                 },
                 b"content" => {
                     seen.once(2)?;
-                    item.content = s.nullable(|s| s.text_content(2))?;
+                    item.content = s.nullable(|s| s.text_content(inner))?;
                 },
                 // The keys of the commonest items (messages, calls and their outputs)
                 // first: each arm passed costs a comparison.
@@ -245,39 +255,38 @@ pub(super) fn responses_item<'a>(text: &'a str, item: &mut Item<'a>) -> Option<(
                 },
                 b"arguments" => {
                     seen.once(4)?;
-                    item.arguments = s.raw_arguments(2)?;
+                    item.arguments = s.raw_arguments(inner)?;
                 },
                 b"output" => {
                     seen.once(11)?;
-                    item.output = s.nullable(|s| s.text_content(2))?;
+                    item.output = s.nullable(|s| s.text_content(inner))?;
                 },
-                b"status" => s.skip(2)?,
+                b"status" => s.skip(inner)?,
                 b"action" => {
                     seen.once(5)?;
-                    item.action = s.raw_arguments(2)?;
+                    item.action = s.raw_arguments(inner)?;
                 },
                 b"input" => {
                     seen.once(6)?;
-                    item.input = s.raw_arguments(2)?;
+                    item.input = s.raw_arguments(inner)?;
                 },
                 b"code" => {
                     seen.once(7)?;
-                    item.code = s.raw_arguments(2)?;
+                    item.code = s.raw_arguments(inner)?;
                 },
                 b"queries" => {
                     seen.once(8)?;
-                    item.queries = s.raw_arguments(2)?;
+                    item.queries = s.raw_arguments(inner)?;
                 },
                 b"error" => {
                     seen.once(12)?;
                     item.error = s.str()?;
                 },
-                _ | b"summary" | b"encrypted_content" => s.skip(2)?,
+                _ | b"summary" | b"encrypted_content" => s.skip(inner)?,
             });
             Some(())
-        })?;
-        Some(())
-    })
+        })
+    }
 }
 
 /// Whether the Responses item `line` (its bytes, leading whitespace trimmed) is sure

@@ -688,7 +688,18 @@ fn read_kind<'a>(
             }
             claude_code::read(record, text, &mut cx.claude_code, out)
         }
-        Kind::CodexRecord => codex::read(parse(text)?, text, cx, out),
+        Kind::CodexRecord => {
+            // Filled where it is read (it is large; a move of it is a copy).
+            let mut item = responses::Item::default();
+            let (kind, payload) = match fast::codex::record(text, &mut item) {
+                Some(read) => read,
+                None => {
+                    item = responses::Item::default();
+                    parse::<codex::Record>(text)?.into_parts()
+                }
+            };
+            codex::read(kind, payload, &mut item, text, cx, out)
+        }
         Kind::MiniSweAgentTrajectory => mini_swe_agent::read(text, out),
         Kind::InspectSample => inspect::read_sample(text, out),
         Kind::InspectLog => inspect::read_log(text, out),

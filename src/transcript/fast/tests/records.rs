@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use proptest::prelude::*;
 
 use super::super::{
-    Chat, agent_framework, agent_message, agno, anthropic_response, claude_code, completion,
+    Chat, agent_framework, agent_message, agno, anthropic_response, claude_code, codex, completion,
     converse, crewai, execution_results, function_calls, gemini, langchain, llamaindex,
     pydantic_ai, responses_item, rlm_code, smolagents,
 };
@@ -368,6 +368,73 @@ const CLAUDE_LEFT: &[&str] = &[
 fn claude_code_records_are_scanned_as_serde_reads_them() {
     let scans = |line: &str| claude_code::record(line, &mut Default::default()).is_some();
     scanned_as_serde_reads(CLAUDE, CLAUDE_REFUSED, CLAUDE_LEFT, scans);
+}
+
+/// Codex CLI's rollout records: the conversation's Responses items, usage records,
+/// the events (a `token_count` with and without its counts, the turn's end, the
+/// others), the records that describe the session.
+const CODEX: &[&str] = &[
+    r#"{"timestamp":"t","type":"session_meta","payload":{"id":"s","cwd":"/w","cli_version":"0.163.0","instructions":null,"git":{"branch":"main"}}}"#,
+    r#"{"timestamp":"t","ordinal":7,"type":"response_item","payload":{"type":"message","id":"msg_1","role":"user","content":[{"type":"input_text","text":"What is 17 times 23?"}],"internal_chat_message_metadata_passthrough":{"turn_id":"t1","create_time":1795927454.566381}},"metadata":{"client_authored":true}}"#,
+    r#"{"timestamp":"t","type":"response_item","payload":{"type":"reasoning","id":"rs_1","summary":[],"content":null,"encrypted_content":"gAAA"}}"#,
+    r#"{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Let me compute \"that\".","annotations":[]}]}}"#,
+    r#"{"timestamp":"t","type":"response_item","payload":{"type":"function_call","id":"fc_1","name":"exec_command","arguments":"{\"cmd\": \"false\"}","call_id":"call_1"},"metadata":{"user_input_order":2}}"#,
+    r#"{"timestamp":"t","type":"token_usage_record","payload":{"thread_id":"a","turn_id":"b","session_id":"c","root_turn_id":"d","response_id":"resp_0","usage":{"input_tokens":61,"cached_input_tokens":5,"output_tokens":22,"reasoning_output_tokens":0,"total_tokens":83}}}"#,
+    r#"{"timestamp":"t","type":"response_item","payload":{"type":"function_call_output","call_id":"call_1","output":"Chunk ID: 1\nWall time: 0.1 seconds\nProcess exited with code 1\nOutput:\n"}}"#,
+    r#"{"timestamp":"t","type":"response_item","payload":{"type":"function_call_output","call_id":"call_0","output":"{\"output\":\"x\",\"metadata\":{\"exit_code\":2,\"duration_seconds\":0.1}}"}}"#,
+    r#"{"timestamp":"t","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":61},"last_token_usage":{"input_tokens":61,"output_tokens":22},"model_context_window":258400},"rate_limits":null}}"#,
+    r#"{"timestamp":"t","type":"event_msg","payload":{"type":"token_count","info":null}}"#,
+    r#"{"timestamp":"t","type":"event_msg","payload":{"type":"agent_message","message":"395."}}"#,
+    r#"{"timestamp":"t","type":"event_msg","payload":{"type":"task_complete","last_agent_message":"395."}}"#,
+    r#"{"timestamp":"t","type":"turn_context","payload":{"cwd":"/w","approval_policy":"never","model":"gpt-5"}}"#,
+    r#"{"timestamp":"t","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"payload first"}]},"type":"response_item"}"#,
+    r#"{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"caf\u00e9"}]}}"#,
+];
+
+/// Codex records the scanner reads and the conversion refuses.
+const CODEX_REFUSED: &[&str] = &[
+    r#"{"timestamp":"t","type":"response_item"}"#,
+    r#"{"timestamp":"t","type":"response_item","payload":null}"#,
+    r#"{"timestamp":"t","type":"event_msg","payload":null}"#,
+    r#"{"timestamp":"t","type":"response_item","payload":{"type":"function_call","call_id":"c","arguments":"{}"}}"#,
+    r#"{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"wizard","content":"x"}}"#,
+];
+
+/// Codex records the scanner leaves to the serde path (which reads or refuses them).
+const CODEX_LEFT: &[&str] = &[
+    r#"{"timestamp":"t","type":"response_item","type":"response_item","payload":{"type":"message","role":"user","content":"x"}}"#,
+    r#"{"timestamp":"t","type":"response_item","payload":"x"}"#,
+    r#"{"timestamp":"t","type":"token_usage_record","payload":{"usage":null}}"#,
+    r#"{"timestamp":"t","type":"token_usage_record","payload":{"response_id":"r"}}"#,
+    r#"{"timestamp":"t","type":"token_usage_record","payload":{"usage":{"input_tokens":1},"usage":{"input_tokens":2}}}"#,
+    r#"{"timestamp":"t","type":"token_usage_record","payload":{"usage":{"input_tokens":1.5}}}"#,
+    r#"{"timestamp":"t","type":"event_msg","payload":{"type":"token_count","info":"none"}}"#,
+    r#"{"timestamp":"t","type":"event_msg","payload":{"type":5}}"#,
+    r#"{"timestamp":"t","type":"event_msg","payload":{"type":"token_count","info":{"last_token_usage":{"input_tokens":1},"last_token_usage":null}}}"#,
+    r#"{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"user","content":"x"},"payload":{}}"#,
+    r#"{"timestamp":"t","type":"session_meta","payload":{"git":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}}"#,
+    r#"{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"user","content":"x","extra":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}}"#,
+];
+
+#[test]
+fn codex_records_are_scanned_as_serde_reads_them() {
+    let scans = |line: &str| codex::record(line, &mut Default::default()).is_some();
+    scanned_as_serde_reads(CODEX, CODEX_REFUSED, CODEX_LEFT, scans);
+    // A log of Codex before its usage records: a turn closed by its outputs waits for
+    // the `token_count` event's usage.
+    let older = [CODEX[1], CODEX[4], CODEX[6], CODEX[8], CODEX[3]].join("\n");
+    reads_alike(&older).unwrap();
+    assert!(read_all(&older)[1].as_ref().unwrap().usage.is_some());
+    // Indented, an array of records: an error's line is its payload's (the type
+    // first, as Codex writes it: the payload scanned with its record).
+    let indented = format!(
+        "[\n  {},\n  {{\n    \"timestamp\": \"t\",\n    \"type\": \"response_item\",\n    \
+         \"payload\": {{\n      \"type\": \"message\",\n      \"role\": \"wizard\"\n    }}\n  }}\n]",
+        CODEX[1]
+    );
+    reads_alike(&indented).unwrap();
+    let error = read_all(&indented).pop().unwrap().unwrap_err();
+    assert_eq!(error.line, 6, "{error}");
 }
 
 /// CrewAI's task outputs (`TaskOutput.model_dump()`, an agent's `LiteAgentOutput`).
@@ -899,6 +966,11 @@ const ALL: &[&str] = &[
     CLAUDE[3],
     CLAUDE[4],
     CLAUDE[7],
+    CODEX[1],
+    CODEX[4],
+    CODEX[5],
+    CODEX[6],
+    CODEX[8],
 ];
 
 /// The lines of Responses logs: items of every kind, items left to the serde path
