@@ -6,9 +6,10 @@
 //! message of the common fields (doneseq's, OpenAI's, Anthropic's content blocks),
 //! OpenAI's `chat.completion` object, Anthropic's response message, OpenAI's
 //! Responses items, AutoGen's messages and their tool calls and results, Bedrock
-//! Converse messages, Agno's, LlamaIndex's and LangChain's messages, Pydantic AI's
-//! requests and responses, Gemini's contents and ADK's events, smolagents' steps,
-//! CrewAI's task outputs, rlm-code's run events. It builds a chat message directly,
+//! Converse messages, Agno's, LlamaIndex's, LangChain's and Agent Framework's
+//! messages, Pydantic AI's requests and responses, Gemini's contents and ADK's
+//! events, smolagents' steps, CrewAI's task outputs, rlm-code's run events, Claude
+//! Code's and Codex's records. It builds a chat message directly,
 //! and for the other records fills the struct serde fills, so that one conversion
 //! reads both; texts are borrowed from the line where they have no escapes.
 //!
