@@ -32,7 +32,7 @@ use std::collections::HashMap;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::record::{Failure, Out, each, parse};
+use super::record::{Checked, Failure, Out, each, parse};
 use super::wire::{Listed, RawArguments, Str, StringOrList, tool_call};
 use crate::{Message, ToolCall, Usage};
 
@@ -223,7 +223,11 @@ pub(super) fn read_sample<'a>(text: &'a str, out: &mut Out<'a>) -> Result<(), Fa
 pub(super) fn read_log<'a>(text: &'a str, out: &mut Out<'a>) -> Result<(), Failure<'a>> {
     let log: Log<'a> = parse(text)?;
     match log.samples.as_deref() {
-        Some([sample]) => read_sample(sample.get(), out),
+        Some([sample]) => {
+            // A value of the log, whose nesting `parse` checked: not walked again.
+            let _checked = Checked::new(sample.get());
+            read_sample(sample.get(), out)
+        }
         // Its header alone, or an eval logged without them: no message (which the
         // corpus and the CLI say).
         None | Some([]) => Ok(()),

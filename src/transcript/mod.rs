@@ -449,6 +449,8 @@ fn too_deep(text: &str) -> Option<usize> {
     if openings(bytes) <= MAX_JSON_DEPTH {
         return None;
     }
+    #[cfg(test)]
+    WALKS.set(WALKS.get() + 1);
     let mut depth = 0usize;
     let mut i = 0;
     while let Some(&b) = bytes.get(i) {
@@ -469,6 +471,13 @@ fn too_deep(text: &str) -> Option<usize> {
         i += 1;
     }
     None
+}
+
+#[cfg(test)]
+thread_local! {
+    /// The walks [`too_deep`] made on this thread (what a reading costs in them is
+    /// tested).
+    pub(crate) static WALKS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// Where the JSON string whose text starts at byte `from` of `bytes` ends: the byte
@@ -1245,7 +1254,12 @@ impl<R: BufRead> State<R> {
         // One document, most often: read as such (no parse spent on looking for
         // more). Where it is not one, because documents follow it, they are read in
         // turn; any other error is its own.
-        if let Err(error) = self.read_one(trimmed, text, start, &mut out) {
+        let first = {
+            // Its nesting checked above: not walked again by its record's reader.
+            let _checked = record::Checked::new(trimmed);
+            self.read_one(trimmed, text, start, &mut out)
+        };
+        if let Err(error) = first {
             let Some(documents) = documents(trimmed) else {
                 return Err(error);
             };

@@ -2,6 +2,8 @@
 //! JSON document holds, in each format, and the messages each kind stands for.
 
 use std::borrow::Cow;
+use std::cell::Cell;
+use std::marker::PhantomData;
 
 use serde::Deserialize;
 
@@ -823,14 +825,60 @@ pub(super) fn parse_within<'a, T: Deserialize<'a>>(text: &'a str) -> Result<T, F
 
 /// Refuses `text` if it nests deeper than [`super::MAX_JSON_DEPTH`], before serde
 /// reads it. (Checked here, not for every line: the fast path follows no deeper
-/// nesting than its own, lower, limit, and most lines never reach serde.)
+/// nesting than its own, lower, limit, and most lines never reach serde.) Not walked
+/// again where it is the document the reader has just checked ([`Checked`]).
 fn shallow(text: &str) -> Result<(), Failure<'_>> {
+    if CHECKED.get() == Checked::key(text) {
+        return Ok(());
+    }
     match super::too_deep(text) {
         Some(at) => Err(Failure {
             within: text,
             problem: Problem::TooDeep(at),
         }),
         None => Ok(()),
+    }
+}
+
+thread_local! {
+    /// The text (its address and length) whose nesting the reader checked, while its
+    /// record is read; `(0, 0)` for none.
+    static CHECKED: Cell<(usize, usize)> = const { Cell::new((0, 0)) };
+}
+
+/// While it lives, the text it was made of is not walked again by [`parse`]: a text
+/// whose nesting the reader checked as it read it as a document, or a value of a
+/// text checked so (a value nests no deeper than the text around it). A document of
+/// one record (a trajectory, a sample, a session) is its record's text, and the walk
+/// over the whole of it cost as much as a third of its reading. The record readers
+/// call [`parse`] from deep in each format's code, with no context to carry the
+/// fact, so it is kept beside them for the time of one record's reading (this
+/// thread's, put back as it was when the guard drops). Only that very text (its
+/// address and length) is spared, not its parts: a part may be a string's text, not
+/// a value the walk measured. The borrow keeps the text alive and unchanged
+/// meanwhile, so no other text can be at its address.
+pub(super) struct Checked<'t> {
+    before: (usize, usize),
+    text: PhantomData<&'t str>,
+}
+
+impl<'t> Checked<'t> {
+    /// `text`, whose nesting was just checked, spared until the guard drops.
+    pub(super) fn new(text: &'t str) -> Checked<'t> {
+        Checked {
+            before: CHECKED.replace(Checked::key(text)),
+            text: PhantomData,
+        }
+    }
+
+    fn key(text: &str) -> (usize, usize) {
+        (text.as_ptr() as usize, text.len())
+    }
+}
+
+impl Drop for Checked<'_> {
+    fn drop(&mut self) {
+        CHECKED.set(self.before);
     }
 }
 
@@ -951,7 +999,7 @@ impl<'a> StringOrList<'a, TextBlock<'a>> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Out, SPARE_ROOM, reserve, spare};
+    use super::{Checked, Failure, Out, Problem, SPARE_ROOM, reserve, shallow, spare};
     use crate::Message;
 
     /// A list of `room`, its messages borrowing `text`, after `messages` were added.
@@ -990,5 +1038,55 @@ mod tests {
         assert_eq!(spare(list(&line, 2, 2)).capacity(), 0);
         assert_eq!(spare(list(&line, SPARE_ROOM + 1, 3)).capacity(), 0);
         assert!(spare(list(&line, SPARE_ROOM, 3)).capacity() >= SPARE_ROOM);
+    }
+
+    /// A text the reader checked is not walked again while its guard lives, and only
+    /// that text: a part of it, or the text once the guard is gone, is walked.
+    #[test]
+    fn only_the_checked_text_is_spared_and_only_meanwhile() {
+        let depth = crate::transcript::MAX_JSON_DEPTH + 1;
+        let text = format!("{{\"a\": {}{}}}", "[".repeat(depth), "]".repeat(depth));
+        let part = &text[1..];
+        let refused = |t: &str| {
+            matches!(
+                shallow(t),
+                Err(Failure {
+                    problem: Problem::TooDeep(_),
+                    ..
+                })
+            )
+        };
+        assert!(refused(&text) && refused(part));
+        {
+            let _checked = Checked::new(&text);
+            assert!(!refused(&text));
+            assert!(refused(part));
+            assert!(refused(&text.clone()));
+            {
+                let _inner = Checked::new(part);
+                assert!(!refused(part) && refused(&text));
+            }
+            assert!(!refused(&text) && refused(part));
+        }
+        assert!(refused(&text));
+    }
+
+    /// A document of one record, its nesting checked by the reader, is walked once,
+    /// not again by its record's reader; an array's records each by theirs.
+    #[test]
+    fn a_document_of_one_record_is_walked_once() {
+        use crate::transcript::{Format, Reader, WALKS};
+        let walks = |text: &str| {
+            let before = WALKS.get();
+            let read = Reader::new(text.as_bytes(), Format::Auto).count();
+            assert!(read > 0);
+            WALKS.get() - before
+        };
+        let trajectory = include_str!("../../examples/formats/mini-swe-agent.traj.json");
+        assert_eq!(walks(trajectory), 1);
+        // An Inspect JSON log's sample, a value of the log checked, is not walked.
+        let log = include_str!("../../examples/formats/inspect-log.json");
+        assert_eq!(walks(log), 1);
+        assert_eq!(walks(&format!("[{trajectory}]")), 2);
     }
 }
