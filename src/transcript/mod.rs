@@ -28,6 +28,7 @@ mod claude_code;
 mod codex;
 mod completion;
 mod crewai;
+mod depth;
 mod detect;
 #[cfg(feature = "eval-archives")]
 mod eval_archive;
@@ -63,6 +64,9 @@ use std::io::{self, BufRead, Read};
 use serde::Deserialize;
 
 use crate::Message;
+#[cfg(test)]
+use depth::WALKS;
+use depth::too_deep;
 
 use TranscriptErrorKind as Kind;
 
@@ -438,62 +442,6 @@ fn line_end(bytes: &[u8]) -> usize {
     }
 }
 
-/// Where `text` nests JSON arrays and objects deeper than [`MAX_JSON_DEPTH`]: the byte
-/// offset of the bracket one level too deep. Brackets in strings are text.
-fn too_deep(text: &str) -> Option<usize> {
-    // Nesting cannot be deeper than the number of opening brackets: count them first,
-    // and walk the text only when there are more. The walk jumps over each string to
-    // its closing quote with memchr (a document's bytes are mostly strings: a walk a
-    // byte at a time was 15 instructions a byte, as much as serde_json's parse).
-    let bytes = text.as_bytes();
-    if openings(bytes) <= MAX_JSON_DEPTH {
-        return None;
-    }
-    #[cfg(test)]
-    WALKS.set(WALKS.get() + 1);
-    let mut depth = 0usize;
-    let mut i = 0;
-    while let Some(&b) = bytes.get(i) {
-        match b {
-            b'"' => {
-                i = string_end(bytes, i + 1);
-                continue;
-            }
-            b'[' | b'{' => {
-                depth += 1;
-                if depth > MAX_JSON_DEPTH {
-                    return Some(i);
-                }
-            }
-            b']' | b'}' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-        i += 1;
-    }
-    None
-}
-
-#[cfg(test)]
-thread_local! {
-    /// The walks [`too_deep`] made on this thread (what a reading costs in them is
-    /// tested).
-    pub(crate) static WALKS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
-}
-
-/// Where the JSON string whose text starts at byte `from` of `bytes` ends: the byte
-/// after its closing quote (an escaped quote is text), or the end of `bytes`.
-fn string_end(bytes: &[u8], mut from: usize) -> usize {
-    while let Some(rest) = bytes.get(from..) {
-        match memchr::memchr2(b'"', b'\\', rest) {
-            // An escape: the byte after the backslash is text, whatever it is.
-            Some(k) if rest[k] == b'\\' => from += k + 2,
-            Some(k) => return from + k + 1,
-            None => break,
-        }
-    }
-    bytes.len()
-}
-
 /// A JSON value as text: a string as it is (decoded), any other value its JSON text,
 /// compact (what a framework gives the model for a tool's return).
 pub(super) fn value_text(json: &str) -> serde_json::Result<Cow<'_, str>> {
@@ -545,22 +493,6 @@ fn outside_strings(text: &str) -> impl Iterator<Item = (usize, u8)> + '_ {
             !in_string
         }
     })
-}
-
-/// How many `[` and `{` `bytes` holds. A loop the compiler vectorizes: `[` (0x5B) and
-/// `{` (0x7B) are the only bytes that are `{` with bit 5 set, so one comparison a
-/// byte, summed in bytes over blocks of 255. (Searching for each bracket with memchr
-/// calls it once per bracket: several times slower on a line of JSON.)
-fn openings(bytes: &[u8]) -> usize {
-    bytes
-        .chunks(255)
-        .map(|block| {
-            let count = block
-                .iter()
-                .fold(0u8, |n, &b| n + u8::from(b | 0x20 == b'{'));
-            usize::from(count)
-        })
-        .sum()
 }
 
 /// Reads a whole transcript.
