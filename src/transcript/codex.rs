@@ -44,7 +44,8 @@ impl<'a> Record<'a> {
     }
 }
 
-/// A record's payload, its JSON text (a part of the record's line).
+/// A record's payload as [`read`] takes it: its JSON text (a part of the record's
+/// line), or what the scanner read of it with the record.
 pub(super) enum Payload<'a> {
     /// Not read yet.
     Text(&'a str),
