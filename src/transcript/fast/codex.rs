@@ -1,8 +1,9 @@
 //! Codex CLI's rollout records scanned straight from their bytes: the record's type
-//! and payload, and where the type, written first as Codex writes it, is
-//! `response_item`, the payload's Responses item scanned in the same pass into the
-//! item serde fills (the payload crossed once; serde's path keeps it as text, then
-//! reads it again). Any other payload is kept as its text, for the record's reader.
+//! and payload, and where the type is written first, as Codex writes it, the payload
+//! read in the same pass (the payload crossed once; serde's path keeps it as text,
+//! then reads it again): a `response_item`'s Responses item into the item serde
+//! fills, a `token_usage_record`'s usage, an `event_msg`'s type and token counts. Any
+//! other payload is kept as its text, for the record's reader.
 //! Anything the scanner is not sure of gives up, and the serde path reads the line.
 
 use super::scan::{Scan, Seen};
