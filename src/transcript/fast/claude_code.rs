@@ -12,8 +12,6 @@
 //!
 //! [`parts::fold`]: crate::transcript::parts::fold
 
-use serde::de::IgnoredAny;
-
 use super::scan::{Scan, Seen};
 use crate::transcript::claude_code::{Blocks, Body, Record};
 use crate::transcript::parts::Found;
@@ -50,24 +48,22 @@ pub(in crate::transcript) fn record<'a>(text: &'a str, record: &mut Record<'a>) 
                     seen.once(5)?;
                     record.api_error = s.nullable(|s| s.boolean())?;
                 },
-                // Known by being there, not `null` (as serde reads an
-                // `Option<IgnoredAny>`).
+                // Known by being there, not `null`.
                 b"sessionId" => {
                     seen.once(6)?;
-                    record.session_id = s.nullable(|s| s.skip(2))?.map(|()| IgnoredAny);
+                    record.session_id = s.present(2)?;
                 },
                 b"agentType" => {
                     seen.once(7)?;
-                    record.agent_type = s.nullable(|s| s.skip(2))?.map(|()| IgnoredAny);
+                    record.agent_type = s.present(2)?;
                 },
                 b"leafUuid" => {
                     seen.once(8)?;
-                    record.leaf_uuid = s.nullable(|s| s.skip(2))?.map(|()| IgnoredAny);
+                    record.leaf_uuid = s.present(2)?;
                 },
                 b"isSnapshotUpdate" => {
                     seen.once(9)?;
-                    record.snapshot_update =
-                        s.nullable(|s| s.skip(2))?.map(|()| IgnoredAny);
+                    record.snapshot_update = s.present(2)?;
                 },
                 _ | b"parentUuid" | b"uuid" | b"timestamp" | b"userType" | b"entrypoint"
                 | b"cwd" | b"version" | b"gitBranch" | b"requestId" | b"promptId"

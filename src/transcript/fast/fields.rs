@@ -3,6 +3,8 @@
 
 use std::borrow::Cow;
 
+use serde::de::IgnoredAny;
+
 use super::scan::{DEPTH, Scan, Seen};
 use crate::message::CallArguments;
 use crate::transcript::parts::{self, Content, Found, Part};
@@ -373,6 +375,12 @@ impl<'a> Scan<'a> {
     /// An optional string field: `null` is absent, as serde reads an `Option<Str>`.
     pub(super) fn str(&mut self) -> Option<Option<Str<'a>>> {
         Some(self.nullable(|s| s.string())?.map(Str))
+    }
+
+    /// An optional field whose value is not read, at nesting `depth`: whether it is
+    /// there and not `null`, as serde reads an `Option<IgnoredAny>`.
+    pub(super) fn present(&mut self, depth: usize) -> Option<Option<IgnoredAny>> {
+        Some(self.nullable(|s| s.skip(depth))?.map(|()| IgnoredAny))
     }
 
     /// An optional field of arguments at nesting `depth`, as serde reads an
