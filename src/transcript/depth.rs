@@ -145,24 +145,17 @@ fn openings(bytes: &[u8]) -> usize {
 mod tests {
     use proptest::prelude::*;
 
+    use super::super::outside_strings;
     use super::{MAX_JSON_DEPTH, marks, walk};
 
-    /// The walk a byte at a time, as the rule says it: what the word-at-a-time walk
-    /// must give.
+    /// The walk a byte at a time, as the rule says it: the brackets outside strings
+    /// (as [`outside_strings`] finds them for `compact`), counted. What the
+    /// word-at-a-time walk must give.
     fn by_bytes(bytes: &[u8]) -> Option<usize> {
-        let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
-        for (i, &b) in bytes.iter().enumerate() {
-            if in_string {
-                match b {
-                    _ if escaped => escaped = false,
-                    b'\\' => escaped = true,
-                    b'"' => in_string = false,
-                    _ => {}
-                }
-                continue;
-            }
+        let text = std::str::from_utf8(bytes).expect("ASCII");
+        let mut depth = 0usize;
+        for (i, b) in outside_strings(text) {
             match b {
-                b'"' => in_string = true,
                 b'[' | b'{' => {
                     depth += 1;
                     if depth > MAX_JSON_DEPTH {
