@@ -158,6 +158,14 @@ fn convert<'a>(message: AfMessage<'a>, out: &mut Out<'a>) -> Result<(), String> 
     Ok(())
 }
 
+/// The framework's roles, by name.
+const ROLES: [(&str, Role); 4] = [
+    ("system", Role::System),
+    ("user", Role::User),
+    ("assistant", Role::Llm),
+    ("tool", Role::Agent),
+];
+
 /// A message's contents folded into its messages as they are read (by serde, or by
 /// the scanner, which builds no list of them): the text and calls of its own
 /// message, each function result a message in its place.
@@ -174,17 +182,11 @@ pub(super) struct Fold<'a> {
 impl<'a> Fold<'a> {
     /// A message of `role` whose messages are added to `out`.
     pub(super) fn new(role: &str, out: &Out<'a>) -> Result<Fold<'a>, String> {
-        let role = match role {
-            "system" => Role::System,
-            "user" => Role::User,
-            "assistant" => Role::Llm,
-            "tool" => Role::Agent,
-            other => {
-                return Err(format!(
-                    "an Agent Framework message of role \"{other}\" (expected system, user, \
-                     assistant or tool)"
-                ));
-            }
+        let Some(&(_, role)) = ROLES.iter().find(|(name, _)| *name == role) else {
+            return Err(format!(
+                "an Agent Framework message of role \"{role}\" (expected system, user, \
+                 assistant or tool)"
+            ));
         };
         Ok(Fold {
             role,
@@ -198,12 +200,10 @@ impl<'a> Fold<'a> {
 
     /// The framework's name of the message's role, for errors.
     fn role_name(&self) -> &'static str {
-        match self.role {
-            Role::System => "system",
-            Role::User => "user",
-            Role::Llm => "assistant",
-            _ => "tool",
-        }
+        ROLES
+            .iter()
+            .find(|&&(_, role)| role == self.role)
+            .map_or("tool", |&(name, _)| name)
     }
 
     /// Content `i` of `count`, added to what the contents before it made.
