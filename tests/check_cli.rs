@@ -907,6 +907,57 @@ fn a_transcript_without_messages_is_said_to_hold_none() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// An Inspect AI JSON log of several samples is a corpus of them, alone, with
+/// `--html`, and refused by `--all` with a hint; one of one sample is one transcript.
+/// A lone file that is not there is one transcript that cannot be opened, said so
+/// (not refused as a corpus `--follow` cannot follow).
+#[test]
+fn a_json_log_of_several_samples_is_a_corpus_of_them() {
+    let log = "tests/data/inspect-log-two.json";
+    let text = stdout(&check(&["--seq", "A", log]));
+    assert!(
+        text.contains(&format!("{log}#crashed_epoch_1  done at message 3"))
+            && text.contains(&format!("{log}#solved_epoch_1  done at message 3"))
+            && text.contains("2 runs: 2 done"),
+        "{text}"
+    );
+    let report = std::env::temp_dir().join(format!("doneseq-two-{}.html", std::process::id()));
+    let out = check(&["--seq", "A", "--html", report.to_str().unwrap(), log]);
+    assert_eq!(out.status.code(), Some(0));
+    let html = std::fs::read_to_string(&report).unwrap();
+    assert!(
+        html.contains("crashed_epoch_1") && html.contains("solved_epoch_1"),
+        "the report names both samples"
+    );
+    std::fs::remove_file(&report).unwrap();
+    let out = check(&["--all", "--seq", "A", log]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("give one sample's JSON"), "{stderr}");
+    // A log of one sample: the table of one transcript; with `--html`, a corpus of
+    // one, reported.
+    let one = "examples/formats/inspect-log.json";
+    let text = stdout(&check(&["--seq", "A", one]));
+    assert!(text.starts_with("#  role"), "{text}");
+    let out = check(&["--seq", "A", "--html", report.to_str().unwrap(), one]);
+    assert!(stdout(&out).contains("1 runs: 1 done"), "{}", stdout(&out));
+    let html = std::fs::read_to_string(&report).unwrap();
+    assert!(
+        html.contains("inspect-log.json"),
+        "the report names the log"
+    );
+    std::fs::remove_file(&report).ok();
+    for flag in ["--follow", "--all"] {
+        let out = check(&[flag, "--seq", "A", "no-such-file.jsonl"]);
+        assert_eq!(out.status.code(), Some(1), "{flag}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.starts_with("error: cannot open no-such-file.jsonl:"),
+            "{flag}: {stderr}"
+        );
+    }
+}
+
 /// An Inspect AI `.eval` log is a run a sample: checked alone it is a corpus (its
 /// samples, each named), found in a directory, and compared run by run.
 #[test]

@@ -5,7 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
-use doneseq::corpus::{check_file, check_files, check_files_in_turn, count_runs};
+use doneseq::corpus::{
+    Runs, check_file, check_files, check_files_in_turn, count_runs, is_one_transcript,
+};
 use doneseq::transcript::{EvalArchive, Format, MAX_LINE_LEN, TranscriptErrorKind};
 use doneseq::{Monitor, TaskConfig, VerdictKind};
 
@@ -588,6 +590,64 @@ fn monitor(stop: &str) -> Monitor {
     let mut config = TaskConfig::default();
     config.stop = Some(stop.parse().unwrap());
     Monitor::new(config).unwrap()
+}
+
+/// A corpus's runs found once ([`Runs`]) are the ones the free functions find each
+/// time, and check alike; a lone path is one transcript unless it is a log of a run
+/// a sample.
+#[test]
+fn runs_found_once_are_the_corpus_and_check_as_it_does() {
+    let monitor = monitor("tool(submit, executed) | consecutive_errors(1)");
+    let calculator = path("examples/calculator.jsonl");
+    let two = path("tests/data/inspect-log-two.json");
+    let one = path("examples/formats/inspect-log.json");
+    let archive = path("examples/formats/inspect.eval");
+    let missing = path("tests/data/no-such-log.json");
+    let paths = [
+        calculator.clone(),
+        two.clone(),
+        archive.clone(),
+        one.clone(),
+        missing.clone(),
+    ];
+    let runs = Runs::find(&paths);
+    assert_eq!((runs.len(), runs.is_empty()), (7, false));
+    assert_eq!(runs.len(), count_runs(&paths));
+    let checked = runs.check(&monitor, Format::Auto);
+    assert_eq!(checked, check_files(&monitor, &paths, Format::Auto));
+    assert_eq!(runs.check_in_turn(&monitor, Format::Auto), checked);
+    let names: Vec<&str> = checked
+        .iter()
+        .map(|r| r.path.rsplit('/').next().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "calculator.jsonl",
+            "inspect-log-two.json#crashed_epoch_1",
+            "inspect-log-two.json#solved_epoch_1",
+            "inspect.eval#crashed_epoch_1",
+            "inspect.eval#solved_epoch_1",
+            "inspect-log.json",
+            "no-such-log.json",
+        ]
+    );
+    assert!(!runs.is_one_transcript(), "several paths");
+    for (path, alone) in [
+        (&calculator, true),
+        (&one, true),
+        (&missing, true),
+        (&two, false),
+        (&archive, false),
+        // A `.eval` log that cannot be opened is one run, its error's, but a corpus.
+        (&damaged("alone.eval", |b| b.truncate(100)), false),
+    ] {
+        let found = Runs::find(std::slice::from_ref(path));
+        assert_eq!(found.is_one_transcript(), alone, "{}", path.display());
+        assert_eq!(is_one_transcript(path), alone, "{}", path.display());
+    }
+    let none: [PathBuf; 0] = [];
+    assert!(Runs::find(&none).is_empty() && !Runs::find(&none).is_one_transcript());
 }
 
 #[test]

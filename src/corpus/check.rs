@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 #[cfg(feature = "eval-archives")]
 use super::sources::is_eval_log;
-use super::sources::{self, Source, sources};
+use super::sources::{self, Runs, Source};
 use super::summary::{NO_MESSAGE, RunSummary, overrun_warning};
 use crate::message::{Message, Role};
 use crate::monitor::Monitor;
@@ -201,10 +201,7 @@ pub fn check_files<P: AsRef<Path> + Sync>(
     paths: &[P],
     format: Format,
 ) -> Vec<RunSummary> {
-    check_files_with(monitor, paths, format, || (), |(), _, _, _| {})
-        .into_iter()
-        .map(|(summary, ())| summary)
-        .collect()
+    Runs::find(paths).check(monitor, format)
 }
 
 /// [`check_files`] on this thread alone, one run after the other: the same summaries,
@@ -215,10 +212,7 @@ pub fn check_files_in_turn<P: AsRef<Path> + Sync>(
     paths: &[P],
     format: Format,
 ) -> Vec<RunSummary> {
-    check_runs(monitor, paths, format, 1, &|| (), &|(), _, _, _| {})
-        .into_iter()
-        .map(|(summary, ())| summary)
-        .collect()
+    Runs::find(paths).check_in_turn(monitor, format)
 }
 
 /// [`check_files`], building beside each summary a value of its own: `start()` for
@@ -237,14 +231,53 @@ where
     S: Fn() -> T + Sync,
     E: Fn(&mut T, usize, &Message<'_>, bool) + Sync,
 {
-    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
-    check_runs(monitor, paths, format, cores, &start, &each)
+    Runs::find(paths).check_with(monitor, format, start, each)
 }
 
-/// The runs of `paths` checked on up to `threads` threads (this one, where it is 1).
+impl<P: AsRef<Path> + Sync> Runs<'_, P> {
+    /// Checks the runs in parallel (a thread a core), as [`check_files`] does: a
+    /// summary each, in their order.
+    #[must_use]
+    pub fn check(&self, monitor: &Monitor, format: Format) -> Vec<RunSummary> {
+        self.check_with(monitor, format, || (), |(), _, _, _| {})
+            .into_iter()
+            .map(|(summary, ())| summary)
+            .collect()
+    }
+
+    /// [`Runs::check`] on this thread alone, one run after the other: the same
+    /// summaries, in the same order.
+    #[must_use]
+    pub fn check_in_turn(&self, monitor: &Monitor, format: Format) -> Vec<RunSummary> {
+        check_runs(monitor, self, format, 1, &|| (), &|(), _, _, _| {})
+            .into_iter()
+            .map(|(summary, ())| summary)
+            .collect()
+    }
+
+    /// [`Runs::check`], building beside each summary a value of its own, as
+    /// [`check_files_with`] does.
+    pub fn check_with<T, S, E>(
+        &self,
+        monitor: &Monitor,
+        format: Format,
+        start: S,
+        each: E,
+    ) -> Vec<(RunSummary, T)>
+    where
+        T: Send,
+        S: Fn() -> T + Sync,
+        E: Fn(&mut T, usize, &Message<'_>, bool) + Sync,
+    {
+        let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+        check_runs(monitor, self, format, cores, &start, &each)
+    }
+}
+
+/// The runs `found` checked on up to `threads` threads (this one, where it is 1).
 fn check_runs<P, T, S, E>(
     monitor: &Monitor,
-    paths: &[P],
+    found: &Runs<'_, P>,
     format: Format,
     threads: usize,
     start: &S,
@@ -256,12 +289,7 @@ where
     S: Fn() -> T + Sync,
     E: Fn(&mut T, usize, &Message<'_>, bool) + Sync,
 {
-    // The runs: a file each, but an Inspect eval log's one a sample.
-    let runs: Vec<(usize, Source)> = paths
-        .iter()
-        .enumerate()
-        .flat_map(|(i, path)| sources(path.as_ref()).into_iter().map(move |s| (i, s)))
-        .collect();
+    let (paths, runs) = (found.paths, &found.runs);
     let workers = threads.min(runs.len()).max(1);
     let next = AtomicUsize::new(0);
     let check = |(i, source): &(usize, Source), open: &mut Opened| {

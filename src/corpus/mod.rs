@@ -1,6 +1,7 @@
 //! What a stop rule would do to a corpus of recorded runs: each transcript checked to
 //! its end ([`check_file`], [`check_files`] in parallel, [`check_reader`] for any
-//! input), summarized as a [`RunSummary`] (where the rule stops it, what fired, the
+//! input; [`Runs`] a corpus's runs found once, an Inspect eval log's samples each a
+//! run, to count and check them without finding them again), summarized as a [`RunSummary`] (where the rule stops it, what fired, the
 //! steps and tokens to the stop against the recorded run's, whether the stop cuts the
 //! run before its recorded final answer), and the totals of many as an [`Aggregate`].
 //!
@@ -38,5 +39,5 @@ mod summary;
 pub use check::{
     check_file, check_files, check_files_in_turn, check_files_with, check_reader, check_reader_with,
 };
-pub use sources::{count_runs, is_one_transcript};
+pub use sources::{Runs, count_runs, is_one_transcript};
 pub use summary::{Aggregate, NO_MESSAGE, RunSummary, overrun_warning};

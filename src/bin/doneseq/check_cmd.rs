@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use crate::rows;
 use doneseq::ConditionReport;
+use doneseq::corpus::Runs;
 use doneseq::stop::{Condition, LintOptions, TaskInput};
 use doneseq::transcript::{Format, Reader};
 use doneseq::{DoneSequence, Monitor, Outcome, Role, StopReason, TaskConfig, Verdict, VerdictKind};
@@ -112,17 +113,22 @@ pub(crate) fn parse_input(s: &str) -> Result<TaskInput, String> {
 }
 
 pub(crate) fn run(args: &Args) -> ExitCode {
-    let single = match args.transcripts.as_slice() {
+    let html = args.html.is_some();
+    match args.transcripts.as_slice() {
+        [one] if one == "-" && !html => {}
         // An Inspect eval log holds a run a sample: a corpus (a `.eval` log always,
-        // a JSON log of several samples).
-        [one] => {
-            let path = std::path::Path::new(one);
-            one == "-" || path.is_file() && doneseq::corpus::is_one_transcript(path)
+        // a JSON log of several samples). Its runs are found once, here.
+        [one] if std::path::Path::new(one).is_file() => {
+            let paths = [PathBuf::from(one)];
+            let runs = Runs::find(&paths);
+            if !runs.is_one_transcript() || html {
+                return corpus(args, Some(&runs));
+            }
         }
-        _ => false,
-    };
-    if !single || args.html.is_some() {
-        return corpus(args);
+        // A file that is not there is one transcript, which cannot be opened (not a
+        // corpus, which `--follow` would refuse to follow).
+        [one] if !html && !one.contains(['*', '?']) && !std::path::Path::new(one).exists() => {}
+        _ => return corpus(args, None),
     }
     match check(args, &args.transcripts[0]) {
         Ok(()) => ExitCode::SUCCESS,
@@ -169,14 +175,14 @@ struct First {
     matched: Option<Vec<usize>>,
 }
 
-/// Many transcripts: one line per run, then the totals.
-fn corpus(args: &Args) -> ExitCode {
+/// Many transcripts: one line per run, then the totals. `found`: the runs of a lone
+/// file, found already.
+fn corpus(args: &Args, found: Option<&Runs<'_, PathBuf>>) -> ExitCode {
     if args.follow || args.all {
-        let log = match args.transcripts.as_slice() {
-            [one] if !doneseq::corpus::is_one_transcript(std::path::Path::new(one)) => {
-                " (an Inspect AI eval log holds a run a sample: give one sample's JSON)"
-            }
-            _ => "",
+        let log = if found.is_some_and(|runs| !runs.is_one_transcript()) {
+            " (an Inspect AI eval log holds a run a sample: give one sample's JSON)"
+        } else {
+            ""
         };
         eprintln!("error: --follow and --all take one transcript{log}");
         return ExitCode::from(2);
@@ -195,14 +201,23 @@ fn corpus(args: &Args) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let paths = match crate::corpus::expand(&args.transcripts) {
-        Ok(paths) => paths,
-        Err(message) => {
-            eprintln!("error: {message}");
-            return ExitCode::from(1);
+    let paths;
+    let found_here;
+    let found = match found {
+        Some(found) => found,
+        None => {
+            paths = match crate::corpus::expand(&args.transcripts) {
+                Ok(paths) => paths,
+                Err(message) => {
+                    eprintln!("error: {message}");
+                    return ExitCode::from(1);
+                }
+            };
+            found_here = Runs::find(&paths);
+            &found_here
         }
     };
-    let runs = crate::corpus::check_all(&monitor, &paths, args.format, args.html.is_some());
+    let runs = crate::corpus::check_all(&monitor, found, args.format, args.html.is_some());
     crate::corpus::print_warnings(&runs, "");
     let total = crate::corpus::aggregate(&runs);
     if let Some(file) = &args.html {

@@ -83,8 +83,10 @@ pub(crate) fn run(args: &Args) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let runs_a = corpus::check_all(&a, &paths, args.format, args.html.is_some());
-    let runs_b = corpus::check_all(&b, &paths, args.format, false);
+    // The runs found once (a JSON eval log is parsed whole to find its samples).
+    let found = doneseq::corpus::Runs::find(&paths);
+    let runs_a = corpus::check_all(&a, &found, args.format, args.html.is_some());
+    let runs_b = corpus::check_all(&b, &found, args.format, false);
     corpus::print_warnings(&runs_a, "A: ");
     corpus::print_warnings(&runs_b, "B: ");
     let (total_a, total_b) = (corpus::aggregate(&runs_a), corpus::aggregate(&runs_b));

@@ -5,6 +5,7 @@
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
+use doneseq::corpus::Runs;
 pub(crate) use doneseq::corpus::{Aggregate, RunSummary};
 use doneseq::transcript::Format;
 use doneseq::{Monitor, Role};
@@ -254,18 +255,18 @@ pub(crate) fn print_warnings(runs: &[Run], prefix: &str) {
     }
 }
 
-/// Checks every path, in parallel, and returns the summaries in the paths' order, each
+/// Checks every run, in parallel, and returns the summaries in the runs' order, each
 /// with its timeline (the corpus's share of messages each, when `timelines` is set;
 /// else empty).
 pub(crate) fn check_all(
     monitor: &Monitor,
-    paths: &[PathBuf],
+    runs: &Runs<'_, PathBuf>,
     format: Format,
     timelines: bool,
 ) -> Vec<Run> {
     let limit = if timelines {
-        // A run a file, but a run a sample of an Inspect `.eval` log.
-        Timeline::rows_per_run(doneseq::corpus::count_runs(paths))
+        // A run a file, but a run a sample of an Inspect eval log.
+        Timeline::rows_per_run(runs.len())
     } else {
         0
     };
@@ -278,7 +279,7 @@ pub(crate) fn check_all(
             timeline.push(index, message, !step && message.role() != Role::System);
         }
     };
-    doneseq::corpus::check_files_with(monitor, paths, format, start, each)
+    runs.check_with(monitor, format, start, each)
         .into_iter()
         .map(|(summary, timeline)| Run { summary, timeline })
         .collect()
