@@ -78,6 +78,7 @@ mod fields;
 pub(super) mod gemini;
 pub(super) mod langchain;
 pub(super) mod llamaindex;
+pub(super) mod mini_swe_agent;
 pub(super) mod pydantic_ai;
 pub(super) mod rlm_code;
 mod scan;

@@ -1072,7 +1072,8 @@ mod tests {
     }
 
     /// A document of one record, its nesting checked by the reader, is walked once,
-    /// not again by its record's reader; an array's records each by theirs.
+    /// not again by its record's reader; an array's records each by theirs where
+    /// serde reads them.
     #[test]
     fn a_document_of_one_record_is_walked_once() {
         use crate::transcript::{Format, Reader, WALKS};
@@ -1087,6 +1088,11 @@ mod tests {
         // An Inspect JSON log's sample, a value of the log checked, is not walked.
         let log = include_str!("../../examples/formats/inspect-log.json");
         assert_eq!(walks(log), 1);
-        assert_eq!(walks(&format!("[{trajectory}]")), 2);
+        // In an array, the array is walked, and its element where serde reads it (a
+        // Responses API model's trajectory), not where the scanner does (which follows
+        // no deeper nesting than its own limit).
+        let responses = include_str!("../../examples/formats/mini-swe-agent-responses.traj.json");
+        assert_eq!(walks(&format!("[{responses}]")), 2);
+        assert_eq!(walks(&format!("[{trajectory}]")), 1);
     }
 }

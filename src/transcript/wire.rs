@@ -566,6 +566,14 @@ impl<'de: 'a, 'a, A: Deserialize<'de> + ArgumentsText<'a>> Deserialize<'de> for 
 }
 
 impl<'a, A> Calls<'a, A> {
+    /// Calls the fast path's scanner read (it gives up on a call that is wrong).
+    pub(super) fn scanned(calls: Vec<ToolCall<'a>>) -> Calls<'a, A> {
+        Calls {
+            calls: Ok(calls),
+            arguments: std::marker::PhantomData,
+        }
+    }
+
     /// The calls, or what is wrong with one of them.
     pub(super) fn into_calls(self) -> Result<Vec<ToolCall<'a>>, String> {
         self.calls

@@ -36,6 +36,7 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use super::fast;
 use super::parts::{Content, plain_text};
 use super::record::{Failure, Out, each, parse, parse_within};
 use super::wire::{Calls, JsonLine, ProviderUsage, RawArguments, Str, StringOrList};
@@ -54,51 +55,61 @@ const BASH: &str = "bash";
 /// the configuration, not read) what mini-swe-agent 1's messages are read by.
 #[derive(Deserialize)]
 #[serde(bound(deserialize = "'de: 'a, M: Deserialize<'de>"))]
-struct Trajectory<'a, M> {
+pub(in crate::transcript) struct Trajectory<'a, M> {
     #[serde(default, borrow)]
-    info: Option<Info<'a>>,
-    messages: Vec<M>,
+    pub(in crate::transcript) info: Option<Info<'a>>,
+    pub(in crate::transcript) messages: Vec<M>,
     #[serde(default, borrow)]
-    trajectory_format: Option<Str<'a>>,
+    pub(in crate::transcript) trajectory_format: Option<Str<'a>>,
 }
 
-#[derive(Deserialize)]
-struct Info<'a> {
+impl<M> Default for Trajectory<'_, M> {
+    fn default() -> Self {
+        Trajectory {
+            info: None,
+            messages: Vec::new(),
+            trajectory_format: None,
+        }
+    }
+}
+
+#[derive(Deserialize, Default)]
+pub(in crate::transcript) struct Info<'a> {
     /// Why the run ended (`Submitted`, `LimitsExceeded`, an error's name).
     #[serde(default, borrow)]
-    exit_status: Option<Str<'a>>,
+    pub(in crate::transcript) exit_status: Option<Str<'a>>,
     #[serde(default, borrow)]
-    config: Option<RunConfig<'a>>,
+    pub(in crate::transcript) config: Option<RunConfig<'a>>,
 }
 
-#[derive(Deserialize)]
-struct RunConfig<'a> {
+#[derive(Deserialize, Default)]
+pub(in crate::transcript) struct RunConfig<'a> {
     #[serde(default, borrow)]
-    agent: Option<AgentConfig<'a>>,
+    pub(in crate::transcript) agent: Option<AgentConfig<'a>>,
 }
 
-#[derive(Deserialize)]
-struct AgentConfig<'a> {
+#[derive(Deserialize, Default)]
+pub(in crate::transcript) struct AgentConfig<'a> {
     /// mini-swe-agent 1's: what its model's command is found by.
     #[serde(default, borrow)]
-    action_regex: Option<Str<'a>>,
+    pub(in crate::transcript) action_regex: Option<Str<'a>>,
 }
 
 /// One message, the fields read: the others are the API's (`function_call`,
 /// `provider_specific_fields`, reasoning, annotations, ...: not its text or steps).
-#[derive(Deserialize)]
-struct Entry<'a> {
+#[derive(Deserialize, Default)]
+pub(in crate::transcript) struct Entry<'a> {
     /// Absent in a Responses API model's response objects and output items.
     #[serde(default, borrow)]
-    role: Option<Str<'a>>,
+    pub(in crate::transcript) role: Option<Str<'a>>,
     #[serde(default, borrow)]
-    content: Option<Content<'a, RawArguments<'a>>>,
+    pub(in crate::transcript) content: Option<Content<'a, RawArguments<'a>>>,
     #[serde(default, borrow)]
-    tool_calls: Option<Calls<'a, RawArguments<'a>>>,
+    pub(in crate::transcript) tool_calls: Option<Calls<'a, RawArguments<'a>>>,
     #[serde(default, borrow)]
-    tool_call_id: Option<Str<'a>>,
+    pub(in crate::transcript) tool_call_id: Option<Str<'a>>,
     #[serde(default, borrow)]
-    extra: Option<Extra<'a>>,
+    pub(in crate::transcript) extra: Option<Extra<'a>>,
     /// A Responses API model's entries: a response object (`"object": "response"`,
     /// its `output` items and `usage`), a `function_call_output` item (its
     /// `call_id` and `output`), a `message` item (it has a `role`).
@@ -117,47 +128,47 @@ struct Entry<'a> {
 /// mini-swe-agent's own data on a message, the fields read (the others: times,
 /// costs, raw outputs, tracebacks, the submission again).
 #[derive(Deserialize, Default)]
-struct Extra<'a> {
+pub(in crate::transcript) struct Extra<'a> {
     /// The commands mini-swe-agent found in the model's message (or the user typed).
     #[serde(default, borrow)]
-    actions: Option<Vec<Action<'a>>>,
+    pub(in crate::transcript) actions: Option<Vec<Action<'a>>>,
     /// The model's API response (a `model_dump()`; its `repr` where that failed).
     #[serde(default, borrow)]
-    response: Option<Saved<'a>>,
+    pub(in crate::transcript) response: Option<Saved<'a>>,
     /// A command's output: its exit code (`-1` where it did not run).
     #[serde(default)]
-    returncode: Option<i64>,
+    pub(in crate::transcript) returncode: Option<i64>,
     /// A command's output: why it did not run (empty where it did).
     #[serde(default, borrow)]
-    exception_info: Option<Str<'a>>,
+    pub(in crate::transcript) exception_info: Option<Str<'a>>,
     /// An interruption's kind (`FormatError`, `UserInterruption`, ...).
     #[serde(default, borrow)]
-    interrupt_type: Option<Str<'a>>,
+    pub(in crate::transcript) interrupt_type: Option<Str<'a>>,
     /// A text-based model's reply that had not one command (with a `FormatError`).
     #[serde(default, borrow)]
-    model_response: Option<Str<'a>>,
+    pub(in crate::transcript) model_response: Option<Str<'a>>,
     /// The run's end: why it ended.
     #[serde(default, borrow)]
-    exit_status: Option<Str<'a>>,
+    pub(in crate::transcript) exit_status: Option<Str<'a>>,
 }
 
 /// A command mini-swe-agent runs.
 #[derive(Deserialize)]
-struct Action<'a> {
+pub(in crate::transcript) struct Action<'a> {
     #[serde(borrow)]
-    command: Str<'a>,
+    pub(in crate::transcript) command: Str<'a>,
     #[serde(default, borrow)]
-    tool_call_id: Option<Str<'a>>,
+    pub(in crate::transcript) tool_call_id: Option<Str<'a>>,
 }
 
 /// The parts of an API response read: its usage, and (for a reply mini-swe-agent
 /// could not parse) its message.
-#[derive(Deserialize)]
-struct Response<'a> {
+#[derive(Deserialize, Default)]
+pub(in crate::transcript) struct Response<'a> {
     #[serde(default)]
-    usage: Option<ProviderUsage>,
+    pub(in crate::transcript) usage: Option<ProviderUsage>,
     #[serde(default, borrow)]
-    choices: Option<Vec<Choice<'a>>>,
+    pub(in crate::transcript) choices: Option<Vec<Choice<'a>>>,
     /// A Responses API response's items.
     #[serde(default, borrow)]
     output: Option<Vec<responses::OutputItem<'a>>>,
@@ -166,7 +177,7 @@ struct Response<'a> {
 /// An API response as mini-swe-agent saves it: an object, or, where it could not
 /// save that, the response's `repr` (a string: no response read). Read where it is
 /// (a response is most of a model message's bytes: not kept as text and read again).
-struct Saved<'a>(Option<Response<'a>>);
+pub(in crate::transcript) struct Saved<'a>(pub(in crate::transcript) Option<Response<'a>>);
 
 impl Saved<'_> {
     /// The response's usage, if it was saved and has one.
@@ -199,9 +210,15 @@ impl<'de: 'a, 'a> Deserialize<'de> for Saved<'a> {
 }
 
 #[derive(Deserialize)]
-struct Choice<'a> {
-    #[serde(borrow)]
-    message: &'a RawValue,
+pub(in crate::transcript) struct Choice<'a> {
+    /// The message's JSON text, read only for a reply mini-swe-agent could not parse.
+    #[serde(borrow, deserialize_with = "raw_text")]
+    pub(in crate::transcript) message: &'a str,
+}
+
+/// A value's JSON text, as written.
+fn raw_text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<&'de str, D::Error> {
+    Ok(<&'de RawValue>::deserialize(d)?.get())
 }
 
 /// mini-swe-agent 2's trajectory format.
@@ -215,7 +232,14 @@ pub(super) fn read<'a>(text: &'a str, out: &mut Out<'a>) -> Result<(), Failure<'
     // One pass over the messages (a trajectory is mostly their bytes); where anything
     // is wrong, a second, which says where.
     let start = out.len();
-    if let Ok(trajectory) = parse::<Trajectory<'a, Entry<'a>>>(text) {
+    // Scanned where the scanner is sure of it (a chat model's trajectory), else
+    // parsed.
+    let mut scanned = Trajectory::default();
+    let read = match fast::mini_swe_agent::trajectory(text, &mut scanned) {
+        Some(()) => Ok(scanned),
+        None => parse::<Trajectory<'a, Entry<'a>>>(text),
+    };
+    if let Ok(trajectory) = read {
         let count = trajectory.messages.len();
         let read = Rules::of(trajectory.info, trajectory.trajectory_format, count, text).and_then(
             |mut rules| {
@@ -430,7 +454,7 @@ fn unparsed_reply<'a>(extra: Extra<'a>, within: &'a str) -> Result<Message<'a>, 
         (None, Some(items)) => responses::turn(items)
             .map_err(|m| Failure::message(within, format!("a FormatError's API response's {m}")))?,
         (Some(choice), _) => {
-            let line: JsonLine<'a> = parse_within(choice.message.get())?;
+            let line: JsonLine<'a> = parse_within(choice.message)?;
             let mut results = Out::new();
             let message = line.into_message(&mut results).map_err(|m| {
                 Failure::message(within, format!("a FormatError's API response: {m}"))

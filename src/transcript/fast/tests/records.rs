@@ -9,7 +9,7 @@ use proptest::prelude::*;
 use super::super::{
     Chat, agent_framework, agent_message, agno, anthropic_response, claude_code, codex, completion,
     converse, crewai, execution_results, function_calls, gemini, langchain, llamaindex,
-    pydantic_ai, responses_item, rlm_code, smolagents,
+    mini_swe_agent, pydantic_ai, responses_item, rlm_code, smolagents,
 };
 use super::{damaged, sample_files, serde_only};
 use crate::Message;
@@ -435,6 +435,59 @@ fn codex_records_are_scanned_as_serde_reads_them() {
     reads_alike(&indented).unwrap();
     let error = read_all(&indented).pop().unwrap().unwrap_err();
     assert_eq!(error.line, 6, "{error}");
+}
+
+/// mini-swe-agent's trajectories, a line each: a tool-calling model's run (its
+/// commands, the API response's usage, each output's return code, the submission);
+/// a text-based model's (its commands parsed, a response saved as its `repr`, a
+/// failed command, a reply it could not parse, a command that did not run, a limit);
+/// a reply of a tool-calling model it could not parse (the response's message read);
+/// mini-swe-agent 1's (its own regex, the submission; no format at all, content as
+/// text parts, several commands); nulls, escapes and keys no reader reads.
+const MINI: &[&str] = &[
+    r#"{"info":{"model_stats":{"instance_cost":0.1,"api_calls":1},"mini_version":"2.4.6","exit_status":"Submitted","submission":"done\n"},"messages":[{"role":"system","content":"You are a helpful assistant."},{"role":"user","content":"List the files."},{"content":"Let me look.","role":"assistant","tool_calls":[{"function":{"arguments":"{\"command\": \"ls\"}","name":"bash"},"id":"call_1","type":"function"}],"function_call":null,"provider_specific_fields":null,"extra":{"actions":[{"command":"ls","tool_call_id":"call_1"}],"response":{"id":"chatcmpl-1","created":1,"model":"gpt-4o","object":"chat.completion","choices":[{"finish_reason":"tool_calls","index":0,"message":{"content":"Let me look.","role":"assistant"},"provider_specific_fields":{}}],"usage":{"completion_tokens":22,"prompt_tokens":61,"total_tokens":83,"completion_tokens_details":null,"prompt_tokens_details":null}},"cost":0.0003,"timestamp":1.5}},{"content":"<returncode>0</returncode>\n<output>\na.txt\n</output>","extra":{"raw_output":"a.txt\n","returncode":0,"timestamp":1.6,"exception_info":""},"tool_call_id":"call_1","role":"tool"},{"role":"exit","content":"done\n","extra":{"exit_status":"Submitted","submission":"done\n"}}],"trajectory_format":"mini-swe-agent-1.1"}"#,
+    r#"{"messages":[{"role":"user","content":"task"},{"role":"assistant","content":"```bash\nls\n```","extra":{"actions":[{"command":"ls"}],"response":"ModelResponse(id='r')"}},{"role":"user","content":"<returncode>1</returncode>","extra":{"returncode":1,"exception_info":""}},{"role":"user","content":"Please always provide EXACTLY ONE action.","extra":{"interrupt_type":"FormatError","model_response":"no command here"}},{"role":"user","content":"timed out","extra":{"returncode":0,"exception_info":"TimeoutExpired"}},{"role":"exit","content":"","extra":{"exit_status":"LimitsExceeded"}}],"trajectory_format":"mini-swe-agent-1.1","info":null}"#,
+    r#"{"trajectory_format":"mini-swe-agent-1.1","messages":[{"role":"user","content":"t"},{"role":"user","content":"No tool calls found.","extra":{"interrupt_type":"FormatError","response":{"choices":[{"message":{"role":"assistant","content":"I think \"so\"","tool_calls":null}}],"usage":{"prompt_tokens":3,"completion_tokens":1}}}}]}"#,
+    r#"{"info":{"exit_status":"Submitted","config":{"agent":{"action_regex":"```sh\\s*\\n(.*?)\\n```","step_limit":0},"model":{"model_name":"x"}}},"messages":[{"role":"system","content":"s"},{"role":"user","content":"t"},{"role":"assistant","content":"```sh\nls\n```"},{"role":"user","content":"<returncode>2</returncode>\nno"},{"role":"assistant","content":"```sh\necho done\n```"},{"role":"user","content":"done"}],"trajectory_format":"mini-swe-agent-1"}"#,
+    r#"{"messages":[{"role":"user","content":[{"type":"text","text":"t"}]},{"role":"assistant","content":"```bash\nls\n```\n```bash\npwd\n```"},{"role":"user","content":"Please provide one."}]}"#,
+    r#"{"messages":[{"role":"user","content":"caf\u00e9 \"q\"","name":null,"extra":null,"tool_calls":null,"tool_call_id":null},{"role":"assistant","content":null,"tool_calls":[],"extra":{"actions":null,"response":null,"returncode":null}}],"trajectory_format":"mini-swe-agent-1.1","other":{"a":[1,2]}}"#,
+];
+
+/// mini-swe-agent trajectories the scanner reads and the conversion refuses.
+const MINI_REFUSED: &[&str] = &[
+    r#"{"messages":[{"role":"wizard","content":"x"}],"trajectory_format":"mini-swe-agent-1.1"}"#,
+    r#"{"messages":[],"trajectory_format":"mini-swe-agent-9"}"#,
+    r#"{"info":{"config":{"agent":{"action_regex":"(unclosed"}}},"messages":[],"trajectory_format":"mini-swe-agent-1"}"#,
+];
+
+/// mini-swe-agent trajectories the scanner leaves to the serde path (which reads or
+/// refuses them).
+const MINI_LEFT: &[&str] = &[
+    r#"{"messages":[{"object":"response","output":[],"usage":null}],"trajectory_format":"mini-swe-agent-1.1"}"#,
+    r#"{"messages":[{"type":"function_call_output","call_id":"c","output":"x"}],"trajectory_format":"mini-swe-agent-1.1"}"#,
+    r#"{"messages":[{"role":"tool","content":"","extra":{"returncode":-1,"exception_info":"boom"}}],"trajectory_format":"mini-swe-agent-1.1"}"#,
+    r#"{"messages":[{"role":"tool","content":"","extra":{"returncode":0.0}}],"trajectory_format":"mini-swe-agent-1.1"}"#,
+    r#"{"messages":[],"messages":[],"trajectory_format":"mini-swe-agent-1.1"}"#,
+    r#"{"trajectory_format":"mini-swe-agent-1.1"}"#,
+    r#"{"messages":[{"role":"user","role":"user","content":"x"}]}"#,
+    r#"{"messages":[{"role":"user","content":"x","extra":{"response":{"output":[]}}}]}"#,
+    r#"{"messages":[{"role":"user","content":"x","extra":{"response":5}}]}"#,
+    r#"{"messages":[{"role":"user","content":"x","extra":{"response":{"choices":[{"index":0}]}}}]}"#,
+    r#"{"messages":[{"role":"assistant","content":"x","extra":{"actions":[{"tool_call_id":"c"}]}}]}"#,
+    r#"{"messages":[{"role":"assistant","content":"x","tool_calls":[{"id":"c","function":{"name":"","arguments":"{}"}}]}]}"#,
+    r#"{"messages":[{"role":"user","content":"x","extra":{"raw_output":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}}]}"#,
+    r#"{"messages":[{"role":"user","content":"x"}],"trajectory_format":5}"#,
+    r#"{"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"x"}]}],"trajectory_format":"mini-swe-agent-1.1"}"#,
+];
+
+#[test]
+fn mini_swe_agent_trajectories_are_scanned_as_serde_reads_them() {
+    let scans = |line: &str| mini_swe_agent::trajectory(line, &mut Default::default()).is_some();
+    scanned_as_serde_reads(MINI, MINI_REFUSED, MINI_LEFT, scans);
+    // Alone, each trajectory too (the first of a log makes its kind known).
+    for line in MINI.iter().chain(MINI_REFUSED).chain(MINI_LEFT) {
+        reads_alike(line).unwrap();
+    }
 }
 
 /// CrewAI's task outputs (`TaskOutput.model_dump()`, an agent's `LiteAgentOutput`).
@@ -971,6 +1024,10 @@ const ALL: &[&str] = &[
     CODEX[5],
     CODEX[6],
     CODEX[8],
+    MINI[0],
+    MINI[1],
+    MINI[2],
+    MINI[3],
 ];
 
 /// The lines of Responses logs: items of every kind, items left to the serde path
