@@ -12,6 +12,27 @@ use crate::{Message, ToolCall};
 /// `\s*`, which only widens it).
 const FIRST_REGEX: &str = r"```bash\s*\n(.*?)\n```";
 
+/// The run's regex, compiled as mini-swe-agent 1 compiles it (`re.DOTALL`). The last
+/// one compiled on this thread is kept: a corpus's trajectories share their
+/// configuration, and compiling it was a fifth of a trajectory's reading.
+fn compiled(pattern: &str) -> Result<regex::Regex, regex::Error> {
+    thread_local! {
+        static LAST: std::cell::RefCell<Option<regex::Regex>> = const { std::cell::RefCell::new(None) };
+    }
+    if let Some(regex) =
+        LAST.with_borrow(|last| last.as_ref().filter(|r| r.as_str() == pattern).cloned())
+    {
+        return Ok(regex);
+    }
+    let regex = regex::RegexBuilder::new(pattern)
+        .dot_matches_new_line(true)
+        .build()?;
+    #[cfg(test)]
+    tests::COMPILED.set(tests::COMPILED.get() + 1);
+    LAST.set(Some(regex.clone()));
+    Ok(regex)
+}
+
 /// mini-swe-agent 1's rules for its trajectory.
 pub(super) struct First {
     /// What the model's command is found by: the run's.
@@ -37,19 +58,16 @@ impl First {
             None => (None, None),
         };
         let pattern = regex.as_ref().map_or(FIRST_REGEX, |r| &*r.0);
-        let regex = regex::RegexBuilder::new(pattern)
-            .dot_matches_new_line(true)
-            .build()
-            .map_err(|e| {
-                Failure::message(
-                    within,
-                    format!(
-                        "the trajectory's action_regex {pattern:?} is not a regex doneseq \
+        let regex = compiled(pattern).map_err(|e| {
+            Failure::message(
+                within,
+                format!(
+                    "the trajectory's action_regex {pattern:?} is not a regex doneseq \
                          runs: {}",
-                        e.to_string().lines().last().unwrap_or_default()
-                    ),
-                )
-            })?;
+                    e.to_string().lines().last().unwrap_or_default()
+                ),
+            )
+        })?;
         let status = status.as_ref().map(|s| &*s.0);
         Ok(First {
             regex,
@@ -128,4 +146,48 @@ fn first_output(text: Cow<'_, str>) -> Message<'_> {
         ..Extra::default()
     };
     output(Message::agent(text), &kept)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+
+    use crate::transcript::{Format, read_transcript};
+
+    thread_local! {
+        /// The regexes compiled on this thread.
+        pub(super) static COMPILED: Cell<usize> = const { Cell::new(0) };
+    }
+
+    /// mini-swe-agent 1's trajectories of one configuration compile its regex once, as
+    /// they are read one after another; another regex is compiled (and the first again
+    /// after it), and each trajectory is read by its own.
+    #[test]
+    fn a_corpus_of_one_configuration_compiles_its_regex_once() {
+        let trajectory = |regex: &str, fence: &str| {
+            format!(
+                r#"{{"info": {{"config": {{"agent": {{"action_regex": {regex:?}}}}}}}, "messages": [{{"role": "user", "content": "t"}}, {{"role": "assistant", "content": "{fence}\nls\n```"}}, {{"role": "user", "content": "out"}}], "trajectory_format": "mini-swe-agent-1"}}"#
+            )
+        };
+        let sh = trajectory(r"```sh\s*\n(.*?)\n```", "```sh");
+        let bash = trajectory(r"```bash\s*\n(.*?)\n```", "```bash");
+        let calls = |log: &str| {
+            let before = COMPILED.get();
+            let calls: Vec<usize> = read_transcript(log.as_bytes(), Format::MiniSweAgent)
+                .unwrap()
+                .iter()
+                .map(|m| m.tool_calls.len())
+                .collect();
+            (calls, COMPILED.get() - before)
+        };
+        // Warm: the last regex compiled on this thread is kept.
+        let _ = calls(&bash);
+        let log = format!("{sh}\n{sh}\n{sh}\n");
+        assert_eq!(calls(&log), (vec![0, 1, 0, 0, 1, 0, 0, 1, 0], 1));
+        let log = format!("{sh}\n{bash}\n{sh}\n");
+        assert_eq!(calls(&log), (vec![0, 1, 0, 0, 1, 0, 0, 1, 0], 2));
+        // Each by its own: a fence of another regex's is no command.
+        let mixed = trajectory(r"```sh\s*\n(.*?)\n```", "```bash");
+        assert_eq!(calls(&mixed), (vec![0, 0, 0], 0));
+    }
 }
