@@ -1175,9 +1175,6 @@ impl<R: BufRead> State<R> {
         }
         *buffer = text(bytes, start)?;
         let text: &str = buffer;
-        if let Some(at) = too_deep(text) {
-            return Err(TranscriptError::too_deep(start, text, at));
-        }
         // The document's last line, its final line end not counted.
         let body = &text.as_bytes()[..text.len() - line_end(text.as_bytes())];
         let lines = memchr::memchr_iter(b'\n', body).count();
@@ -1187,9 +1184,19 @@ impl<R: BufRead> State<R> {
         // more). Where it is not one, because documents follow it, they are read in
         // turn; any other error is its own.
         let first = {
-            // Its nesting checked above: not walked again by its record's reader.
-            let _checked = record::Checked::new(trimmed);
-            self.read_one(trimmed, text, start, &mut out)
+            // Its nesting checked where serde first reads it (once), or known where the
+            // scanner reads it whole; else after the reading, which then gives way to
+            // a document too deep.
+            let checked = record::Checked::deferred(trimmed);
+            let read = self.read_one(trimmed, text, start, &mut out);
+            if let Some(at) = checked.too_deep() {
+                return Err(TranscriptError::too_deep(
+                    start,
+                    text,
+                    offset_in(trimmed, text) + at,
+                ));
+            }
+            read
         };
         if let Err(error) = first {
             let Some(documents) = documents(trimmed) else {

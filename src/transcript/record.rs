@@ -3,7 +3,6 @@
 
 use std::borrow::Cow;
 use std::cell::Cell;
-use std::marker::PhantomData;
 
 use serde::Deserialize;
 
@@ -501,6 +500,14 @@ impl<'a> Failure<'a> {
             problem: Problem::Message(TranscriptErrorKind::Message, text.into()),
         }
     }
+
+    /// `within` nests too deep: the bracket one level too deep is at offset `at`.
+    fn too_deep(within: &'a str, at: usize) -> Failure<'a> {
+        Failure {
+            within,
+            problem: Problem::TooDeep(at),
+        }
+    }
 }
 
 /// The messages the record `text` of kind `kind` stands for, added to `out`.
@@ -826,24 +833,40 @@ pub(super) fn parse_within<'a, T: Deserialize<'a>>(text: &'a str) -> Result<T, F
 /// Refuses `text` if it nests deeper than [`super::MAX_JSON_DEPTH`], before serde
 /// reads it. (Checked here, not for every line: the fast path follows no deeper
 /// nesting than its own, lower, limit, and most lines never reach serde.) Not walked
-/// again where it is the document the reader has just checked ([`Checked`]).
+/// again where it is a text the reader checked ([`Checked`]); walked once where it is
+/// the document the reader deferred the check of.
 fn shallow(text: &str) -> Result<(), Failure<'_>> {
-    if CHECKED.get() == Checked::key(text) {
-        return Ok(());
+    let (key, nesting) = CHECKED.get();
+    if key == Checked::key(text) {
+        match nesting {
+            Nesting::Shallow => return Ok(()),
+            Nesting::Unknown => {
+                let at = super::too_deep(text);
+                if at.is_none() {
+                    CHECKED.set((key, Nesting::Shallow));
+                }
+                return at.map_or(Ok(()), |at| Err(Failure::too_deep(text, at)));
+            }
+        }
     }
-    match super::too_deep(text) {
-        Some(at) => Err(Failure {
-            within: text,
-            problem: Problem::TooDeep(at),
-        }),
-        None => Ok(()),
-    }
+    super::too_deep(text).map_or(Ok(()), |at| Err(Failure::too_deep(text, at)))
+}
+
+/// What is known of the nesting of the text [`Checked`] holds.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Nesting {
+    /// No deeper than [`super::MAX_JSON_DEPTH`]: walked, or read whole by the scanner
+    /// (which follows no deeper nesting than its own, lower, limit).
+    Shallow,
+    /// Not yet known: the text is walked where serde is first asked to read it.
+    Unknown,
 }
 
 thread_local! {
-    /// The text (its address and length) whose nesting the reader checked, while its
-    /// record is read; `(0, 0)` for none.
-    static CHECKED: Cell<(usize, usize)> = const { Cell::new((0, 0)) };
+    /// The text (its address and length) whose nesting the reader checked or defers,
+    /// while its record is read, and what is known of it; `(0, 0)` for none.
+    static CHECKED: Cell<((usize, usize), Nesting)> =
+        const { Cell::new(((0, 0), Nesting::Shallow)) };
 }
 
 /// While it lives, the text it was made of is not walked again by [`parse`]: a text
@@ -857,22 +880,60 @@ thread_local! {
 /// address and length) is spared, not its parts: a part may be a string's text, not
 /// a value the walk measured. The borrow keeps the text alive and unchanged
 /// meanwhile, so no other text can be at its address.
+///
+/// The reader may also defer a document's check ([`Checked::deferred`]): the walk is
+/// then made where serde first reads the document, or not at all where the scanner
+/// reads it whole ([`read_whole`]), and after the reading
+/// ([`Checked::too_deep`]) where neither happened.
 pub(super) struct Checked<'t> {
-    before: (usize, usize),
-    text: PhantomData<&'t str>,
+    before: ((usize, usize), Nesting),
+    text: &'t str,
 }
 
 impl<'t> Checked<'t> {
     /// `text`, whose nesting was just checked, spared until the guard drops.
     pub(super) fn new(text: &'t str) -> Checked<'t> {
+        Checked::holding(text, Nesting::Shallow)
+    }
+
+    /// `text`, the document the reader is about to read, its nesting not yet checked:
+    /// walked where serde is first asked to read it, not where the scanner reads it
+    /// whole.
+    pub(super) fn deferred(text: &'t str) -> Checked<'t> {
+        Checked::holding(text, Nesting::Unknown)
+    }
+
+    fn holding(text: &'t str, nesting: Nesting) -> Checked<'t> {
         Checked {
-            before: CHECKED.replace(Checked::key(text)),
-            text: PhantomData,
+            before: CHECKED.replace((Checked::key(text), nesting)),
+            text,
+        }
+    }
+
+    /// Where the text nests deeper than [`super::MAX_JSON_DEPTH`] (the offset of the
+    /// bracket one level too deep), where its reading did not find it no deeper: the
+    /// text walked now. (A reading that failed may have read a part of it only, or
+    /// none, or found a part of it too deep, one level too deep from the part's
+    /// start: the document's own place is the error's.)
+    pub(super) fn too_deep(&self) -> Option<usize> {
+        match CHECKED.get() {
+            (key, Nesting::Shallow) if key == Checked::key(self.text) => None,
+            _ => super::too_deep(self.text),
         }
     }
 
     fn key(text: &str) -> (usize, usize) {
         (text.as_ptr() as usize, text.len())
+    }
+}
+
+/// The scanner read `text` whole: where it is the document whose check is deferred,
+/// its nesting is known to be shallow (the scanner follows no deeper nesting than
+/// its own, lower, limit), and it is not walked.
+pub(super) fn read_whole(text: &str) {
+    let (key, _) = CHECKED.get();
+    if key == Checked::key(text) {
+        CHECKED.set((key, Nesting::Shallow));
     }
 }
 
@@ -1071,9 +1132,56 @@ mod tests {
         assert!(refused(&text));
     }
 
-    /// A document of one record, its nesting checked by the reader, is walked once,
-    /// not again by its record's reader; an array's records each by theirs where
-    /// serde reads them.
+    /// A document whose check is deferred is walked where serde first reads it, once,
+    /// and not after; known shallow where the scanner read that very text whole (not
+    /// a part of it), and not walked; walked after the reading where neither
+    /// happened, and found there where it is too deep.
+    #[test]
+    fn a_deferred_document_is_walked_once_or_known() {
+        use super::read_whole;
+        use crate::transcript::WALKS;
+        // More brackets than the limit (the walk is made), nested two deep.
+        let wide = format!("[{}]", vec!["[]"; 70].join(","));
+        let depth = crate::transcript::MAX_JSON_DEPTH + 1;
+        let deep = format!("{{\"a\": {}{}}}", "[".repeat(depth), "]".repeat(depth));
+        let walked = |read: &dyn Fn(&Checked<'_>), text: &str| {
+            let before = WALKS.get();
+            let checked = Checked::deferred(text);
+            read(&checked);
+            let found = checked.too_deep();
+            (WALKS.get() - before, found)
+        };
+        let by_serde = |_: &Checked<'_>| {
+            assert!(shallow(&wide).is_ok() && shallow(&wide).is_ok());
+        };
+        assert_eq!(walked(&by_serde, &wide), (1, None));
+        let by_scanner = |_: &Checked<'_>| read_whole(&wide);
+        assert_eq!(walked(&by_scanner, &wide), (0, None));
+        let a_part = |_: &Checked<'_>| read_whole(&wide[1..]);
+        assert_eq!(walked(&a_part, &wide), (1, None));
+        assert_eq!(walked(&|_| {}, &wide), (1, None));
+        // The object is a level: its 64th array is the 65th.
+        let at = deep.find('[').unwrap() + depth - 2;
+        let refused = |_: &Checked<'_>| {
+            assert!(matches!(
+                shallow(&deep),
+                Err(Failure {
+                    problem: Problem::TooDeep(_),
+                    ..
+                })
+            ));
+            read_whole(&deep[1..]);
+        };
+        assert_eq!(walked(&refused, &deep).1, Some(at));
+        assert_eq!(walked(&|_| {}, &deep).1, Some(at));
+        // Gone with its guard: the text is walked as any other.
+        assert!(shallow(&deep).is_err());
+    }
+
+    /// A document of one record is walked once where serde reads it, not again by
+    /// its record's reader, and not at all where the scanner reads it whole; an
+    /// array is walked after its records are read (it is not one), its records each
+    /// where serde reads them.
     #[test]
     fn a_document_of_one_record_is_walked_once() {
         use crate::transcript::{Format, Reader, WALKS};
@@ -1084,15 +1192,19 @@ mod tests {
             WALKS.get() - before
         };
         let trajectory = include_str!("../../examples/formats/mini-swe-agent.traj.json");
-        assert_eq!(walks(trajectory), 1);
+        assert_eq!(walks(trajectory), 0);
+        // Nested deeper than the scanner follows (in a key no reader reads): read by
+        // serde.
+        let deeper = trajectory.replacen(
+            '{',
+            &format!("{{\"deep\": {}{},", "[".repeat(40), "]".repeat(40)),
+            1,
+        );
+        assert_eq!(walks(&deeper), 1);
         // An Inspect JSON log's sample, a value of the log checked, is not walked.
         let log = include_str!("../../examples/formats/inspect-log.json");
         assert_eq!(walks(log), 1);
-        // In an array, the array is walked, and its element where serde reads it (a
-        // Responses API model's trajectory), not where the scanner does (which follows
-        // no deeper nesting than its own limit).
-        let responses = include_str!("../../examples/formats/mini-swe-agent-responses.traj.json");
-        assert_eq!(walks(&format!("[{responses}]")), 2);
+        assert_eq!(walks(&format!("[{deeper}]")), 2);
         assert_eq!(walks(&format!("[{trajectory}]")), 1);
     }
 }

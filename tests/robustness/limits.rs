@@ -189,6 +189,91 @@ fn nested(depth: usize) -> String {
     )
 }
 
+/// The line and column (1-based, in bytes) of the first bracket of `text` one level
+/// deeper than [`MAX_JSON_DEPTH`], outside strings (none in these tests' strings).
+fn too_deep_at(text: &str) -> (usize, Option<usize>) {
+    let mut depth = 0;
+    for (i, b) in text.bytes().enumerate() {
+        match b {
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > MAX_JSON_DEPTH {
+                    let line_start = text[..i].rfind('\n').map_or(0, |n| n + 1);
+                    return (
+                        text[..i].matches('\n').count() + 1,
+                        Some(i - line_start + 1),
+                    );
+                }
+            }
+            b']' | b'}' => depth -= 1,
+            _ => {}
+        }
+    }
+    panic!("not too deep: {text}");
+}
+
+/// A JSON document is refused too deep at its bracket one level too deep, however its
+/// reading goes: its nesting is checked where serde first reads it, known where the
+/// scanner reads it whole, else after the reading (a mini-swe-agent trajectory too
+/// deep for the scanner, deep where serde reads it or in a key nothing reads; an
+/// array whose elements are each shallow enough alone; a document of no known kind;
+/// one cut short after its deep part), as it was when every document was walked first.
+#[test]
+fn a_document_too_deep_is_refused_where_it_is_however_it_is_read() {
+    let trajectory = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/examples/formats/mini-swe-agent.traj.json"
+    ))
+    .unwrap();
+    let arrays = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+    let with = |key: &str, value: &str| {
+        trajectory.replacen("{\n", &format!("{{\n  \"{key}\": {value},\n"), 1)
+    };
+    let documents = [
+        // In the trajectory (one level), a key no reader reads.
+        with("deep", &arrays(MAX_JSON_DEPTH)),
+        // In `info` (two levels), a key read by serde's path.
+        trajectory.replacen(
+            "\"info\": {",
+            &format!("\"info\": {{\"config\": {},", arrays(MAX_JSON_DEPTH - 1)),
+            1,
+        ),
+        // A chat array, its second message 64 levels deep alone, 65 in the array.
+        format!("[\n{},\n{}\n]", nested(1), nested(MAX_JSON_DEPTH - 1)),
+        // No format's keys.
+        format!("{{\"nothing\": {}}}", arrays(MAX_JSON_DEPTH)),
+        // Cut short after its deep part.
+        format!("{{\"messages\": {}", "[".repeat(MAX_JSON_DEPTH + 3)),
+    ];
+    for document in &documents {
+        for format in [Format::Auto, Format::MiniSweAgent] {
+            let err = read_err(document.as_bytes(), format);
+            assert_eq!(
+                (err.kind, err.line, err.column),
+                (
+                    TranscriptErrorKind::TooDeep {
+                        max: MAX_JSON_DEPTH
+                    },
+                    too_deep_at(document).0,
+                    too_deep_at(document).1
+                ),
+                "{format:?}: {err}\n{document}"
+            );
+        }
+    }
+    // At the limit, read (by the scanner, and by serde where the scanner gives up).
+    let at_limit = with("deep", &arrays(MAX_JSON_DEPTH - 1));
+    let beyond_scanner = with("deep", &arrays(40));
+    let messages = read_transcript(trajectory.as_bytes(), Format::Auto).unwrap();
+    assert_eq!(messages.len(), 11);
+    for document in [&at_limit, &beyond_scanner] {
+        assert_eq!(
+            read_transcript(document.as_bytes(), Format::Auto).unwrap(),
+            messages
+        );
+    }
+}
+
 #[test]
 fn json_depth_is_limited_everywhere_with_its_line() {
     // The line is one level, so `metadata` may nest MAX_JSON_DEPTH - 1 arrays.

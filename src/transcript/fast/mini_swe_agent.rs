@@ -3,14 +3,16 @@
 //! `info` (its exit status and mini-swe-agent 1's regex), each message of its chat
 //! models (the role, a text content, the tool calls, mini-swe-agent's `extra`: the
 //! commands, the API response's usage and choices, the output's return code), the
-//! trajectory's format. A Responses API model's entries, and anything else the
-//! scanner is not sure of, give up, and the serde path reads the trajectory.
+//! trajectory's format; a Responses API model's entries (its response objects, their
+//! output items and usage; its outputs). Anything the scanner is not sure of gives
+//! up, and the serde path reads the trajectory.
 
 use super::scan::{DEPTH, Scan, Seen};
+use crate::transcript::mini_swe_agent::responses::OutputItem;
 use crate::transcript::mini_swe_agent::{
     Action, AgentConfig, Choice, Entry, Extra, Info, Response, RunConfig, Saved, Trajectory,
 };
-use crate::transcript::wire::{Calls, Str};
+use crate::transcript::wire::{Calls, Str, StringOrList};
 
 /// The trajectory in `text` (a trimmed document) into `trajectory` (a default one),
 /// if the scanner is sure of it: the keys the serde path reads, any other key
@@ -104,8 +106,8 @@ impl<'a> Scan<'a> {
         Some(config)
     }
 
-    /// One message of a chat model's trajectory, its braces at nesting `depth`. The
-    /// keys of a Responses API model's entries give up.
+    /// One message of a trajectory (a chat model's, or a Responses API model's
+    /// response object or output item), its braces at nesting `depth`.
     fn trajectory_entry(&mut self, depth: usize) -> Option<Entry<'a>> {
         if depth > DEPTH {
             return None;
@@ -135,8 +137,37 @@ impl<'a> Scan<'a> {
                     seen.once(4)?;
                     entry.extra = s.nullable(|s| s.entry_extra(inner))?;
                 },
-                b"type" | b"object" | b"output" | b"call_id" | b"usage" => return None,
-                _ | b"function_call" | b"provider_specific_fields" => s.skip(inner)?,
+                b"type" => {
+                    seen.once(5)?;
+                    entry.kind = s.str()?;
+                },
+                b"object" => {
+                    seen.once(6)?;
+                    entry.object = s.str()?;
+                },
+                b"output" => {
+                    seen.once(7)?;
+                    entry.output = s.nullable(|s| {
+                        if s.peek()? == b'"' {
+                            return s.string().map(StringOrList::Text);
+                        }
+                        s.array(inner, |s| s.output_item(inner + 1))
+                            .map(StringOrList::List)
+                    })?;
+                },
+                b"call_id" => {
+                    seen.once(8)?;
+                    entry.call_id = s.str()?;
+                },
+                b"usage" => {
+                    seen.once(9)?;
+                    entry.usage = s.nullable(|s| s.provider_usage(inner))?;
+                },
+                _ | b"function_call" | b"provider_specific_fields" | b"id" | b"created_at"
+                | b"error" | b"incomplete_details" | b"instructions" | b"metadata" | b"model"
+                | b"parallel_tool_calls" | b"temperature" | b"tool_choice" | b"tools"
+                | b"top_p" | b"max_output_tokens" | b"previous_response_id" | b"reasoning"
+                | b"status" | b"text" | b"truncation" | b"user" | b"store" => s.skip(inner)?,
             });
             Some(())
         })?;
@@ -160,8 +191,7 @@ impl<'a> Scan<'a> {
                 },
                 b"returncode" => {
                     seen.once(2)?;
-                    // A negative code (`-1`: the command did not run) is left to serde.
-                    extra.returncode = s.nullable(|s| i64::try_from(s.count()?).ok())?;
+                    extra.returncode = s.nullable(|s| s.integer())?;
                 },
                 b"exception_info" => {
                     seen.once(3)?;
@@ -210,8 +240,8 @@ impl<'a> Scan<'a> {
         })
     }
 
-    /// A saved API response, at nesting `depth`: an object (its usage and choices;
-    /// a Responses API response's `output` gives up), or its `repr`, a string.
+    /// A saved API response, at nesting `depth`: an object (its usage, its choices
+    /// or a Responses API response's output items), or its `repr`, a string.
     fn saved_response(&mut self, depth: usize) -> Option<Saved<'a>> {
         if self.peek()? == b'"' {
             self.string()?;
@@ -230,13 +260,61 @@ impl<'a> Scan<'a> {
                     seen.once(1)?;
                     response.choices = s.nullable(|s| s.array(inner, |s| s.response_choice(inner + 1)))?;
                 },
-                b"output" => return None,
+                b"output" => {
+                    seen.once(2)?;
+                    response.output = s.nullable(|s| s.array(inner, |s| s.output_item(inner + 1)))?;
+                },
                 _ | b"id" | b"created" | b"model" | b"object" | b"system_fingerprint"
                 | b"service_tier" => s.skip(inner)?,
             });
             Some(())
         })?;
         Some(Saved(Some(response)))
+    }
+
+    /// An item of a Responses API response's output, its braces at nesting `depth`:
+    /// its type, a message's content, a function call's name, arguments and id; the
+    /// rest (ids, statuses, a reasoning's summary) skipped, as serde does.
+    fn output_item(&mut self, depth: usize) -> Option<OutputItem<'a>> {
+        let mut seen = Seen::default();
+        let (mut kind, mut content, mut name, mut arguments, mut call_id) =
+            (None, None, None, None, None);
+        let inner = depth + 1;
+        self.object(|s| {
+            match_key!(s, {
+                b"type" => {
+                    seen.once(0)?;
+                    kind = Some(Str(s.string()?));
+                },
+                b"content" => {
+                    seen.once(1)?;
+                    content = s.nullable(|s| s.text_content(inner))?;
+                },
+                b"name" => {
+                    seen.once(2)?;
+                    name = s.str()?;
+                },
+                b"arguments" => {
+                    seen.once(3)?;
+                    arguments = s.raw_arguments(inner)?;
+                },
+                b"call_id" => {
+                    seen.once(4)?;
+                    call_id = s.str()?;
+                },
+                _ | b"id" | b"status" | b"role" | b"summary" | b"encrypted_content" => {
+                    s.skip(inner)?;
+                },
+            });
+            Some(())
+        })?;
+        Some(OutputItem {
+            kind: kind?,
+            content,
+            name,
+            arguments,
+            call_id,
+        })
     }
 
     /// One of a response's choices, its braces at nesting `depth`: its message's

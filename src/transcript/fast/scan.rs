@@ -417,6 +417,24 @@ impl<'a> Scan<'a> {
         Some(value)
     }
 
+    /// A JSON integer that fits an `i64`, as serde_json reads one there (a float, an
+    /// integer beyond, or `-0`, which serde_json reads as a float, gives up: serde
+    /// refuses them).
+    pub(super) fn integer(&mut self) -> Option<i64> {
+        if self.peek()? != b'-' {
+            return i64::try_from(self.count()?).ok();
+        }
+        // The digits right after the sign (`count` would step over whitespace).
+        self.at += 1;
+        if !self.bytes().get(self.at)?.is_ascii_digit() {
+            return None;
+        }
+        match self.count()? {
+            0 => None,
+            n => 0i64.checked_sub_unsigned(n),
+        }
+    }
+
     /// A number as serde_json reads it into an `f64`: an integer converted (`-0`
     /// negative, as serde_json makes it), one with a fraction or an exponent
     /// correctly rounded (serde_json's `float_roundtrip` rounds so too). `None` for an

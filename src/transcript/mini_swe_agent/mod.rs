@@ -38,12 +38,12 @@ use serde_json::value::RawValue;
 
 use super::fast;
 use super::parts::{Content, plain_text};
-use super::record::{Failure, Out, each, parse, parse_within};
+use super::record::{self, Failure, Out, each, parse, parse_within};
 use super::wire::{Calls, JsonLine, ProviderUsage, RawArguments, Str, StringOrList};
 use crate::{Message, Role, ToolCall};
 
 mod first;
-mod responses;
+pub(in crate::transcript) mod responses;
 
 use first::First;
 
@@ -114,15 +114,15 @@ pub(in crate::transcript) struct Entry<'a> {
     /// its `output` items and `usage`), a `function_call_output` item (its
     /// `call_id` and `output`), a `message` item (it has a `role`).
     #[serde(default, rename = "type", borrow)]
-    kind: Option<Str<'a>>,
+    pub(in crate::transcript) kind: Option<Str<'a>>,
     #[serde(default, borrow)]
-    object: Option<Str<'a>>,
+    pub(in crate::transcript) object: Option<Str<'a>>,
     #[serde(default, borrow)]
-    output: Option<StringOrList<'a, responses::OutputItem<'a>>>,
+    pub(in crate::transcript) output: Option<StringOrList<'a, responses::OutputItem<'a>>>,
     #[serde(default, borrow)]
-    call_id: Option<Str<'a>>,
+    pub(in crate::transcript) call_id: Option<Str<'a>>,
     #[serde(default)]
-    usage: Option<ProviderUsage>,
+    pub(in crate::transcript) usage: Option<ProviderUsage>,
 }
 
 /// mini-swe-agent's own data on a message, the fields read (the others: times,
@@ -171,7 +171,7 @@ pub(in crate::transcript) struct Response<'a> {
     pub(in crate::transcript) choices: Option<Vec<Choice<'a>>>,
     /// A Responses API response's items.
     #[serde(default, borrow)]
-    output: Option<Vec<responses::OutputItem<'a>>>,
+    pub(in crate::transcript) output: Option<Vec<responses::OutputItem<'a>>>,
 }
 
 /// An API response as mini-swe-agent saves it: an object, or, where it could not
@@ -236,7 +236,11 @@ pub(super) fn read<'a>(text: &'a str, out: &mut Out<'a>) -> Result<(), Failure<'
     // parsed.
     let mut scanned = Trajectory::default();
     let read = match fast::mini_swe_agent::trajectory(text, &mut scanned) {
-        Some(()) => Ok(scanned),
+        Some(()) => {
+            // Read whole by the scanner: no deeper than its limit, not walked.
+            record::read_whole(text);
+            Ok(scanned)
+        }
         None => parse::<Trajectory<'a, Entry<'a>>>(text),
     };
     if let Ok(trajectory) = read {

@@ -15,19 +15,19 @@ use crate::{Message, ToolCall};
 
 /// An item of a response's output, the fields read (ids and statuses are not).
 #[derive(Deserialize)]
-pub(super) struct OutputItem<'a> {
+pub(in crate::transcript) struct OutputItem<'a> {
     #[serde(rename = "type", borrow)]
-    kind: Str<'a>,
+    pub(in crate::transcript) kind: Str<'a>,
     /// A message's parts (`output_text`).
     #[serde(default, borrow)]
-    content: Option<Content<'a, RawArguments<'a>>>,
+    pub(in crate::transcript) content: Option<Content<'a, RawArguments<'a>>>,
     /// A function call's.
     #[serde(default, borrow)]
-    name: Option<Str<'a>>,
+    pub(in crate::transcript) name: Option<Str<'a>>,
     #[serde(default, borrow)]
-    arguments: Option<RawArguments<'a>>,
+    pub(in crate::transcript) arguments: Option<RawArguments<'a>>,
     #[serde(default, borrow)]
-    call_id: Option<Str<'a>>,
+    pub(in crate::transcript) call_id: Option<Str<'a>>,
 }
 
 impl Listed for OutputItem<'_> {

@@ -451,6 +451,9 @@ const MINI: &[&str] = &[
     r#"{"info":{"exit_status":"Submitted","config":{"agent":{"action_regex":"```sh\\s*\\n(.*?)\\n```","step_limit":0},"model":{"model_name":"x"}}},"messages":[{"role":"system","content":"s"},{"role":"user","content":"t"},{"role":"assistant","content":"```sh\nls\n```"},{"role":"user","content":"<returncode>2</returncode>\nno"},{"role":"assistant","content":"```sh\necho done\n```"},{"role":"user","content":"done"}],"trajectory_format":"mini-swe-agent-1"}"#,
     r#"{"messages":[{"role":"user","content":[{"type":"text","text":"t"}]},{"role":"assistant","content":"```bash\nls\n```\n```bash\npwd\n```"},{"role":"user","content":"Please provide one."}]}"#,
     r#"{"messages":[{"role":"user","content":"caf\u00e9 \"q\"","name":null,"extra":null,"tool_calls":null,"tool_call_id":null},{"role":"assistant","content":null,"tool_calls":[],"extra":{"actions":null,"response":null,"returncode":null}}],"trajectory_format":"mini-swe-agent-1.1","other":{"a":[1,2]}}"#,
+    r#"{"messages":[{"role":"tool","content":"","extra":{"returncode":-1,"exception_info":""}},{"role":"tool","content":"","extra":{"returncode":-9223372036854775808}},{"role":"tool","content":"","extra":{"returncode":9223372036854775807}}],"trajectory_format":"mini-swe-agent-1.1"}"#,
+    r#"{"info":{"exit_status":"Submitted"},"messages":[{"role":"system","content":"s"},{"role":"user","content":"t"},{"id":"resp_1","created_at":1.0,"error":null,"incomplete_details":null,"instructions":null,"metadata":{},"model":"gpt-5","object":"response","output":[{"id":"rs_1","summary":[],"type":"reasoning","encrypted_content":null,"status":null},{"id":"msg_1","content":[{"annotations":[],"text":"Let me look.","type":"output_text","logprobs":[]}],"role":"assistant","status":"completed","type":"message"},{"arguments":"{\"command\":\"ls\"}","call_id":"call_1","name":"bash","type":"function_call","id":"fc_1","status":"completed"}],"parallel_tool_calls":true,"temperature":1.0,"tool_choice":"auto","tools":[{"name":"bash","parameters":{"type":"object"},"strict":true,"type":"function"}],"top_p":1.0,"max_output_tokens":null,"previous_response_id":null,"reasoning":{"effort":"low"},"status":"completed","text":{"format":{"type":"text"}},"truncation":"disabled","usage":{"input_tokens":61,"input_tokens_details":{"cached_tokens":0},"output_tokens":22,"output_tokens_details":{"reasoning_tokens":0},"total_tokens":83},"user":null,"store":true,"extra":{"actions":[{"command":"ls","tool_call_id":"call_1"}],"cost":0.1,"timestamp":1.5}},{"extra":{"raw_output":"a\n","returncode":0,"exception_info":""},"type":"function_call_output","call_id":"call_1","output":"<returncode>0</returncode>"},{"type":"message","role":"user","content":"Please go on.","extra":{"interrupt_type":"FormatError","response":{"object":"response","output":[{"type":"message","content":[{"type":"output_text","text":"no call"}]}],"usage":{"input_tokens":3,"output_tokens":1}}}},{"object":"response","output":[{"type":"function_call","name":"bash","arguments":"{\"command\":\"echo done\"}","call_id":"call_2"}],"usage":null},{"type":"function_call_output","call_id":"call_2","output":null,"extra":{"returncode":2}},{"role":"exit","content":"done","extra":{"exit_status":"Submitted"}}],"trajectory_format":"mini-swe-agent-1.1"}"#,
+    r#"{"messages":[{"object":"response","output":[],"usage":null},{"type":"function_call_output","call_id":"c","output":"x"},{"role":"user","content":"x","extra":{"response":{"output":null,"choices":null}}}],"trajectory_format":"mini-swe-agent-1.1"}"#,
 ];
 
 /// mini-swe-agent trajectories the scanner reads and the conversion refuses.
@@ -458,25 +461,37 @@ const MINI_REFUSED: &[&str] = &[
     r#"{"messages":[{"role":"wizard","content":"x"}],"trajectory_format":"mini-swe-agent-1.1"}"#,
     r#"{"messages":[],"trajectory_format":"mini-swe-agent-9"}"#,
     r#"{"info":{"config":{"agent":{"action_regex":"(unclosed"}}},"messages":[],"trajectory_format":"mini-swe-agent-1"}"#,
+    r#"{"messages":[{"object":"response","output":[{"type":"web_search_call","id":"w"}]}],"trajectory_format":"mini-swe-agent-1.1"}"#,
+    r#"{"messages":[{"object":"response","output":[{"type":"function_call","arguments":"{}"}]}],"trajectory_format":"mini-swe-agent-1.1"}"#,
+    r#"{"messages":[{"type":"function_call_output","call_id":"c","output":[{"type":"function_call","name":"f"}]}],"trajectory_format":"mini-swe-agent-1.1"}"#,
+    r#"{"messages":[{"object":"response","output":"text"}],"trajectory_format":"mini-swe-agent-1.1"}"#,
+    r#"{"messages":[{"type":"reasoning"}],"trajectory_format":"mini-swe-agent-1.1"}"#,
 ];
 
 /// mini-swe-agent trajectories the scanner leaves to the serde path (which reads or
 /// refuses them).
 const MINI_LEFT: &[&str] = &[
-    r#"{"messages":[{"object":"response","output":[],"usage":null}],"trajectory_format":"mini-swe-agent-1.1"}"#,
-    r#"{"messages":[{"type":"function_call_output","call_id":"c","output":"x"}],"trajectory_format":"mini-swe-agent-1.1"}"#,
-    r#"{"messages":[{"role":"tool","content":"","extra":{"returncode":-1,"exception_info":"boom"}}],"trajectory_format":"mini-swe-agent-1.1"}"#,
     r#"{"messages":[{"role":"tool","content":"","extra":{"returncode":0.0}}],"trajectory_format":"mini-swe-agent-1.1"}"#,
+    r#"{"messages":[{"role":"tool","content":"","extra":{"returncode":- 1}}],"trajectory_format":"mini-swe-agent-1.1"}"#,
+    r#"{"messages":[{"role":"tool","content":"","extra":{"returncode":-0}}],"trajectory_format":"mini-swe-agent-1.1"}"#,
+    r#"{"messages":[{"role":"tool","content":"","extra":{"returncode":-9223372036854775809}}],"trajectory_format":"mini-swe-agent-1.1"}"#,
+    r#"{"messages":[{"role":"tool","content":"","extra":{"returncode":9223372036854775808}}],"trajectory_format":"mini-swe-agent-1.1"}"#,
+    r#"{"messages":[{"role":"tool","content":"","extra":{"returncode":-}}],"trajectory_format":"mini-swe-agent-1.1"}"#,
+    r#"{"messages":[{"role":"tool","content":"","extra":{"returncode":-01}}],"trajectory_format":"mini-swe-agent-1.1"}"#,
     r#"{"messages":[],"messages":[],"trajectory_format":"mini-swe-agent-1.1"}"#,
     r#"{"trajectory_format":"mini-swe-agent-1.1"}"#,
     r#"{"messages":[{"role":"user","role":"user","content":"x"}]}"#,
-    r#"{"messages":[{"role":"user","content":"x","extra":{"response":{"output":[]}}}]}"#,
     r#"{"messages":[{"role":"user","content":"x","extra":{"response":5}}]}"#,
     r#"{"messages":[{"role":"user","content":"x","extra":{"response":{"choices":[{"index":0}]}}}]}"#,
     r#"{"messages":[{"role":"assistant","content":"x","extra":{"actions":[{"tool_call_id":"c"}]}}]}"#,
     r#"{"messages":[{"role":"assistant","content":"x","tool_calls":[{"id":"c","function":{"name":"","arguments":"{}"}}]}]}"#,
     r#"{"messages":[{"role":"user","content":"x","extra":{"raw_output":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}}]}"#,
     r#"{"messages":[{"role":"user","content":"x"}],"trajectory_format":5}"#,
+    r#"{"messages":[{"object":"response","output":[{"content":[]}]}],"trajectory_format":"mini-swe-agent-1.1"}"#,
+    r#"{"messages":[{"object":"response","object":"response","output":[]}],"trajectory_format":"mini-swe-agent-1.1"}"#,
+    r#"{"messages":[{"object":"response","output":5}],"trajectory_format":"mini-swe-agent-1.1"}"#,
+    r#"{"messages":[{"object":"response","output":[{"type":"function_call","name":"f","arguments":"{}","arguments":"{}"}]}],"trajectory_format":"mini-swe-agent-1.1"}"#,
+    r#"{"messages":[{"object":"response","output":[],"usage":{"input_tokens":-1}}],"trajectory_format":"mini-swe-agent-1.1"}"#,
     r#"{"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"x"}]}],"trajectory_format":"mini-swe-agent-1.1"}"#,
 ];
 
@@ -488,6 +503,40 @@ fn mini_swe_agent_trajectories_are_scanned_as_serde_reads_them() {
     for line in MINI.iter().chain(MINI_REFUSED).chain(MINI_LEFT) {
         reads_alike(line).unwrap();
     }
+    // A Responses API model's entries are scanned as what they are. (A scan that the
+    // conversion refused would not show in the messages: the reader reads the
+    // trajectory again by serde, each entry in turn, to say where it is wrong.)
+    let mut scanned = Default::default();
+    let responses = MINI.iter().find(|t| t.contains("resp_1")).unwrap();
+    assert!(mini_swe_agent::trajectory(responses, &mut scanned).is_some());
+    let shapes: Vec<_> = scanned
+        .messages
+        .iter()
+        .map(|entry| {
+            let text =
+                |s: &Option<crate::transcript::wire::Str<'_>>| s.as_ref().map(|s| s.0.to_string());
+            (
+                text(&entry.role),
+                text(&entry.kind),
+                text(&entry.object),
+                text(&entry.call_id),
+            )
+        })
+        .collect();
+    let some = |s: &str| Some(s.to_owned());
+    assert_eq!(
+        shapes,
+        [
+            (some("system"), None, None, None),
+            (some("user"), None, None, None),
+            (None, None, some("response"), None),
+            (None, some("function_call_output"), None, some("call_1")),
+            (some("user"), some("message"), None, None),
+            (None, None, some("response"), None),
+            (None, some("function_call_output"), None, some("call_2")),
+            (some("exit"), None, None, None),
+        ]
+    );
 }
 
 /// CrewAI's task outputs (`TaskOutput.model_dump()`, an agent's `LiteAgentOutput`).
