@@ -1077,6 +1077,8 @@ const ALL: &[&str] = &[
     MINI[1],
     MINI[2],
     MINI[3],
+    MINI[6],
+    MINI[7],
 ];
 
 /// The lines of Responses logs: items of every kind, items left to the serde path
