@@ -35,7 +35,7 @@ pub(super) struct AgentMessage<'a> {
     #[serde(borrow)]
     pub(super) source: Str<'a>,
     /// Its JSON text, read once the type says what it holds.
-    #[serde(default, borrow, deserialize_with = "json_text")]
+    #[serde(default, borrow, deserialize_with = "super::wire::optional_json_text")]
     pub(super) content: Option<&'a str>,
     #[serde(default)]
     pub(super) models_usage: Option<ProviderUsage>,
@@ -55,11 +55,6 @@ pub(super) enum Scanned<'a> {
 
 /// A tool execution's results: most often one, kept in place (no allocation for it).
 pub(super) type Results<'a> = smallvec::SmallVec<[ExecutionResult<'a>; 1]>;
-
-/// A value's JSON text (`None` for `null`).
-fn json_text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de str>, D::Error> {
-    Ok(Option::<&'de RawValue>::deserialize(d)?.map(RawValue::get))
-}
 
 #[derive(Deserialize)]
 pub(super) struct FunctionCall<'a> {

@@ -77,6 +77,7 @@ pub(super) mod converse;
 pub(super) mod crewai;
 mod fields;
 pub(super) mod gemini;
+pub(super) mod inspect;
 pub(super) mod langchain;
 pub(super) mod llamaindex;
 pub(super) mod mini_swe_agent;

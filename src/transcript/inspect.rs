@@ -32,7 +32,8 @@ use std::collections::HashMap;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::record::{Checked, Failure, Out, each, parse};
+use super::fast;
+use super::record::{self, Checked, Failure, Out, each, parse};
 use super::wire::{Listed, RawArguments, Str, StringOrList, tool_call};
 use crate::{Message, ToolCall, Usage};
 
@@ -43,14 +44,14 @@ const ATTACHMENT: &str = "attachment://";
 /// what they are read with.
 #[derive(Deserialize)]
 #[serde(bound(deserialize = "'de: 'a, M: Deserialize<'de>"))]
-struct Sample<'a, M> {
-    messages: Vec<M>,
+pub(in crate::transcript) struct Sample<'a, M> {
+    pub(in crate::transcript) messages: Vec<M>,
     #[serde(default, borrow)]
-    events: Option<Vec<Event<'a>>>,
+    pub(in crate::transcript) events: Option<Vec<Event<'a>>>,
     #[serde(default, borrow)]
-    attachments: Option<HashMap<String, Str<'a>>>,
+    pub(in crate::transcript) attachments: Option<HashMap<String, Str<'a>>>,
     #[serde(default, borrow)]
-    error: Option<SampleError<'a>>,
+    pub(in crate::transcript) error: Option<SampleError<'a>>,
 }
 
 /// An eval log written as JSON: its samples (the rest describes the eval: its task,
@@ -64,42 +65,42 @@ struct Log<'a> {
 /// One of the sample's events, the fields read: a model call's output (the other
 /// events, and a call's input, tools and configuration, are not read).
 #[derive(Deserialize)]
-struct Event<'a> {
+pub(in crate::transcript) struct Event<'a> {
     #[serde(borrow)]
-    event: Str<'a>,
+    pub(in crate::transcript) event: Str<'a>,
     #[serde(default, borrow)]
-    output: Option<Output<'a>>,
+    pub(in crate::transcript) output: Option<Output<'a>>,
 }
 
 #[derive(Deserialize)]
-struct Output<'a> {
+pub(in crate::transcript) struct Output<'a> {
     #[serde(default, borrow)]
-    choices: Vec<Choice<'a>>,
+    pub(in crate::transcript) choices: Vec<Choice<'a>>,
     #[serde(default)]
-    usage: Option<ModelUsage>,
+    pub(in crate::transcript) usage: Option<ModelUsage>,
 }
 
 #[derive(Deserialize)]
-struct Choice<'a> {
+pub(in crate::transcript) struct Choice<'a> {
     #[serde(borrow)]
-    message: MessageId<'a>,
+    pub(in crate::transcript) message: MessageId<'a>,
 }
 
 #[derive(Deserialize)]
-struct MessageId<'a> {
+pub(in crate::transcript) struct MessageId<'a> {
     #[serde(default, borrow)]
-    id: Option<Str<'a>>,
+    pub(in crate::transcript) id: Option<Str<'a>>,
 }
 
 /// Inspect's `ModelUsage`, the fields read.
-#[derive(Deserialize)]
-struct ModelUsage {
+#[derive(Deserialize, Default)]
+pub(in crate::transcript) struct ModelUsage {
     #[serde(default)]
-    input_tokens: u64,
+    pub(in crate::transcript) input_tokens: u64,
     #[serde(default)]
-    output_tokens: u64,
+    pub(in crate::transcript) output_tokens: u64,
     #[serde(default)]
-    total_tokens: Option<u64>,
+    pub(in crate::transcript) total_tokens: Option<u64>,
 }
 
 impl ModelUsage {
@@ -119,68 +120,68 @@ impl ModelUsage {
 
 /// The exception that ended the sample (its traceback not read).
 #[derive(Deserialize)]
-struct SampleError<'a> {
+pub(in crate::transcript) struct SampleError<'a> {
     #[serde(borrow)]
-    message: Str<'a>,
+    pub(in crate::transcript) message: Str<'a>,
 }
 
 /// One chat message, the fields read (the others: its `source`, `metadata`, the
 /// model that wrote it, a tool call's view).
-#[derive(Deserialize)]
-struct ChatMessage<'a> {
+#[derive(Deserialize, Default)]
+pub(in crate::transcript) struct ChatMessage<'a> {
     #[serde(borrow)]
-    role: Str<'a>,
+    pub(in crate::transcript) role: Str<'a>,
     #[serde(default, borrow)]
-    id: Option<Str<'a>>,
+    pub(in crate::transcript) id: Option<Str<'a>>,
     #[serde(default, borrow)]
-    content: Option<StringOrList<'a, Part<'a>>>,
+    pub(in crate::transcript) content: Option<StringOrList<'a, Part<'a>>>,
     #[serde(default, borrow)]
-    tool_calls: Option<Vec<Call<'a>>>,
+    pub(in crate::transcript) tool_calls: Option<Vec<Call<'a>>>,
     /// A tool message's call; a user message's, the calls whose output it carries (a
     /// list: an image a tool returned), not read.
-    #[serde(default, borrow)]
-    tool_call_id: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "super::wire::optional_json_text")]
+    pub(in crate::transcript) tool_call_id: Option<&'a str>,
     /// A tool message's tool.
     #[serde(default, borrow)]
-    function: Option<Str<'a>>,
+    pub(in crate::transcript) function: Option<Str<'a>>,
     /// A tool message's error (`{"type", "message"}`).
     #[serde(default, borrow)]
-    error: Option<ToolError<'a>>,
+    pub(in crate::transcript) error: Option<ToolError<'a>>,
 }
 
 /// A model's tool call: its tool (`function`), arguments (an object) and id.
 #[derive(Deserialize)]
-struct Call<'a> {
+pub(in crate::transcript) struct Call<'a> {
     #[serde(default, borrow)]
-    id: Option<Str<'a>>,
+    pub(in crate::transcript) id: Option<Str<'a>>,
     #[serde(borrow)]
-    function: Str<'a>,
+    pub(in crate::transcript) function: Str<'a>,
     #[serde(default, borrow)]
-    arguments: Option<RawArguments<'a>>,
+    pub(in crate::transcript) arguments: Option<RawArguments<'a>>,
 }
 
 #[derive(Deserialize)]
-struct ToolError<'a> {
+pub(in crate::transcript) struct ToolError<'a> {
     #[serde(default, rename = "type", borrow)]
-    kind: Option<Str<'a>>,
+    pub(in crate::transcript) kind: Option<Str<'a>>,
     #[serde(default, borrow)]
-    message: Option<Str<'a>>,
+    pub(in crate::transcript) message: Option<Str<'a>>,
 }
 
 /// One content part: the union of the fields the part types read here carry.
 #[derive(Deserialize)]
-struct Part<'a> {
+pub(in crate::transcript) struct Part<'a> {
     #[serde(rename = "type", borrow)]
-    kind: Str<'a>,
+    pub(in crate::transcript) kind: Str<'a>,
     #[serde(default, borrow)]
-    text: Option<Str<'a>>,
+    pub(in crate::transcript) text: Option<Str<'a>>,
     /// A `tool_use` part's call.
     #[serde(default, borrow)]
-    id: Option<Str<'a>>,
+    pub(in crate::transcript) id: Option<Str<'a>>,
     #[serde(default, borrow)]
-    name: Option<Str<'a>>,
+    pub(in crate::transcript) name: Option<Str<'a>>,
     #[serde(default, borrow)]
-    arguments: Option<RawArguments<'a>>,
+    pub(in crate::transcript) arguments: Option<RawArguments<'a>>,
 }
 
 impl Listed for Part<'_> {
@@ -195,7 +196,17 @@ pub(super) fn read_sample<'a>(text: &'a str, out: &mut Out<'a>) -> Result<(), Fa
     // One pass over the messages (a sample is mostly its events and messages); where
     // anything is wrong, a second, which says which message.
     let start = out.len();
-    if let Ok(sample) = parse::<Sample<'a, ChatMessage<'a>>>(text) {
+    // Scanned where the scanner is sure of it, else parsed.
+    let mut scanned = Sample::default();
+    let read = match fast::inspect::sample(text, &mut scanned) {
+        Some(()) => {
+            // Read whole by the scanner: no deeper than its limit, not walked.
+            record::read_whole(text);
+            Ok(scanned)
+        }
+        None => parse::<Sample<'a, ChatMessage<'a>>>(text),
+    };
+    if let Ok(sample) = read {
         let mut rules = Rules::of(sample.events, sample.attachments);
         let read = sample
             .messages
@@ -254,6 +265,17 @@ fn push_error<'a>(error: Option<SampleError<'a>>, out: &mut Out<'a>) {
 struct Rules<'a> {
     usage: HashMap<Cow<'a, str>, Usage>,
     attachments: HashMap<String, Cow<'a, str>>,
+}
+
+impl<M> Default for Sample<'_, M> {
+    fn default() -> Self {
+        Sample {
+            messages: Vec::new(),
+            events: None,
+            attachments: None,
+            error: None,
+        }
+    }
 }
 
 impl<'a> Rules<'a> {
@@ -333,7 +355,7 @@ impl<'a> Rules<'a> {
                     read = read.with_tool_name(tool.into_cow());
                 }
                 if let Some(id) = message.tool_call_id {
-                    let id: Str<'a> = serde_json::from_str(id.get()).map_err(|e| {
+                    let id: Str<'a> = serde_json::from_str(id).map_err(|e| {
                         fail(format!(
                             "a tool message's tool_call_id is not a string ({e})"
                         ))

@@ -1204,6 +1204,11 @@ mod tests {
         // An Inspect JSON log's sample, a value of the log checked, is not walked.
         let log = include_str!("../../examples/formats/inspect-log.json");
         assert_eq!(walks(log), 1);
+        // Its sample alone (indented: a document, not a line), which the scanner reads
+        // whole: not walked.
+        let value: serde_json::Value = serde_json::from_str(log).unwrap();
+        let sample = serde_json::to_string_pretty(&value["samples"][0]).unwrap();
+        assert_eq!(walks(&sample), 0);
         assert_eq!(walks(&format!("[{deeper}]")), 2);
         assert_eq!(walks(&format!("[{trajectory}]")), 1);
     }

@@ -520,6 +520,21 @@ impl<'de: 'a, 'a> Deserialize<'de> for RawArguments<'a> {
     }
 }
 
+/// A value's JSON text as written, borrowed (serde_json's raw value, of which only
+/// serde can make one): a field read only where it is needed, which the fast path's
+/// scanner fills too.
+pub(super) fn json_text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<&'de str, D::Error> {
+    Ok(<&'de serde_json::value::RawValue>::deserialize(d)?.get())
+}
+
+/// [`json_text`] of an optional value (`None` for `null`).
+pub(super) fn optional_json_text<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<&'de str>, D::Error> {
+    Ok(Option::<&'de serde_json::value::RawValue>::deserialize(d)?
+        .map(serde_json::value::RawValue::get))
+}
+
 /// A message's `tool_calls`, read straight into the message's list (one allocation,
 /// not a list of wire calls and then the list), or what is wrong with one of them (an
 /// error of the message's, not of the JSON's).

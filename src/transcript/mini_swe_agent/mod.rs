@@ -212,13 +212,8 @@ impl<'de: 'a, 'a> Deserialize<'de> for Saved<'a> {
 #[derive(Deserialize)]
 pub(in crate::transcript) struct Choice<'a> {
     /// The message's JSON text, read only for a reply mini-swe-agent could not parse.
-    #[serde(borrow, deserialize_with = "raw_text")]
+    #[serde(borrow, deserialize_with = "super::wire::json_text")]
     pub(in crate::transcript) message: &'a str,
-}
-
-/// A value's JSON text, as written.
-fn raw_text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<&'de str, D::Error> {
-    Ok(<&'de RawValue>::deserialize(d)?.get())
 }
 
 /// mini-swe-agent 2's trajectory format.

@@ -8,7 +8,7 @@ use proptest::prelude::*;
 
 use super::super::{
     Chat, agent_framework, agent_message, agno, anthropic_response, claude_code, codex, completion,
-    converse, crewai, execution_results, function_calls, gemini, langchain, llamaindex,
+    converse, crewai, execution_results, function_calls, gemini, inspect, langchain, llamaindex,
     mini_swe_agent, pydantic_ai, responses_item, rlm_code, smolagents,
 };
 use super::{damaged, sample_files, serde_only};
@@ -536,6 +536,74 @@ fn mini_swe_agent_trajectories_are_scanned_as_serde_reads_them() {
             (None, some("function_call_output"), None, some("call_2")),
             (some("exit"), None, None, None),
         ]
+    );
+}
+
+/// Inspect AI's samples, a line each: a sample as Inspect logs it (reasoning and text
+/// parts, a call, its output, a model event with its usage and the message it added,
+/// a tool event, the sample's other keys); attachments (one written twice), a
+/// `tool_use` part, a tool's error, the sample's error, escapes, a user message's
+/// list of call ids; no message; model events without an id, an output or a usage.
+const INSPECT: &[&str] = &[
+    r#"{"id":"s1","epoch":1,"input":"q","target":"t","messages":[{"id":"m1","content":"You are","source":null,"role":"system"},{"id":"m2","content":"What?","source":"input","role":"user","tool_call_id":null},{"id":"m3","content":[{"type":"reasoning","reasoning":"think","signature":null,"redacted":false},{"type":"text","text":"Let me use it.","refusal":null,"citations":null}],"source":"generate","role":"assistant","tool_calls":[{"id":"c1","function":"python","arguments":{"code":"print(1)"},"parse_error":null,"view":null,"type":"function"}],"model":"mockllm/model"},{"id":"m4","content":"1\n","role":"tool","tool_call_id":"c1","function":"python","error":null},{"id":"m5","content":"done","role":"assistant","tool_calls":null,"model":"m"}],"output":{"model":"m","choices":[]},"scores":{},"metadata":{},"store":{},"events":[{"span_id":"x","timestamp":"t","working_start":0.1,"pending":false,"event":"sample_init","sample":{"input":"q"},"state":{}},{"event":"model","model":"m","role":null,"input":[{"role":"user","content":"What?"}],"tools":[{"name":"python","description":"d","parameters":{"type":"object"}}],"tool_choice":"auto","config":{},"output":{"model":"m","choices":[{"message":{"id":"m3","content":"x","role":"assistant","tool_calls":[]},"stop_reason":"tool_calls","logprobs":null}],"usage":{"input_tokens":10,"output_tokens":5,"total_tokens":20,"input_tokens_cache_write":null,"input_tokens_cache_read":5,"reasoning_tokens":null},"time":0.5,"metadata":null,"error":null},"retries":0,"error":null,"cache":null,"call":null,"completed":"t","working_time":0.5},{"event":"tool","type":"function","id":"c1","function":"python","arguments":{"code":"print(1)"},"result":"1\n","events":[],"error":null}],"model_usage":{},"total_time":1.0,"working_time":1.0,"uuid":"u","error_retries":[],"attachments":{},"limit":null}"#,
+    r#"{"id":"x","epoch":1,"messages":[{"role":"user","content":"attachment://abc","tool_call_id":["c1","c2"]},{"role":"assistant","content":[{"type":"text","text":"caf\u00e9 \"q\""},{"type":"tool_use","id":"t1","name":"web_search","arguments":{"q":"x"}}],"id":"m9"},{"role":"tool","content":"","tool_call_id":"c1","function":"bash","error":{"type":"timeout","message":""}}],"attachments":{"abc":"the long text","abc":"the last","def":"other"},"error":{"message":"boom","traceback":"tb"},"events":null}"#,
+    r#"{"id":"x","epoch":1,"messages":[]}"#,
+    r#"{"id":"x","epoch":1,"messages":[{"role":"assistant","content":"x","id":"m1"},{"role":"assistant","content":null,"id":"m2"}],"events":[{"event":"model","output":{"choices":[{"message":{"role":"assistant"}}],"usage":{"input_tokens":3,"output_tokens":1,"total_tokens":null}}},{"event":"model","output":null},{"event":"model","output":{"choices":[],"usage":null}},{"event":"model","output":{"choices":[{"message":{"id":"m1"}}],"usage":{"input_tokens":7,"output_tokens":2}}},{"event":"model","output":{"choices":[{"message":{"id":"m2"}}],"usage":{"output_tokens":2,"total_tokens":1}}}]}"#,
+];
+
+/// Inspect samples the scanner reads and the conversion refuses.
+const INSPECT_REFUSED: &[&str] = &[
+    r#"{"id":"x","epoch":1,"messages":[{"role":"wizard","content":"x"}]}"#,
+    r#"{"id":"x","epoch":1,"messages":[{"role":"user","content":[{"type":"bogus"}]}]}"#,
+    r#"{"id":"x","epoch":1,"messages":[{"role":"tool","content":"x","tool_call_id":5}]}"#,
+    r#"{"id":"x","epoch":1,"messages":[{"role":"assistant","content":"x","tool_calls":[{"id":"c","function":"","arguments":{}}]}]}"#,
+    r#"{"id":"x","epoch":1,"messages":[{"role":"user","content":[{"type":"tool_use","id":"t","name":"f"}]}]}"#,
+    r#"{"id":"x","epoch":1,"messages":[{"role":"user","content":[{"type":"text"}]}]}"#,
+];
+
+/// Inspect samples the scanner leaves to the serde path (which reads or refuses
+/// them).
+const INSPECT_LEFT: &[&str] = &[
+    r#"{"id":"x","epoch":1,"messages":[{"role":"user","role":"user","content":"x"}]}"#,
+    r#"{"id":"x","epoch":1,"events":[]}"#,
+    r#"{"id":"x","epoch":1,"messages":[],"events":[{"event":"model","output":{"choices":null}}]}"#,
+    r#"{"id":"x","epoch":1,"messages":[],"events":[{"event":"model","output":{"choices":[],"usage":{"input_tokens":null}}}]}"#,
+    r#"{"id":"x","epoch":1,"messages":[],"events":[{"event":"model","output":{"choices":[],"usage":{"input_tokens":1.5}}}]}"#,
+    r#"{"id":"x","epoch":1,"messages":[],"attachments":{"a":null}}"#,
+    r#"{"id":"x","epoch":1,"messages":[],"attachments":{"a\u0062":"x"}}"#,
+    r#"{"id":"x","epoch":1,"messages":[{"role":"user","content":5}]}"#,
+    r#"{"id":"x","epoch":1,"messages":[],"events":[{"output":null}]}"#,
+    r#"{"id":"x","epoch":1,"messages":[],"store":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}"#,
+    r#"{"id":"x","epoch":1,"messages":[{"role":null,"content":"x"}]}"#,
+    r#"{"id":"x","epoch":1,"messages":[],"events":[{"event":"model","output":{"choices":[{"stop_reason":"stop"}]}}]}"#,
+    r#"{"id":"x","epoch":1,"messages":[],"error":{"traceback":"tb"}}"#,
+    r#"{"id":"x","epoch":1,"messages":[],"events":[{"event":"subtask","output":"text"}]}"#,
+    r#"{"id":"x","epoch":1,"messages":[{"role":"assistant","content":"x","tool_calls":[{"id":"c","arguments":{}}]}]}"#,
+    r#"{"id":"x","epoch":1,"messages":[],"messages":[]}"#,
+];
+
+#[test]
+fn inspect_samples_are_scanned_as_serde_reads_them() {
+    let scans = |line: &str| inspect::sample(line, &mut Default::default()).is_some();
+    scanned_as_serde_reads(INSPECT, INSPECT_REFUSED, INSPECT_LEFT, scans);
+    for line in INSPECT.iter().chain(INSPECT_REFUSED).chain(INSPECT_LEFT) {
+        reads_alike(line).unwrap();
+    }
+    // Each event and message scanned as what it is (a scan the conversion refused
+    // would not show in the messages: the reader reads the sample again by serde).
+    let mut scanned = Default::default();
+    assert!(inspect::sample(INSPECT[0], &mut scanned).is_some());
+    let roles: Vec<&str> = scanned.messages.iter().map(|m| &*m.role.0).collect();
+    assert_eq!(roles, ["system", "user", "assistant", "tool", "assistant"]);
+    let events: Vec<(&str, bool)> = scanned
+        .events
+        .iter()
+        .flatten()
+        .map(|e| (&*e.event.0, e.output.is_some()))
+        .collect();
+    assert_eq!(
+        events,
+        [("sample_init", false), ("model", true), ("tool", false)]
     );
 }
 
@@ -1079,6 +1147,9 @@ const ALL: &[&str] = &[
     MINI[3],
     MINI[6],
     MINI[7],
+    INSPECT[0],
+    INSPECT[1],
+    INSPECT[3],
 ];
 
 /// The lines of Responses logs: items of every kind, items left to the serde path
