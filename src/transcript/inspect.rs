@@ -57,9 +57,9 @@ pub(in crate::transcript) struct Sample<'a, M> {
 /// An eval log written as JSON: its samples (the rest describes the eval: its task,
 /// plan, results, statistics).
 #[derive(Deserialize)]
-struct Log<'a> {
+pub(in crate::transcript) struct Log<'a> {
     #[serde(default, borrow)]
-    samples: Option<Vec<&'a RawValue>>,
+    pub(in crate::transcript) samples: Option<Vec<&'a RawValue>>,
 }
 
 /// One of the sample's events, the fields read: a model call's output (the other
@@ -232,12 +232,22 @@ pub(super) fn read_sample<'a>(text: &'a str, out: &mut Out<'a>) -> Result<(), Fa
 /// The messages of the eval log `text`: its one sample's. A log of several samples
 /// holds several runs, which one transcript is not.
 pub(super) fn read_log<'a>(text: &'a str, out: &mut Out<'a>) -> Result<(), Failure<'a>> {
-    let log: Log<'a> = parse(text)?;
-    match log.samples.as_deref() {
+    let samples = match fast::inspect::log_samples(text) {
+        Some(samples) => {
+            // Read whole by the scanner: no deeper than its limit, not walked.
+            record::read_whole(text);
+            samples
+        }
+        None => parse::<Log<'a>>(text)?
+            .samples
+            .map(|samples| samples.into_iter().map(RawValue::get).collect()),
+    };
+    match samples.as_deref() {
         Some([sample]) => {
-            // A value of the log, whose nesting `parse` checked: not walked again.
-            let _checked = Checked::new(sample.get());
-            read_sample(sample.get(), out)
+            // A value of the log, whose nesting is known (walked by `parse`, or read
+            // whole by the scanner): not walked again.
+            let _checked = Checked::new(sample);
+            read_sample(sample, out)
         }
         // Its header alone, or an eval logged without them: no message (which the
         // corpus and the CLI say).
@@ -454,8 +464,13 @@ pub(crate) fn is_json_log(head: &[u8]) -> bool {
 /// where it is not a log of samples or holds one (its reader reads it, or says what
 /// is wrong).
 pub(crate) fn json_log_samples(text: &str) -> Option<Vec<PlacedSample>> {
-    let log: Log<'_> = serde_json::from_str(text).ok()?;
-    let samples = log.samples?;
+    let samples = match fast::inspect::log_samples(text) {
+        Some(samples) => samples?,
+        None => {
+            let log: Log<'_> = serde_json::from_str(text).ok()?;
+            log.samples?.into_iter().map(RawValue::get).collect()
+        }
+    };
     if samples.len() < 2 {
         return None;
     }
@@ -463,13 +478,10 @@ pub(crate) fn json_log_samples(text: &str) -> Option<Vec<PlacedSample>> {
         samples
             .into_iter()
             .enumerate()
-            .map(|(i, sample)| {
-                let sample = sample.get();
-                PlacedSample {
-                    start: super::offset_in(sample, text),
-                    len: sample.len(),
-                    name: sample_name(sample).unwrap_or_else(|| format!("sample_{}", i + 1)),
-                }
+            .map(|(i, sample)| PlacedSample {
+                start: super::offset_in(sample, text),
+                len: sample.len(),
+                name: sample_name(sample).unwrap_or_else(|| format!("sample_{}", i + 1)),
             })
             .collect(),
     )

@@ -1201,9 +1201,22 @@ mod tests {
             1,
         );
         assert_eq!(walks(&deeper), 1);
-        // An Inspect JSON log's sample, a value of the log checked, is not walked.
+        // An Inspect JSON log, read whole by the scanner, and its sample: not walked.
         let log = include_str!("../../examples/formats/inspect-log.json");
-        assert_eq!(walks(log), 1);
+        assert_eq!(walks(log), 0);
+        // Where serde reads the log and its sample (the sample nested deeper than the
+        // scanner follows), the log is walked, once, its sample (a value of the log
+        // checked) not again.
+        let list = log.find("\"samples\": [").unwrap();
+        let brace = list + log[list..].find('{').unwrap();
+        let deep_log = format!(
+            "{}{{\"deep\": {}{},{}",
+            &log[..brace],
+            "[".repeat(40),
+            "]".repeat(40),
+            &log[brace + 1..]
+        );
+        assert_eq!(walks(&deep_log), 1);
         // Its sample alone (indented: a document, not a line), which the scanner reads
         // whole: not walked.
         let value: serde_json::Value = serde_json::from_str(log).unwrap();

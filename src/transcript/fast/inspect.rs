@@ -58,6 +58,31 @@ pub(in crate::transcript) fn sample<'a>(
     })
 }
 
+/// The samples of the eval log in `text` (a trimmed document), each its JSON text,
+/// if the scanner is sure of it: `Some(None)` for a log without them (its header
+/// alone), as serde reads `samples`; everything else about the eval skipped.
+#[inline(never)]
+pub(in crate::transcript) fn log_samples(text: &str) -> Option<Option<Vec<&str>>> {
+    super::whole(text, |s| {
+        let mut seen = Seen::default();
+        let mut samples = None;
+        s.object(|s| {
+            match_key!(s, {
+                b"samples" => {
+                    seen.once(0)?;
+                    samples = s.nullable(|s| s.array(2, |s| s.raw(3)))?;
+                },
+                _ | b"version" | b"status" | b"eval" | b"plan" | b"results" | b"stats"
+                | b"error" | b"invalidated" | b"reductions" | b"location" | b"etag" => {
+                    s.skip(2)?;
+                },
+            });
+            Some(())
+        })?;
+        Some(samples)
+    })
+}
+
 impl<'a> Scan<'a> {
     /// One of the sample's messages, its braces at nesting `depth`: the fields serde's
     /// `ChatMessage` reads, any other key skipped.

@@ -607,6 +607,49 @@ fn inspect_samples_are_scanned_as_serde_reads_them() {
     );
 }
 
+/// An Inspect eval log's samples are found by the scanner as serde finds them (each
+/// one's JSON text), or left to serde; a log reads alike both ways.
+#[test]
+fn inspect_logs_samples_are_found_as_serde_finds_them() {
+    use crate::transcript::inspect::Log;
+    let two = include_str!("../../../../tests/data/inspect-log-two.json");
+    let one = include_str!("../../../../examples/formats/inspect-log.json");
+    fn by_serde(text: &str) -> Option<Option<Vec<&str>>> {
+        serde_json::from_str::<Log<'_>>(text).ok().map(|log| {
+            log.samples
+                .map(|samples| samples.into_iter().map(|s| s.get()).collect::<Vec<_>>())
+        })
+    }
+    let found = [
+        two,
+        one,
+        r#"{"version": 2, "eval": {"task": "t"}}"#,
+        r#"{"version": 2, "samples": null}"#,
+        r#"{"samples": [{"id": 1}, {"id": 2}], "results": {"scores": [1, 2]}}"#,
+    ];
+    for text in found {
+        let scanned = inspect::log_samples(text);
+        assert!(scanned.is_some(), "{text}");
+        assert_eq!(scanned, by_serde(text), "{text}");
+    }
+    assert_eq!(
+        inspect::log_samples(two).flatten().map(|s| s.len()),
+        Some(2)
+    );
+    let left = [
+        r#"{"samples": [], "samples": []}"#,
+        r#"{"samples": {}}"#,
+        r#"{"samples": [1,]}"#,
+        r#"{"samples": [], "plan": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}"#,
+    ];
+    for text in left {
+        assert_eq!(inspect::log_samples(text), None, "{text}");
+    }
+    for text in [two, one] {
+        reads_alike(text).unwrap();
+    }
+}
+
 /// CrewAI's task outputs (`TaskOutput.model_dump()`, an agent's `LiteAgentOutput`).
 const CREWAI: &[&str] = &[
     r#"{"description": "Add.", "name": "Add.", "expected_output": "a number", "summary": "Add....", "raw": "5", "pydantic": null, "json_dict": null, "agent": "Analyst", "output_format": "raw", "messages": [{"role": "system", "content": "You are Analyst."}, {"role": "user", "content": "Add 2 and 3."}, {"role": "assistant", "content": "", "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "add", "arguments": "{\"a\": 2, \"b\": 3}"}}]}, {"role": "tool", "content": "5", "tool_call_id": "call_1", "name": "add"}, {"role": "assistant", "content": "5"}], "tool_failures": []}"#,
