@@ -9,8 +9,9 @@
 //! Converse messages, Agno's, LlamaIndex's, LangChain's and Agent Framework's
 //! messages, Pydantic AI's requests and responses, Gemini's contents and ADK's
 //! events, smolagents' steps, CrewAI's task outputs, rlm-code's run events, Claude
-//! Code's and Codex's records, mini-swe-agent's trajectories (a whole document,
-//! whose nesting the reader then need not walk). It builds a chat message directly,
+//! Code's and Codex's records, mini-swe-agent's trajectories and Inspect AI's samples
+//! and JSON logs (each a whole document, whose nesting the reader then need not
+//! walk). It builds a chat message directly,
 //! and for the other records fills the struct serde fills, so that one conversion
 //! reads both; texts are borrowed from the line where they have no escapes.
 //!
