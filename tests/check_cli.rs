@@ -909,8 +909,8 @@ fn a_transcript_without_messages_is_said_to_hold_none() {
 
 /// An Inspect AI JSON log of several samples is a corpus of them, alone, with
 /// `--html`, and refused by `--all` with a hint; one of one sample is one transcript.
-/// A lone file that is not there is one transcript that cannot be opened, said so
-/// (not refused as a corpus `--follow` cannot follow).
+/// A pipe is one transcript; a lone file that is not there is one transcript that
+/// cannot be opened, said so (not refused as a corpus `--follow` cannot follow).
 #[test]
 fn a_json_log_of_several_samples_is_a_corpus_of_them() {
     let log = "tests/data/inspect-log-two.json";
@@ -947,6 +947,19 @@ fn a_json_log_of_several_samples_is_a_corpus_of_them() {
         "the report names the log"
     );
     std::fs::remove_file(&report).ok();
+    // A pipe is one transcript too (`<(zcat log.gz)`; here `/dev/stdin`).
+    let mut piped = Command::new(env!("CARGO_BIN_EXE_doneseq"))
+        .args(["check", "--seq", "A", "/dev/stdin"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let log_text =
+        std::fs::read(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(one)).unwrap();
+    std::io::Write::write_all(&mut piped.stdin.take().unwrap(), &log_text).unwrap();
+    let out = piped.wait_with_output().unwrap();
+    assert_eq!(stdout(&out), text, "piped");
     for flag in ["--follow", "--all"] {
         let out = check(&[flag, "--seq", "A", "no-such-file.jsonl"]);
         assert_eq!(out.status.code(), Some(1), "{flag}");

@@ -125,9 +125,10 @@ pub(crate) fn run(args: &Args) -> ExitCode {
                 return corpus(args, Some(&runs));
             }
         }
-        // A file that is not there is one transcript, which cannot be opened (not a
-        // corpus, which `--follow` would refuse to follow).
-        [one] if !html && !one.contains(['*', '?']) && !std::path::Path::new(one).exists() => {}
+        // Anything else but a directory or a glob is one transcript: a pipe
+        // (`<(zcat log.gz)`, `/dev/stdin`), or a file that is not there, which then
+        // cannot be opened (not a corpus, which `--follow` would refuse to follow).
+        [one] if !html && !one.contains(['*', '?']) && !std::path::Path::new(one).is_dir() => {}
         _ => return corpus(args, None),
     }
     match check(args, &args.transcripts[0]) {
