@@ -1,9 +1,10 @@
 //! What a stop rule would do to a corpus of recorded runs: each transcript checked to
 //! its end ([`check_file`], [`check_files`] in parallel, [`check_reader`] for any
 //! input; [`Runs`] a corpus's runs found once, an Inspect eval log's samples each a
-//! run, to count and check them without finding them again), summarized as a [`RunSummary`] (where the rule stops it, what fired, the
-//! steps and tokens to the stop against the recorded run's, whether the stop cuts the
-//! run before its recorded final answer), and the totals of many as an [`Aggregate`].
+//! run, to count and check them without finding them again), summarized as a
+//! [`RunSummary`] (where the rule stops it, what fired, the steps and tokens to the
+//! stop against the recorded run's, whether the stop cuts the run before its
+//! recorded final answer), and the totals of many as an [`Aggregate`].
 //!
 //! Summaries and aggregates (de)serialize, and aggregates [`merge`](Aggregate::merge):
 //! a corpus too large for one machine is checked as a map over its runs and a sum of
