@@ -196,16 +196,7 @@ pub(super) fn read_sample<'a>(text: &'a str, out: &mut Out<'a>) -> Result<(), Fa
     // One pass over the messages (a sample is mostly its events and messages); where
     // anything is wrong, a second, which says which message.
     let start = out.len();
-    // Scanned where the scanner is sure of it, else parsed.
-    let mut scanned = Sample::default();
-    let read = match fast::inspect::sample(text, &mut scanned) {
-        Some(()) => {
-            // Read whole by the scanner: no deeper than its limit, not walked.
-            record::read_whole(text);
-            Ok(scanned)
-        }
-        None => parse::<Sample<'a, ChatMessage<'a>>>(text),
-    };
+    let read = record::scan_or_parse::<Sample<'a, ChatMessage<'a>>>(text, fast::inspect::sample);
     if let Ok(sample) = read {
         let mut rules = Rules::of(sample.events, sample.attachments);
         let read = sample

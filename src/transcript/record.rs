@@ -837,19 +837,20 @@ pub(super) fn parse_within<'a, T: Deserialize<'a>>(text: &'a str) -> Result<T, F
 /// the document the reader deferred the check of.
 fn shallow(text: &str) -> Result<(), Failure<'_>> {
     let (key, nesting) = CHECKED.get();
-    if key == Checked::key(text) {
-        match nesting {
-            Nesting::Shallow => return Ok(()),
-            Nesting::Unknown => {
-                let at = super::too_deep(text);
-                if at.is_none() {
-                    CHECKED.set((key, Nesting::Shallow));
-                }
-                return at.map_or(Ok(()), |at| Err(Failure::too_deep(text, at)));
+    let held = key == Checked::key(text);
+    if held && nesting == Nesting::Shallow {
+        return Ok(());
+    }
+    match super::too_deep(text) {
+        Some(at) => Err(Failure::too_deep(text, at)),
+        None => {
+            if held {
+                // The deferred document, walked: known from now on.
+                CHECKED.set((key, Nesting::Shallow));
             }
+            Ok(())
         }
     }
-    super::too_deep(text).map_or(Ok(()), |at| Err(Failure::too_deep(text, at)))
 }
 
 /// What is known of the nesting of the text [`Checked`] holds.
@@ -925,6 +926,21 @@ impl<'t> Checked<'t> {
     fn key(text: &str) -> (usize, usize) {
         (text.as_ptr() as usize, text.len())
     }
+}
+
+/// `text` as a `T`: scanned by the fast path's `scan` (into a default `T`) where it is
+/// sure of it, the whole text read (so that its nesting is known: [`read_whole`]),
+/// else parsed by serde.
+pub(super) fn scan_or_parse<'a, T: Deserialize<'a> + Default>(
+    text: &'a str,
+    scan: impl FnOnce(&'a str, &mut T) -> Option<()>,
+) -> Result<T, Failure<'a>> {
+    let mut scanned = T::default();
+    if scan(text, &mut scanned).is_some() {
+        read_whole(text);
+        return Ok(scanned);
+    }
+    parse(text)
 }
 
 /// The scanner read `text` whole: where it is the document whose check is deferred,

@@ -227,17 +227,8 @@ pub(super) fn read<'a>(text: &'a str, out: &mut Out<'a>) -> Result<(), Failure<'
     // One pass over the messages (a trajectory is mostly their bytes); where anything
     // is wrong, a second, which says where.
     let start = out.len();
-    // Scanned where the scanner is sure of it (a chat model's trajectory), else
-    // parsed.
-    let mut scanned = Trajectory::default();
-    let read = match fast::mini_swe_agent::trajectory(text, &mut scanned) {
-        Some(()) => {
-            // Read whole by the scanner: no deeper than its limit, not walked.
-            record::read_whole(text);
-            Ok(scanned)
-        }
-        None => parse::<Trajectory<'a, Entry<'a>>>(text),
-    };
+    let read =
+        record::scan_or_parse::<Trajectory<'a, Entry<'a>>>(text, fast::mini_swe_agent::trajectory);
     if let Ok(trajectory) = read {
         let count = trajectory.messages.len();
         let read = Rules::of(trajectory.info, trajectory.trajectory_format, count, text).and_then(
