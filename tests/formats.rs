@@ -1494,6 +1494,49 @@ fn errors_name_the_format_the_line_and_the_field() {
 }
 
 #[test]
+fn a_record_wrong_past_its_keys_is_refused_where_it_is_wrong_as_its_format() {
+    // `auto` tells a record by its keys, not by whether the rest of it is JSON: a
+    // trajectory mini-swe-agent was writing when it was stopped, or a log with one
+    // bad value, is refused by its own format's reader, where it is wrong (not as a
+    // chat message with an unknown first key).
+    let trajectory = sample_text("mini-swe-agent.traj.json");
+    let log = sample_text("inspect-log.json");
+    let responses = "{\"id\": \"resp_1\", \"object\": \"response\", \"model\": \"m\", \"output\": [], \"usage\": {\"input_tokens\": 01}}\n";
+    let request = "{\n  \"system\": \"s\",\n  \"messages\": [\n    {\"role\": \"user\", \"content\": \"a\"},\n";
+    let cases = [
+        (
+            trajectory[..trajectory.len() / 2].to_owned(),
+            Format::MiniSweAgent,
+            "EOF while parsing",
+        ),
+        (
+            trajectory.replacen("\"returncode\": 0", "\"returncode\": 01", 1),
+            Format::MiniSweAgent,
+            "invalid number",
+        ),
+        (
+            log.replacen("true", "tru", 1),
+            Format::Inspect,
+            "expected ident",
+        ),
+        (responses.to_owned(), Format::Responses, "invalid number"),
+        (request.to_owned(), Format::Anthropic, "EOF while parsing"),
+    ];
+    for (text, format, problem) in cases {
+        let auto = read(&text, Format::Auto).unwrap_err();
+        let given = read(&text, format).unwrap_err();
+        assert_eq!(auto.kind, TranscriptErrorKind::Json, "{auto}");
+        assert!(auto.message.starts_with(problem), "{auto}");
+        assert_eq!(
+            (auto.line, auto.column, &auto.message),
+            (given.line, given.column, &given.message),
+            "{format:?}"
+        );
+        assert_eq!(auto.format, Some(format), "{auto}");
+    }
+}
+
+#[test]
 fn provider_extras_are_read_once_and_streamed_chunks_are_refused() {
     // A key read and ignored is still a field: twice is serde's error, with its place.
     let twice = "{\"role\": \"user\", \"content\": \"go\"}\n{\"role\": \"assistant\", \"content\": \"a\", \"reasoning\": \"x\", \"reasoning\": \"y\"}\n";

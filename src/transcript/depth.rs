@@ -26,15 +26,39 @@ thread_local! {
     pub(crate) static WALKS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
-/// The walk: eight bytes at a time, the bytes that matter (quotes, backslashes,
-/// brackets) found in a word at once by their bits ([`marks`]), each taken in turn;
-/// a string's text with none of them in [`LONG`] words in a row is jumped over to its
-/// next quote or backslash by memchr. (A walk a byte at a time was 15 instructions a byte; one that
-/// called memchr at each string, 7 on a sample's JSON, whose strings are mostly
-/// short keys and values.)
+/// The walk for the nesting check: the brackets outside strings, counted.
 fn walk(bytes: &[u8]) -> Option<usize> {
+    let mut depth = 0usize;
+    brackets(bytes, 0, |b, _| {
+        if b == b'[' || b == b'{' {
+            depth += 1;
+            depth > MAX_JSON_DEPTH
+        } else {
+            depth = depth.saturating_sub(1);
+            false
+        }
+    })
+}
+
+/// The brackets of `bytes` outside strings, from `from` (outside a string), each
+/// given to `bracket` with its offset until it says stop (`true`): that offset, or
+/// `None` at the end. Brackets in strings are text, and so is the byte after a
+/// backslash in a string. Nothing else is checked: the JSON is not validated.
+///
+/// Eight bytes at a time, the bytes that matter (quotes, backslashes, brackets)
+/// found in a word at once by their bits ([`marks`]), each taken in turn; a string's
+/// text with none of them in [`LONG`] words in a row is jumped over to its next
+/// quote or backslash by memchr. (A walk a byte at a time was 15 instructions a byte;
+/// one that called memchr at each string, 7 on a sample's JSON, whose strings are
+/// mostly short keys and values.)
+#[inline(always)]
+pub(super) fn brackets(
+    bytes: &[u8],
+    from: usize,
+    mut bracket: impl FnMut(u8, usize) -> bool,
+) -> Option<usize> {
     let mut walk = Walk::default();
-    let mut at = 0;
+    let mut at = from;
     // Words of a string's text without a mark, in a row.
     let mut plain = 0;
     while let Some(word) = bytes.get(at..at + 8) {
@@ -56,14 +80,17 @@ fn walk(bytes: &[u8]) -> Option<usize> {
         while word_marks != 0 {
             let i = at + (word_marks.trailing_zeros() / 8) as usize;
             word_marks &= word_marks - 1;
-            if walk.too_deep(bytes[i], i) {
+            if walk.is_bracket(bytes[i], i) && bracket(bytes[i], i) {
                 return Some(i);
             }
         }
         at += 8;
     }
     for (i, &b) in bytes.iter().enumerate().skip(at) {
-        if matches!(b, b'"' | b'\\' | b'[' | b']' | b'{' | b'}') && walk.too_deep(b, i) {
+        if matches!(b, b'"' | b'\\' | b'[' | b']' | b'{' | b'}')
+            && walk.is_bracket(b, i)
+            && bracket(b, i)
+        {
             return Some(i);
         }
     }
@@ -74,10 +101,9 @@ fn walk(bytes: &[u8]) -> Option<usize> {
 /// searched by memchr (a call, dear where the string ends soon after).
 const LONG: usize = 4;
 
-/// Where the walk is.
+/// Where the walk is: in a string or not.
 #[derive(Default)]
 struct Walk {
-    depth: usize,
     in_string: bool,
     /// The bytes before it that come after a backslash in a string are text.
     text_until: usize,
@@ -85,9 +111,9 @@ struct Walk {
 
 impl Walk {
     /// The quote, backslash or bracket `b` at offset `i` taken: whether it is a
-    /// bracket one level too deep.
+    /// bracket outside strings.
     #[inline(always)]
-    fn too_deep(&mut self, b: u8, i: usize) -> bool {
+    fn is_bracket(&mut self, b: u8, i: usize) -> bool {
         if i < self.text_until {
             return false;
         }
@@ -95,11 +121,7 @@ impl Walk {
             b'"' => self.in_string = !self.in_string,
             b'\\' if self.in_string => self.text_until = i + 2,
             _ if self.in_string => {}
-            b'[' | b'{' => {
-                self.depth += 1;
-                return self.depth > MAX_JSON_DEPTH;
-            }
-            b']' | b'}' => self.depth = self.depth.saturating_sub(1),
+            b'[' | b'{' | b']' | b'}' => return true,
             _ => {}
         }
         false

@@ -2,12 +2,18 @@
 //!
 //! A record is one line of a JSONL log or a whole JSON document. Its top-level keys
 //! (and a few of their values: `type`, `object`, the first message's keys) tell the
-//! formats apart without reading the rest, so the look costs a fraction of a parse.
+//! formats apart without reading the rest: the record is skimmed ([`Skim`]), every
+//! other value stepped over by its brackets and quotes, not checked, so that the look
+//! costs a fraction of a parse (the reader that reads the record after checks it all).
 
-use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use std::borrow::Cow;
+
+use serde::de::IgnoredAny;
 use serde_json::value::RawValue;
 
+use super::MAX_JSON_DEPTH;
 use super::record::Kind;
+use super::skim::Skim;
 
 /// What the keys of a record (or of its first element, for an array) showed.
 #[derive(Default, Debug)]
@@ -131,7 +137,10 @@ struct Keys {
 }
 
 /// The kind of record `text` holds (for an array, its first element's), if its keys
-/// say; `None` for JSON that is not an object (or a list of them) or not whole.
+/// say; `None` for JSON that is not an object (or a list of them). Text that stops
+/// being JSON is told by the keys read before it stopped (a trajectory cut short,
+/// a log with one bad number): its reader then says where it is wrong, where a
+/// reader of another kind would have said what it did not expect first.
 ///
 /// ```text
 /// {"object": "chat.completion", ...}          OpenAI chat.completion
@@ -175,8 +184,8 @@ struct Keys {
 /// ```
 pub(super) fn kind(text: &str) -> Option<Kind> {
     let mut keys = Keys::default();
-    let mut de = serde_json::Deserializer::from_str(text);
-    de.deserialize_any(Look(&mut keys)).ok()?;
+    // Where the look gives up, what it saw decides.
+    let _ = look(&mut Skim::new(text), &mut keys, 0);
     decide(&keys)
 }
 
@@ -305,154 +314,110 @@ fn is_langchain(k: &Keys) -> bool {
     }
 }
 
-/// Looks at one value: an object's keys (and the values that tell formats apart) go
-/// to the `Keys`; of an array, only the first element is looked at; anything else is
-/// skipped. The first element of `messages` is looked at the same way, into keys of
-/// its own.
-struct Look<'k>(&'k mut Keys);
-
-impl<'de> serde::de::DeserializeSeed<'de> for Look<'_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        deserializer.deserialize_any(self)
+/// Looks at the value at the cursor, `depth` looks deep: an object's keys (and the
+/// values that tell formats apart) go to the `Keys`; of a list, only the first
+/// element is looked at; anything else is stepped over. The first element of
+/// `messages` is looked at the same way, into keys of its own. (Past
+/// [`MAX_JSON_DEPTH`] looks, values are stepped over: a record that deep is refused
+/// by its reader whatever its kind, and the look's recursion is bounded.)
+fn look(s: &mut Skim<'_>, k: &mut Keys, depth: usize) -> Option<()> {
+    if depth > MAX_JSON_DEPTH {
+        return s.value().map(drop);
+    }
+    match s.peek()? {
+        b'{' => s.object(|s, key| member(s, k, &key, depth)),
+        b'[' => s.first_element(|s| look(s, k, depth + 1)),
+        _ => s.value().map(drop),
     }
 }
 
-impl<'de> Visitor<'de> for Look<'_> {
-    type Value = ();
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("a JSON value")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let k = self.0;
-        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-            match &*key {
-                "type" => {
-                    k.kind = map
-                        .next_value::<Option<serde_json::Value>>()?
-                        .and_then(string);
-                }
-                "object" => {
-                    k.object = map
-                        .next_value::<Option<serde_json::Value>>()?
-                        .and_then(string);
-                }
-                "class_name" => {
-                    k.class_name = map
-                        .next_value::<Option<serde_json::Value>>()?
-                        .and_then(string);
-                }
-                "kind" => {
-                    k.message_kind = map
-                        .next_value::<Option<serde_json::Value>>()?
-                        .and_then(string);
-                }
-                "info" => {
-                    let mut info = Keys::default();
-                    map.next_value_seed(Look(&mut info))?;
-                    k.info = info.run_stats;
-                }
-                "messages" => {
-                    k.messages = true;
-                    let mut first = Keys::default();
-                    map.next_value_seed(Look(&mut first))?;
-                    k.first_message_source = first.source;
-                    k.first_message_langchain = is_langchain(&first);
-                    k.first_message_converse = first.role && first.converse_content;
-                }
-                "content" => {
-                    k.converse_content = converse_content(map.next_value::<&RawValue>()?.get());
-                }
-                other => {
-                    match other {
-                        "stopReason" | "ResponseMetadata" => k.converse_response = true,
-                        "message_id" => k.message_id = true,
-                        "message" => k.message = true,
-                        "done" => k.done = true,
-                        "schema_version" => k.schema_version = true,
-                        "from_history" | "stop_after_tool_call" => k.agno_message = true,
-                        "run_id" => k.run_id = true,
-                        "session_id" => k.session_id = true,
-                        "runs" | "session_type" => k.agno_session = true,
-                        "blocks" | "additional_kwargs" => k.llamaindex_message = true,
-                        "chat_store" => k.chat_store = true,
-                        "tasks_output" => k.tasks_output = true,
-                        "agent" => k.agent = true,
-                        "status" => k.status = true,
-                        "expected_output" | "output_format" | "agent_role" => {
-                            k.crewai_output = true;
-                        }
-                        "role" => k.role = true,
-                        "input" => k.input = true,
-                        "output" => k.output = true,
-                        "choices" => k.choices = true,
-                        "resourceSpans" | "resource_spans" => k.resource_spans = true,
-                        "resourceLogs" | "resource_logs" => k.resource_logs = true,
-                        "parts" => k.parts = true,
-                        "contents" => k.contents = true,
-                        "candidates" | "promptFeedback" | "prompt_feedback" => {
-                            k.candidates = true;
-                        }
-                        "author" => k.author = true,
-                        "events" => k.events = true,
-                        "appName" | "app_name" => k.app_name = true,
-                        "step_number"
-                        | "model_output_message"
-                        | "task"
-                        | "plan"
-                        | "system_prompt" => k.smolagents = true,
-                        "environment" => k.environment = true,
-                        "event_type" => k.event_type = true,
-                        "checkpoint_id" => k.checkpoint_id = true,
-                        "state" => k.state = true,
-                        "tool_executions" | "reasoning_steps" | "tool_history" => {
-                            k.locus_state = true;
-                        }
-                        "sessionId" | "parentUuid" | "isSidechain" | "leafUuid"
-                        | "isSnapshotUpdate" => k.claude_code = true,
-                        "payload" => k.payload = true,
-                        "agentType" => k.agent_type = true,
-                        "trajectory_format" => k.trajectory_format = true,
-                        "model_stats" | "exit_status" => k.run_stats = true,
-                        "epoch" => k.epoch = true,
-                        "eval" => k.eval = true,
-                        "results" | "samples" | "stats" => k.eval_log = true,
-                        "lc" => k.lc = true,
-                        "source" => k.source = true,
-                        "model" => k.model = true,
-                        "system" => k.system = true,
-                        "stop_reason" => k.stop_reason = true,
-                        _ => {}
-                    }
-                    map.next_value::<IgnoredAny>()?;
-                }
-            }
+/// Looks at the value of the member `key` of an object at `depth` looks, the cursor
+/// at the value.
+fn member(s: &mut Skim<'_>, k: &mut Keys, key: &str, depth: usize) -> Option<()> {
+    match key {
+        "type" => k.kind = s.string_value()?.map(Cow::into_owned),
+        "object" => k.object = s.string_value()?.map(Cow::into_owned),
+        "class_name" => k.class_name = s.string_value()?.map(Cow::into_owned),
+        "kind" => k.message_kind = s.string_value()?.map(Cow::into_owned),
+        "info" => {
+            let mut info = Keys::default();
+            let seen = look(s, &mut info, depth + 1);
+            k.info = info.run_stats;
+            return seen;
         }
-        Ok(())
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        if seq.next_element_seed(Look(self.0))?.is_some() {
-            while seq.next_element::<IgnoredAny>()?.is_some() {}
+        "messages" => {
+            k.messages = true;
+            let mut first = Keys::default();
+            let seen = look(s, &mut first, depth + 1);
+            k.first_message_source = first.source;
+            k.first_message_langchain = is_langchain(&first);
+            k.first_message_converse = first.role && first.converse_content;
+            return seen;
         }
-        Ok(())
+        "content" => k.converse_content = converse_content(s.value()?),
+        other => {
+            flag(k, other);
+            s.value()?;
+        }
     }
-    fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_unit<E: serde::de::Error>(self) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<(), E> {
-        Ok(())
+    Some(())
+}
+
+/// Sets the flag of `Keys` that the key `key` (one whose value is not looked at)
+/// raises, if any.
+fn flag(k: &mut Keys, key: &str) {
+    match key {
+        "stopReason" | "ResponseMetadata" => k.converse_response = true,
+        "message_id" => k.message_id = true,
+        "message" => k.message = true,
+        "done" => k.done = true,
+        "schema_version" => k.schema_version = true,
+        "from_history" | "stop_after_tool_call" => k.agno_message = true,
+        "run_id" => k.run_id = true,
+        "session_id" => k.session_id = true,
+        "runs" | "session_type" => k.agno_session = true,
+        "blocks" | "additional_kwargs" => k.llamaindex_message = true,
+        "chat_store" => k.chat_store = true,
+        "tasks_output" => k.tasks_output = true,
+        "agent" => k.agent = true,
+        "status" => k.status = true,
+        "expected_output" | "output_format" | "agent_role" => k.crewai_output = true,
+        "role" => k.role = true,
+        "input" => k.input = true,
+        "output" => k.output = true,
+        "choices" => k.choices = true,
+        "resourceSpans" | "resource_spans" => k.resource_spans = true,
+        "resourceLogs" | "resource_logs" => k.resource_logs = true,
+        "parts" => k.parts = true,
+        "contents" => k.contents = true,
+        "candidates" | "promptFeedback" | "prompt_feedback" => k.candidates = true,
+        "author" => k.author = true,
+        "events" => k.events = true,
+        "appName" | "app_name" => k.app_name = true,
+        "step_number" | "model_output_message" | "task" | "plan" | "system_prompt" => {
+            k.smolagents = true;
+        }
+        "environment" => k.environment = true,
+        "event_type" => k.event_type = true,
+        "checkpoint_id" => k.checkpoint_id = true,
+        "state" => k.state = true,
+        "tool_executions" | "reasoning_steps" | "tool_history" => k.locus_state = true,
+        "sessionId" | "parentUuid" | "isSidechain" | "leafUuid" | "isSnapshotUpdate" => {
+            k.claude_code = true;
+        }
+        "payload" => k.payload = true,
+        "agentType" => k.agent_type = true,
+        "trajectory_format" => k.trajectory_format = true,
+        "model_stats" | "exit_status" => k.run_stats = true,
+        "epoch" => k.epoch = true,
+        "eval" => k.eval = true,
+        "results" | "samples" | "stats" => k.eval_log = true,
+        "lc" => k.lc = true,
+        "source" => k.source = true,
+        "model" => k.model = true,
+        "system" => k.system = true,
+        "stop_reason" => k.stop_reason = true,
+        _ => {}
     }
 }
 
@@ -477,9 +442,5 @@ pub(super) fn converse_content(content: &str) -> bool {
     })
 }
 
-fn string(value: serde_json::Value) -> Option<String> {
-    match value {
-        serde_json::Value::String(s) => Some(s),
-        _ => None,
-    }
-}
+#[cfg(test)]
+mod tests;

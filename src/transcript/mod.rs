@@ -50,6 +50,7 @@ mod pydantic_ai;
 mod record;
 mod responses;
 mod rlm_code;
+mod skim;
 mod smolagents;
 mod trim;
 mod wire;

@@ -244,6 +244,10 @@ fn a_document_too_deep_is_refused_where_it_is_however_it_is_read() {
         format!("{{\"nothing\": {}}}", arrays(MAX_JSON_DEPTH)),
         // Cut short after its deep part.
         format!("{{\"messages\": {}", "[".repeat(MAX_JSON_DEPTH + 3)),
+        // Past serde_json's own limit (128), where its look at the keys gave up and
+        // `auto` took the first kind: told by its keys now, refused the same.
+        with("deep", &arrays(MAX_JSON_DEPTH * 4)),
+        format!("{{\"messages\": [{}]}}", nested(MAX_JSON_DEPTH * 4)),
     ];
     for document in &documents {
         for format in [Format::Auto, Format::MiniSweAgent] {
