@@ -1537,6 +1537,41 @@ fn a_record_wrong_past_its_keys_is_refused_where_it_is_wrong_as_its_format() {
 }
 
 #[test]
+fn a_first_line_whose_json_is_wrong_is_refused_where_serde_json_refuses_it() {
+    // A first line whose brackets close on it is a record of its own (a line of
+    // JSONL, a sample of an `.eval` log), read as one whatever is wrong inside it;
+    // the error is serde_json's, at its place.
+    let second = "\n{\"role\": \"assistant\", \"content\": \"a\"}\n";
+    for line in [
+        r#"{"role": "user", "content": 01}"#,
+        r#"{"role": "user", "content": "x\q"}"#,
+        r#"{"role": "user", "content": tru}"#,
+        r#"{"role": "user" "content": "x"}"#,
+        r#"{"id": "r", "object": "response", "output": [], "usage": {"input_tokens": 1,}}"#,
+        r#"{"role": "user", "content": "x"}}"#,
+    ] {
+        let serde = serde_json::from_str::<serde::de::IgnoredAny>(line).unwrap_err();
+        let err = read(&format!("{line}{second}"), Format::Auto).unwrap_err();
+        assert_eq!(
+            (err.kind, err.line, err.column),
+            (TranscriptErrorKind::Json, 1, Some(serde.column())),
+            "{line}: {err}"
+        );
+        // A syntax error, said as such (not a field the kind did not expect).
+        assert!(!err.message.contains("format "), "{line}: {err}");
+    }
+    // A first line that goes on, holds more than one object, or an array, opens a
+    // document.
+    let joined =
+        "{\"role\": \"user\", \"content\": \"a\"}{\"role\": \"assistant\", \"content\": \"b\"}\n";
+    assert_eq!(read(joined, Format::Auto).unwrap().len(), 2);
+    let document = "{\"role\": \"user\",\n \"content\": \"a\"}\n";
+    assert_eq!(read(document, Format::Auto).unwrap().len(), 1);
+    let array = "[{\"role\": \"user\", \"content\": \"a\"},\n {\"role\": \"assistant\", \"content\": \"b\"}]\n";
+    assert_eq!(read(array, Format::Auto).unwrap().len(), 2);
+}
+
+#[test]
 fn provider_extras_are_read_once_and_streamed_chunks_are_refused() {
     // A key read and ignored is still a field: twice is serde's error, with its place.
     let twice = "{\"role\": \"user\", \"content\": \"go\"}\n{\"role\": \"assistant\", \"content\": \"a\", \"reasoning\": \"x\", \"reasoning\": \"y\"}\n";

@@ -827,9 +827,20 @@ impl<R: BufRead> State<R> {
                 }
                 continue;
             }
-            if first && self.format.reads_documents() && !opens_line(buffer) {
-                self.read_document(buffer)?;
-                continue;
+            if first && self.format.reads_documents() {
+                // A first line that is a whole object is a record of its own (else it
+                // opens a document), of the kind its keys show: both told by one look.
+                match detect::line(buffer.trim()) {
+                    Some(kind) => {
+                        if self.kind.is_none() {
+                            self.kind = Some(self.kind_or_first(kind));
+                        }
+                    }
+                    None => {
+                        self.read_document(buffer)?;
+                        continue;
+                    }
+                }
             }
             break;
         }
@@ -1271,6 +1282,13 @@ impl<R: BufRead> State<R> {
         Ok(())
     }
 
+    /// The kind a record whose keys show `kind` is read as: that kind where the format
+    /// has it, else the format's first.
+    fn kind_or_first(&self, kind: Option<record::Kind>) -> record::Kind {
+        kind.filter(|k| record::Kind::of(self.format).contains(k))
+            .unwrap_or(record::Kind::first_of(self.format))
+    }
+
     /// The messages of the record `text`, a part of `whole` (whose first line is line
     /// `base`), added to `out`: read as the kind its first key `predicted`, else
     /// as the kind read last, else as its keys say. (Written into the caller's list:
@@ -1288,9 +1306,7 @@ impl<R: BufRead> State<R> {
         let kind = match predicted.or(self.kind) {
             Some(kind) => kind,
             None => {
-                let kind = detect::kind(text)
-                    .filter(|k| allowed.contains(k))
-                    .unwrap_or(record::Kind::first_of(self.format));
+                let kind = self.kind_or_first(detect::kind(text));
                 self.kind = Some(kind);
                 kind
             }
@@ -1450,13 +1466,6 @@ fn documents(
         return None;
     }
     Some(std::iter::once(Ok(first)).chain(stream))
-}
-
-/// Whether the first line (in `buffer`) is a record of its own: a whole JSON object.
-/// An array, or an object that goes on past the line, opens a document.
-fn opens_line(buffer: &str) -> bool {
-    let trimmed = buffer.trim();
-    trimmed.starts_with('{') && serde_json::from_str::<serde::de::IgnoredAny>(trimmed).is_ok()
 }
 
 /// Whether a line is blank (all whitespace). Most lines start with `{`: one byte

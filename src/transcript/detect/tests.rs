@@ -6,7 +6,7 @@ use proptest::prelude::*;
 use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
-use super::{Keys, Skim, converse_content, decide, flag, is_langchain, kind, look};
+use super::{Keys, LOOKS, Skim, converse_content, decide, flag, is_langchain, kind, line, look};
 use crate::transcript::MAX_JSON_DEPTH;
 use crate::transcript::record::Kind;
 
@@ -162,7 +162,15 @@ fn every_example_is_told_as_serde_told_it() {
     let (mut json, mut told) = (0, 0);
     // (A line of a document written on many lines is not JSON: its look is not
     // serde_json's, which gives nothing there.)
-    for (name, text) in records.iter().filter(|(_, t)| is_json(t)) {
+    for (name, text) in &records {
+        // A whole object (a log's first line is a record of its own) is told by the
+        // look at a line as by `kind`; anything else opens a document.
+        let trimmed = text.trim();
+        let whole = trimmed.starts_with('{') && serde_json::from_str::<IgnoredAny>(trimmed).is_ok();
+        assert_eq!(line(trimmed), whole.then(|| kind(trimmed)), "{name}");
+        if !is_json(text) {
+            continue;
+        }
         let expected = serde_kind(text);
         assert_eq!(kind(text), expected, "{name}");
         json += 1;
@@ -170,6 +178,32 @@ fn every_example_is_told_as_serde_told_it() {
     }
     // (Many of those are a document's lines that begin with a string or a number.)
     assert!(told >= 390, "{told} of {json}");
+}
+
+#[test]
+fn a_log_is_looked_at_once() {
+    use crate::transcript::{Format, Reader};
+    let looks = |text: &str| {
+        let before = LOOKS.get();
+        let read = Reader::new(text.as_bytes(), Format::Auto).count();
+        assert!(read > 0);
+        LOOKS.get() - before
+    };
+    let root = env!("CARGO_MANIFEST_DIR");
+    let example = |name: &str| {
+        std::fs::read_to_string(format!("{root}/examples/formats/{name}")).expect("the example")
+    };
+    // A sample as a `.eval` log keeps it, on one line: the look that finds it whole
+    // on its line tells its kind too.
+    let log: serde_json::Value = serde_json::from_str(&example("inspect-log.json")).unwrap();
+    let sample = serde_json::to_string(&log["samples"][0]).unwrap();
+    assert_eq!(looks(&sample), 1);
+    // A log of lines: its first line looked at, the others read as it was.
+    assert_eq!(looks(&example("../calculator.jsonl")), 1);
+    assert_eq!(looks(&example("claude-code-session.jsonl")), 1);
+    // A document: its first line looked at (`{`, alone: it opens a document), then
+    // the document, once.
+    assert_eq!(looks(&example("mini-swe-agent.traj.json")), 2);
 }
 
 #[test]
@@ -352,6 +386,10 @@ proptest! {
         prop_assert_eq!(kind(&text), serde_kind(&text), "{}", text);
         let mut keys = Keys::default();
         prop_assert_eq!(look(&mut Skim::new(&text), &mut keys, 0), Some(()), "{}", text);
+        let object = text.starts_with('{');
+        prop_assert_eq!(line(&text), object.then(|| serde_kind(&text)), "{}", text);
+        // Something after it: not a line of one record.
+        prop_assert_eq!(line(&format!("{text} {{}}")), None);
     }
 
     /// Any text cut from JSON: no panic, and told as the keys before the cut tell it
