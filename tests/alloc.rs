@@ -401,6 +401,31 @@ fn claude_code_turns_keep_their_own_copies() {
     each_cycle_allocates("", CYCLE, [6, 2, 5], ids + turns + results);
 }
 
+/// Reading Codex CLI's rollout with `Reader::next_borrowed`: its Responses items are
+/// read as the Responses API's are, a model call's items joined into one turn (each
+/// call's usage record added to it) and given once an item from outside the model
+/// follows. The turn keeps its own copies meanwhile (its records' lines are gone by
+/// then), and a message read as it is given waits as a copy. What is allocated, each
+/// cycle of the conversation (the bench's, ten records): the first turn's text and
+/// the answer's; each call's name, id and arguments, and its turn's list of calls;
+/// each tool's output, read as its turn is given, its text and call id; the user's
+/// message read as the answer is given, its text. (The usage records cost nothing.)
+fn codex_turns_keep_their_own_copies() {
+    const CYCLE: &str = include_str!("../benches/cycles/codex.jsonl");
+    assert_eq!(CYCLE.lines().count(), 10, "the cycle's records");
+    let rounds = 200;
+    let (change, counts) = reading_after_a_cycle(CYCLE, rounds);
+    let cycles = rounds - 1;
+    assert_eq!(counts, [6, 2, 5].map(|n| n * cycles));
+    let (texts, calls, outputs, user) = (2, 2 * (3 + 1), 2 * 2, 1);
+    assert_eq!(
+        (change.allocations, change.reallocations),
+        // (The last answer ends the input: no user's message waits after it.)
+        (cycles * (texts + calls + outputs + user) - user, 0),
+        "{change:?}"
+    );
+}
+
 /// Reading CrewAI's task outputs with `Reader::next_borrowed`: a line stands for six
 /// messages, the five after its first given at the next calls, borrowing the line
 /// then (kept as spans of it meanwhile, not copied). What is left to allocate, each
@@ -574,7 +599,7 @@ fn readme_gives(sizes: &[(usize, usize)]) {
 }
 
 fn main() {
-    let tests: [(&str, fn()); 17] = [
+    let tests: [(&str, fn()); 18] = [
         (
             "borrowed_reading_copies_no_text",
             borrowed_reading_copies_no_text,
@@ -614,6 +639,10 @@ fn main() {
         (
             "claude_code_turns_keep_their_own_copies",
             claude_code_turns_keep_their_own_copies,
+        ),
+        (
+            "codex_turns_keep_their_own_copies",
+            codex_turns_keep_their_own_copies,
         ),
         (
             "crewai_tasks_borrow_their_lines",
