@@ -92,8 +92,9 @@ impl<'a> Skim<'a> {
     /// anything else to the comma, bracket, brace or whitespace after it.
     pub(super) fn value(&mut self) -> Option<&'a str> {
         let bytes = self.text.as_bytes();
+        let first = self.peek()?;
         let start = self.at;
-        match self.peek()? {
+        match first {
             b'"' => self.skip_string()?,
             open @ (b'{' | b'[') => {
                 self.at += 1;
@@ -189,6 +190,9 @@ mod tests {
             .expect("an object");
         assert_eq!(keys, ["a\"b", "c", "d", "e"]);
         assert_eq!(values, [r#"[1, {"x": "]}"}]"#, "-1.5e3", r#""q\\""#, "{}"]);
+        // A value after whitespace: its own text.
+        assert_eq!(Skim::new(" \n 7 ,").value(), Some("7"));
+        assert_eq!(Skim::new("\t[1] ").value(), Some("[1]"));
     }
 
     #[test]

@@ -648,6 +648,25 @@ fn inspect_logs_samples_are_found_as_serde_finds_them() {
     for text in [two, one] {
         reads_alike(text).unwrap();
     }
+    // A corpus's search for a log's samples: as serde finds them, where there are
+    // two or more (a log of fewer is one transcript).
+    let more = [
+        r#"{"samples": [{"id": 1}], "x": tru}"#,
+        r#"{"samples": [{"id": 1}, {"id": 2}], "x": tru}"#,
+        r#"{"samples": [{"id": 1}], "samples": [{"id": 1}, {"id": 2}]}"#,
+        r#"{"samples": [{"id": 1}, {"id": 2}]} {}"#,
+        r#"{"samples": [{"id": 1}, "#,
+        r#"{"samples": 7}"#,
+        r#"[{"samples": [{"id": 1}, {"id": 2}]}]"#,
+    ];
+    for text in found.iter().chain(&left).chain(&more) {
+        let found = crate::transcript::inspect::json_log_samples(text).map(|s| s.len());
+        let by_serde = by_serde(text)
+            .flatten()
+            .map(|s| s.len())
+            .filter(|&n| n >= 2);
+        assert_eq!(found, by_serde, "{text}");
+    }
 }
 
 /// CrewAI's task outputs (`TaskOutput.model_dump()`, an agent's `LiteAgentOutput`).
