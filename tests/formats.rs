@@ -1572,6 +1572,40 @@ fn a_first_line_whose_json_is_wrong_is_refused_where_serde_json_refuses_it() {
 }
 
 #[test]
+fn an_arrays_json_errors_are_serde_jsons_at_their_place() {
+    // An array is split by a skim of its brackets, its elements' JSON checked by
+    // their readers: a syntax error is still serde_json's, at its place in the
+    // document, whether inside an element or between them.
+    for doc in [
+        "[\n {\"role\": \"user\", \"content\": \"a\"},\n {\"role\": \"user\", \"content\": 01}\n]\n",
+        "[\n {\"role\": \"user\", \"content\": \"a\\q\"}\n]\n",
+        "[\n {\"role\": \"user\", \"content\": \"a\"}\n {\"role\": \"user\", \"content\": \"b\"}\n]\n",
+        "[\n {\"role\": \"user\", \"content\": \"a\"},\n]\n",
+        "[\n {\"role\": \"user\", \"content\": \"a\"},\n {\"role\": \"user\"",
+        "[\n {\"role\": \"user\", \"content\": [1}]\n",
+    ] {
+        let serde = serde_json::from_str::<Vec<serde::de::IgnoredAny>>(doc).unwrap_err();
+        let err = read(doc, Format::Auto).unwrap_err();
+        assert_eq!(
+            (err.kind, err.line, err.column),
+            (
+                TranscriptErrorKind::Json,
+                serde.line(),
+                Some(serde.column())
+            ),
+            "{doc}: {err}"
+        );
+    }
+    // Its first wrong element is the error, in the document's order: a field the
+    // kind does not have before a number that is not one.
+    let doc =
+        "[\n {\"role\": \"user\", \"contnt\": 1},\n {\"role\": \"user\", \"content\": 01}\n]\n";
+    let err = read(doc, Format::Auto).unwrap_err();
+    assert_eq!((err.line, err.column), (2, Some(26)), "{err}");
+    assert!(err.message.contains("unknown field `contnt`"), "{err}");
+}
+
+#[test]
 fn provider_extras_are_read_once_and_streamed_chunks_are_refused() {
     // A key read and ignored is still a field: twice is serde's error, with its place.
     let twice = "{\"role\": \"user\", \"content\": \"go\"}\n{\"role\": \"assistant\", \"content\": \"a\", \"reasoning\": \"x\", \"reasoning\": \"y\"}\n";

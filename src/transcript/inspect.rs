@@ -226,7 +226,7 @@ pub(super) fn read_log<'a>(text: &'a str, out: &mut Out<'a>) -> Result<(), Failu
     let samples = match fast::inspect::log_samples(text) {
         Some(samples) => {
             // Read whole by the scanner: no deeper than its limit, not walked.
-            record::read_whole(text);
+            record::known_shallow(text);
             samples
         }
         None => parse::<Log<'a>>(text)?

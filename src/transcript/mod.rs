@@ -1265,12 +1265,27 @@ impl<R: BufRead> State<R> {
         base: usize,
         out: &mut record::Out<'t>,
     ) -> Result<(), TranscriptError> {
-        let elements = serde_json::from_str::<Vec<&serde_json::value::RawValue>>(text)
-            .map_err(|e| self.error(text, whole, base, record::Problem::Json(e)))?;
+        // Split by a skim, which measures the list's nesting in the same walk (the
+        // elements' readers check their JSON): serde_json's split checked every
+        // element before its reader checked it again, and the nesting was walked after.
+        let elements = match skim::elements(text, MAX_JSON_DEPTH) {
+            Some((elements, shallow)) => {
+                if shallow {
+                    record::known_shallow(text);
+                }
+                elements
+            }
+            // Not a list the skim can split: serde_json says what is wrong.
+            None => serde_json::from_str::<Vec<&serde_json::value::RawValue>>(text)
+                .map_err(|e| self.error(text, whole, base, record::Problem::Json(e)))?
+                .into_iter()
+                .map(serde_json::value::RawValue::get)
+                .collect(),
+        };
         let count = elements.len();
         for (i, element) in elements.into_iter().enumerate() {
-            let (keyed, predicted) = self.predict(element.get());
-            self.read_record_in(element.get(), keyed, predicted, whole, base, out)
+            let (keyed, predicted) = self.predict(element);
+            self.read_record_in(element, keyed, predicted, whole, base, out)
                 .map_err(|mut e| {
                     if e.kind == Kind::Message || e.kind == Kind::ToolSearch {
                         e.message =

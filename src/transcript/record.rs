@@ -884,7 +884,7 @@ thread_local! {
 ///
 /// The reader may also defer a document's check ([`Checked::deferred`]): the walk is
 /// then made where serde first reads the document, or not at all where the scanner
-/// reads it whole ([`read_whole`]), and after the reading
+/// reads it whole ([`known_shallow`]), and after the reading
 /// ([`Checked::too_deep`]) where neither happened.
 pub(super) struct Checked<'t> {
     before: ((usize, usize), Nesting),
@@ -929,7 +929,7 @@ impl<'t> Checked<'t> {
 }
 
 /// `text` as a `T`: scanned by the fast path's `scan` (into a default `T`) where it is
-/// sure of it, the whole text read (so that its nesting is known: [`read_whole`]),
+/// sure of it, the whole text read (so that its nesting is known: [`known_shallow`]),
 /// else parsed by serde.
 pub(super) fn scan_or_parse<'a, T: Deserialize<'a> + Default>(
     text: &'a str,
@@ -937,16 +937,17 @@ pub(super) fn scan_or_parse<'a, T: Deserialize<'a> + Default>(
 ) -> Result<T, Failure<'a>> {
     let mut scanned = T::default();
     if scan(text, &mut scanned).is_some() {
-        read_whole(text);
+        known_shallow(text);
         return Ok(scanned);
     }
     parse(text)
 }
 
-/// The scanner read `text` whole: where it is the document whose check is deferred,
-/// its nesting is known to be shallow (the scanner follows no deeper nesting than
-/// its own, lower, limit), and it is not walked.
-pub(super) fn read_whole(text: &str) {
+/// The nesting of `text` is known to be no deeper than [`super::MAX_JSON_DEPTH`]:
+/// where it is the document whose check is deferred, it is not walked. Known where
+/// the scanner read it whole (it follows no deeper nesting than its own, lower,
+/// limit), or where the skim that split it into its elements measured it.
+pub(super) fn known_shallow(text: &str) {
     let (key, _) = CHECKED.get();
     if key == Checked::key(text) {
         CHECKED.set((key, Nesting::Shallow));
@@ -1154,7 +1155,7 @@ mod tests {
     /// happened, and found there where it is too deep.
     #[test]
     fn a_deferred_document_is_walked_once_or_known() {
-        use super::read_whole;
+        use super::known_shallow;
         use crate::transcript::WALKS;
         // More brackets than the limit (the walk is made), nested two deep.
         let wide = format!("[{}]", vec!["[]"; 70].join(","));
@@ -1171,9 +1172,9 @@ mod tests {
             assert!(shallow(&wide).is_ok() && shallow(&wide).is_ok());
         };
         assert_eq!(walked(&by_serde, &wide), (1, None));
-        let by_scanner = |_: &Checked<'_>| read_whole(&wide);
+        let by_scanner = |_: &Checked<'_>| known_shallow(&wide);
         assert_eq!(walked(&by_scanner, &wide), (0, None));
-        let a_part = |_: &Checked<'_>| read_whole(&wide[1..]);
+        let a_part = |_: &Checked<'_>| known_shallow(&wide[1..]);
         assert_eq!(walked(&a_part, &wide), (1, None));
         assert_eq!(walked(&|_| {}, &wide), (1, None));
         // The object is a level: its 64th array is the 65th.
@@ -1186,7 +1187,7 @@ mod tests {
                     ..
                 })
             ));
-            read_whole(&deep[1..]);
+            known_shallow(&deep[1..]);
         };
         assert_eq!(walked(&refused, &deep).1, Some(at));
         assert_eq!(walked(&|_| {}, &deep).1, Some(at));
@@ -1196,8 +1197,9 @@ mod tests {
 
     /// A document of one record is walked once where serde reads it, not again by
     /// its record's reader, and not at all where the scanner reads it whole; an
-    /// array is walked after its records are read (it is not one), its records each
-    /// where serde reads them.
+    /// array's nesting is measured by the skim that splits it (walked after its
+    /// records are read only where it is too deep, to say where), its records each
+    /// walked where serde reads them.
     #[test]
     fn a_document_of_one_record_is_walked_once() {
         use crate::transcript::{Format, Reader, WALKS};
@@ -1238,7 +1240,16 @@ mod tests {
         let value: serde_json::Value = serde_json::from_str(log).unwrap();
         let sample = serde_json::to_string_pretty(&value["samples"][0]).unwrap();
         assert_eq!(walks(&sample), 0);
-        assert_eq!(walks(&format!("[{deeper}]")), 2);
-        assert_eq!(walks(&format!("[{trajectory}]")), 1);
+        // In a list: its nesting measured by the skim that splits it, not walked; an
+        // element serde reads walked as serde reads it (a part of the list, whose
+        // walk does not spare it).
+        assert_eq!(walks(&format!("[{deeper}]")), 1);
+        assert_eq!(walks(&format!("[{trajectory}]")), 0);
+        // A list nested too deep is walked, after its reading, to say where.
+        let depth = crate::transcript::MAX_JSON_DEPTH;
+        let too_deep = format!("[{}{}]", "[".repeat(depth), "]".repeat(depth));
+        assert_eq!(walks(&too_deep), 1);
+        let at_limit = format!("[{}{}]", "[".repeat(depth - 1), "]".repeat(depth - 1));
+        assert_eq!(walks(&at_limit), 0);
     }
 }

@@ -74,7 +74,7 @@ impl<'a> Skim<'a> {
             return Some(());
         }
         first(self)?;
-        self.close(b']')
+        self.close(b']').map(drop)
     }
 
     /// The string at the cursor (after whitespace), if it is one (then consumed);
@@ -116,13 +116,15 @@ impl<'a> Skim<'a> {
     }
 
     /// Steps over the rest of an object or a list, the cursor inside it (outside any
-    /// string), to its closing bracket, which must be `close`.
-    fn close(&mut self, close: u8) -> Option<()> {
+    /// string), to its closing bracket, which must be `close`; gives the nesting it
+    /// reached (1 for none within it).
+    fn close(&mut self, close: u8) -> Option<usize> {
         // The first bracket that closes more than opened after the cursor.
-        let mut depth = 1usize;
+        let (mut depth, mut deepest) = (1usize, 1usize);
         let end = depth::brackets(self.text.as_bytes(), self.at, |b, _| {
             if b == b'[' || b == b'{' {
                 depth += 1;
+                deepest = deepest.max(depth);
             } else {
                 depth -= 1;
             }
@@ -132,7 +134,7 @@ impl<'a> Skim<'a> {
             return None;
         }
         self.at = end + 1;
-        Some(())
+        Some(deepest)
     }
 
     /// Consumes `byte` (after whitespace), or gives up.
@@ -172,9 +174,45 @@ impl<'a> Skim<'a> {
     }
 }
 
+/// The elements of the JSON list `text` (trimmed), each's text as [`Skim::value`]
+/// steps over it, and whether the list nests no deeper than `max` (itself one
+/// level); `None` where it is not a list of values separated by commas, with nothing
+/// after it. One walk finds both: the elements' ends and the list's nesting.
+pub(super) fn elements(text: &str, max: usize) -> Option<(Vec<&str>, bool)> {
+    let mut skim = Skim::new(text);
+    skim.expect(b'[')?;
+    let mut elements = Vec::new();
+    let mut deepest = 1;
+    if skim.peek()? == b']' {
+        skim.at += 1;
+    } else {
+        loop {
+            let first = skim.peek()?;
+            let start = skim.at;
+            if let open @ (b'{' | b'[') = first {
+                skim.at += 1;
+                let nesting = skim.close(if open == b'{' { b'}' } else { b']' })?;
+                deepest = deepest.max(1 + nesting);
+            } else {
+                skim.value()?;
+            }
+            elements.push(text.get(start..skim.at)?);
+            match skim.peek()? {
+                b',' => skim.at += 1,
+                b']' => {
+                    skim.at += 1;
+                    break;
+                }
+                _ => return None,
+            }
+        }
+    }
+    skim.peek().is_none().then_some((elements, deepest <= max))
+}
+
 #[cfg(test)]
 mod tests {
-    use super::Skim;
+    use super::{Skim, elements};
 
     #[test]
     fn values_are_stepped_over_to_their_ends() {
@@ -211,6 +249,21 @@ mod tests {
             .first_element(|_| panic!("an empty list has no element"))
             .expect("a list");
         assert_eq!(empty.peek(), None);
+    }
+
+    #[test]
+    fn a_lists_elements_are_found_with_its_nesting() {
+        let text = r#"[ {"a": [1, "]"]}, 2 ,"x", [[[]]] ]"#;
+        let (found, _) = elements(text, 4).expect("a list");
+        assert_eq!(found, [r#"{"a": [1, "]"]}"#, "2", r#""x""#, "[[[]]]"]);
+        // The list one level, `[[[]]]` three more: four deep.
+        assert_eq!(elements(text, 4).map(|(_, shallow)| shallow), Some(true));
+        assert_eq!(elements(text, 3).map(|(_, shallow)| shallow), Some(false));
+        assert_eq!(elements("[]", 1), Some((vec![], true)));
+        assert_eq!(elements("[1]", 0), Some((vec!["1"], false)));
+        for text in ["[1 2]", "[1,", "[1] 2", "[1,]", "{}", "[{]"] {
+            assert_eq!(elements(text, 9), None, "{text}");
+        }
     }
 
     #[test]
