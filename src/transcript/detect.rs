@@ -183,12 +183,31 @@ struct Keys {
 /// {"type": "session", "session_id", "state"}  Agent Framework session
 /// ```
 pub(super) fn kind(text: &str) -> Option<Kind> {
+    look_at(text).kind
+}
+
+/// What a look at a record found.
+pub(super) struct Looked {
+    /// The kind its keys show, as [`kind`] tells it.
+    pub(super) kind: Option<Kind>,
+    /// How deep its objects and lists nest, where the look went over the whole
+    /// text (one JSON value, nothing after it): the look's walk measures it, so that
+    /// a document serde reads next need not be walked for it.
+    pub(super) nesting: Option<usize>,
+}
+
+/// The look at the record `text`: its kind, and its nesting.
+pub(super) fn look_at(text: &str) -> Looked {
     #[cfg(test)]
     LOOKS.set(LOOKS.get() + 1);
     let mut keys = Keys::default();
+    let mut skim = Skim::new(text);
     // Where the look gives up, what it saw decides.
-    let _ = look(&mut Skim::new(text), &mut keys, 0);
-    decide(&keys)
+    let whole = look(&mut skim, &mut keys, 0).is_some() && skim.peek().is_none();
+    Looked {
+        kind: decide(&keys),
+        nesting: whole.then(|| skim.deepest()),
+    }
 }
 
 #[cfg(test)]

@@ -1321,7 +1321,12 @@ impl<R: BufRead> State<R> {
         let kind = match predicted.or(self.kind) {
             Some(kind) => kind,
             None => {
-                let kind = self.kind_or_first(detect::kind(text));
+                let looked = detect::look_at(text);
+                if looked.nesting.is_some_and(|n| n <= MAX_JSON_DEPTH) {
+                    // A document serde reads next is not walked for its nesting.
+                    record::known_shallow(text);
+                }
+                let kind = self.kind_or_first(looked.kind);
                 self.kind = Some(kind);
                 kind
             }

@@ -1195,8 +1195,9 @@ mod tests {
         assert!(shallow(&deep).is_err());
     }
 
-    /// A document of one record is walked once where serde reads it, not again by
-    /// its record's reader, and not at all where the scanner reads it whole; an
+    /// A document of one record is not walked where the look that told its kind
+    /// measured it (or once, where serde reads it, where it is too deep), and not at
+    /// all where the scanner reads it whole; an
     /// array's nesting is measured by the skim that splits it (walked after its
     /// records are read only where it is too deep, to say where), its records each
     /// walked where serde reads them.
@@ -1212,19 +1213,27 @@ mod tests {
         let trajectory = include_str!("../../examples/formats/mini-swe-agent.traj.json");
         assert_eq!(walks(trajectory), 0);
         // Nested deeper than the scanner follows (in a key no reader reads): read by
-        // serde.
+        // serde, its nesting measured by the look that told its kind, not walked;
+        // too deep, walked where serde reads it, to say where.
         let deeper = trajectory.replacen(
             '{',
             &format!("{{\"deep\": {}{},", "[".repeat(40), "]".repeat(40)),
             1,
         );
-        assert_eq!(walks(&deeper), 1);
+        assert_eq!(walks(&deeper), 0);
+        let depth = crate::transcript::MAX_JSON_DEPTH;
+        let too_deep = trajectory.replacen(
+            '{',
+            &format!("{{\"deep\": {}{},", "[".repeat(depth), "]".repeat(depth)),
+            1,
+        );
+        assert!(walks(&too_deep) >= 1);
         // An Inspect JSON log, read whole by the scanner, and its sample: not walked.
         let log = include_str!("../../examples/formats/inspect-log.json");
         assert_eq!(walks(log), 0);
         // Where serde reads the log and its sample (the sample nested deeper than the
-        // scanner follows), the log is walked, once, its sample (a value of the log
-        // checked) not again.
+        // scanner follows), the log is measured by the look, its sample (a value of
+        // the log) not walked either.
         let list = log.find("\"samples\": [").unwrap();
         let brace = list + log[list..].find('{').unwrap();
         let deep_log = format!(
@@ -1234,7 +1243,7 @@ mod tests {
             "]".repeat(40),
             &log[brace + 1..]
         );
-        assert_eq!(walks(&deep_log), 1);
+        assert_eq!(walks(&deep_log), 0);
         // Its sample alone (indented: a document, not a line), which the scanner reads
         // whole: not walked.
         let value: serde_json::Value = serde_json::from_str(log).unwrap();
@@ -1246,7 +1255,6 @@ mod tests {
         assert_eq!(walks(&format!("[{deeper}]")), 1);
         assert_eq!(walks(&format!("[{trajectory}]")), 0);
         // A list nested too deep is walked, after its reading, to say where.
-        let depth = crate::transcript::MAX_JSON_DEPTH;
         let too_deep = format!("[{}{}]", "[".repeat(depth), "]".repeat(depth));
         assert_eq!(walks(&too_deep), 1);
         let at_limit = format!("[{}{}]", "[".repeat(depth - 1), "]".repeat(depth - 1));

@@ -14,12 +14,33 @@ use super::depth;
 pub(super) struct Skim<'a> {
     text: &'a str,
     at: usize,
+    /// The objects and lists the cursor is in.
+    level: usize,
+    /// The deepest nesting of the objects and lists stepped over or into so far.
+    deepest: usize,
 }
 
 impl<'a> Skim<'a> {
     /// A cursor at the start of `text`.
     pub(super) fn new(text: &'a str) -> Skim<'a> {
-        Skim { text, at: 0 }
+        Skim {
+            text,
+            at: 0,
+            level: 0,
+            deepest: 0,
+        }
+    }
+
+    /// The deepest nesting of the objects and lists the skim has stepped over or
+    /// into (a text skimmed whole: its nesting).
+    pub(super) fn deepest(&self) -> usize {
+        self.deepest
+    }
+
+    /// Into an object or a list (its opening bracket consumed).
+    fn enter(&mut self) {
+        self.level += 1;
+        self.deepest = self.deepest.max(self.level);
     }
 
     /// The next byte that is not JSON whitespace, not consumed.
@@ -41,8 +62,10 @@ impl<'a> Skim<'a> {
         mut member: impl FnMut(&mut Self, Cow<'a, str>) -> Option<()>,
     ) -> Option<()> {
         self.expect(b'{')?;
+        self.enter();
         if self.peek()? == b'}' {
             self.at += 1;
+            self.level -= 1;
             return Some(());
         }
         loop {
@@ -54,6 +77,7 @@ impl<'a> Skim<'a> {
                 b',' => self.at += 1,
                 b'}' => {
                     self.at += 1;
+                    self.level -= 1;
                     return Some(());
                 }
                 _ => return None,
@@ -69,11 +93,15 @@ impl<'a> Skim<'a> {
         first: impl FnOnce(&mut Self) -> Option<()>,
     ) -> Option<()> {
         self.expect(b'[')?;
+        self.enter();
         if self.peek()? == b']' {
             self.at += 1;
+            self.level -= 1;
             return Some(());
         }
         first(self)?;
+        // The rest: the list's own level is one of the nesting `close` measures.
+        self.level -= 1;
         self.close(b']').map(drop)
     }
 
@@ -116,8 +144,9 @@ impl<'a> Skim<'a> {
     }
 
     /// Steps over the rest of an object or a list, the cursor inside it (outside any
-    /// string), to its closing bracket, which must be `close`; gives the nesting it
-    /// reached (1 for none within it).
+    /// string; the list or object not counted in the cursor's level), to its closing
+    /// bracket, which must be `close`; gives the nesting it reached (1 for none
+    /// within it), which the skim's deepest counts from its level.
     fn close(&mut self, close: u8) -> Option<usize> {
         // The first bracket that closes more than opened after the cursor.
         let (mut depth, mut deepest) = (1usize, 1usize);
@@ -134,6 +163,7 @@ impl<'a> Skim<'a> {
             return None;
         }
         self.at = end + 1;
+        self.deepest = self.deepest.max(self.level + deepest);
         Some(deepest)
     }
 
@@ -181,21 +211,15 @@ impl<'a> Skim<'a> {
 pub(super) fn elements(text: &str, max: usize) -> Option<(Vec<&str>, bool)> {
     let mut skim = Skim::new(text);
     skim.expect(b'[')?;
+    skim.enter();
     let mut elements = Vec::new();
-    let mut deepest = 1;
     if skim.peek()? == b']' {
         skim.at += 1;
     } else {
         loop {
-            let first = skim.peek()?;
+            skim.peek()?;
             let start = skim.at;
-            if let open @ (b'{' | b'[') = first {
-                skim.at += 1;
-                let nesting = skim.close(if open == b'{' { b'}' } else { b']' })?;
-                deepest = deepest.max(1 + nesting);
-            } else {
-                skim.value()?;
-            }
+            skim.value()?;
             elements.push(text.get(start..skim.at)?);
             match skim.peek()? {
                 b',' => skim.at += 1,
@@ -207,7 +231,9 @@ pub(super) fn elements(text: &str, max: usize) -> Option<(Vec<&str>, bool)> {
             }
         }
     }
-    skim.peek().is_none().then_some((elements, deepest <= max))
+    skim.peek()
+        .is_none()
+        .then_some((elements, skim.deepest <= max))
 }
 
 #[cfg(test)]

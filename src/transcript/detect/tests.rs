@@ -6,7 +6,9 @@ use proptest::prelude::*;
 use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
-use super::{Keys, LOOKS, Skim, converse_content, decide, flag, is_langchain, kind, line, look};
+use super::{
+    Keys, LOOKS, Skim, converse_content, decide, flag, is_langchain, kind, line, look, look_at,
+};
 use crate::transcript::MAX_JSON_DEPTH;
 use crate::transcript::record::Kind;
 
@@ -117,6 +119,27 @@ impl<'de> Visitor<'de> for Look<'_> {
     fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<(), E> {
         Ok(())
     }
+}
+
+/// How deep the JSON text `text` nests its objects and lists, a byte at a time (a
+/// duplicate key's value counts, which a parsed value drops).
+fn nesting(text: &str) -> usize {
+    let (mut depth, mut deepest, mut in_string, mut escaped) = (0usize, 0, false, false);
+    for b in text.bytes() {
+        match b {
+            _ if escaped => escaped = false,
+            b'\\' if in_string => escaped = true,
+            b'"' => in_string = !in_string,
+            _ if in_string => {}
+            b'[' | b'{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b']' | b'}' => depth -= 1,
+            _ => {}
+        }
+    }
+    deepest
 }
 
 /// Whether `text` is one JSON value (as the look reads it: what follows is not
@@ -245,6 +268,8 @@ fn the_look_is_bounded_in_depth() {
     assert_eq!(kind(&text), Some(Kind::AnthropicRequest));
     let mut keys = Keys::default();
     assert_eq!(look(&mut Skim::new(&text), &mut keys, 0), Some(()));
+    // Measured whole all the same: the object, two levels a step, the last list.
+    assert_eq!(look_at(&text).nesting, Some(1 + 2 * depth + 1));
 }
 
 /// The keys the look knows, a few it does not, and keys written with an escape.
@@ -388,8 +413,11 @@ proptest! {
         prop_assert_eq!(look(&mut Skim::new(&text), &mut keys, 0), Some(()), "{}", text);
         let object = text.starts_with('{');
         prop_assert_eq!(line(&text), object.then(|| serde_kind(&text)), "{}", text);
-        // Something after it: not a line of one record.
+        // Something after it: not a line of one record, nor measured.
         prop_assert_eq!(line(&format!("{text} {{}}")), None);
+        prop_assert_eq!(look_at(&format!("{text} {{}}")).nesting, None);
+        // Its nesting measured as it is.
+        prop_assert_eq!(look_at(&text).nesting, Some(nesting(&text)), "{}", text);
     }
 
     /// Any text cut from JSON: no panic, and told as the keys before the cut tell it
