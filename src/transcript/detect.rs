@@ -212,7 +212,7 @@ pub(super) fn look_at(text: &str) -> Looked {
 
 #[cfg(test)]
 thread_local! {
-    /// The looks at a record ([`kind`], [`line`]) taken on this thread (what a
+    /// The looks at a record ([`look_at`], [`line`]) taken on this thread (what a
     /// reading costs in them is tested).
     static LOOKS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }

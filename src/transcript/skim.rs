@@ -204,10 +204,11 @@ impl<'a> Skim<'a> {
     }
 }
 
-/// The elements of the JSON list `text` (trimmed), each's text as [`Skim::value`]
-/// steps over it, and whether the list nests no deeper than `max` (itself one
-/// level); `None` where it is not a list of values separated by commas, with nothing
-/// after it. One walk finds both: the elements' ends and the list's nesting.
+/// The elements of the JSON list `text` (trimmed), the text of each as
+/// [`Skim::value`] steps over it, and whether the list nests no deeper than `max`
+/// (itself one level); `None` where it is not a list of values separated by commas,
+/// with nothing after it. One walk finds both: the elements' ends and the list's
+/// nesting.
 pub(super) fn elements(text: &str, max: usize) -> Option<(Vec<&str>, bool)> {
     let mut skim = Skim::new(text);
     skim.expect(b'[')?;
