@@ -1606,6 +1606,56 @@ fn an_arrays_json_errors_are_serde_jsons_at_their_place() {
 }
 
 #[test]
+fn documents_one_after_another_are_refused_where_serde_json_refuses_them() {
+    // Documents one after another are split by a skim, each document's JSON checked
+    // by its reader: a syntax error is serde_json's, at its place, after the
+    // messages of the documents before it.
+    let one = "{\"role\": \"user\",\n \"content\": \"a\"}\n";
+    for (doc, before) in [
+        (
+            format!("{one}{{\"role\": \"user\",\n \"content\": 01}}\n"),
+            1,
+        ),
+        (
+            format!("{one}{one}{{\"role\": \"user\",\n \"content\": \"\\q\"}}\n"),
+            2,
+        ),
+        (format!("{one},\n{one}"), 1),
+        (
+            format!("{{\"role\": \"user\",\n \"content\": tru}}\n{one}"),
+            0,
+        ),
+    ] {
+        let serde = serde_json::Deserializer::from_str(&doc)
+            .into_iter::<serde::de::IgnoredAny>()
+            .find_map(Result::err)
+            .expect("a document that is not JSON");
+        let mut reader = Reader::new(doc.as_bytes(), Format::Auto);
+        let read: Vec<_> = reader.by_ref().collect();
+        let (messages, errors): (Vec<_>, Vec<_>) = read.into_iter().partition(Result::is_ok);
+        assert_eq!(messages.len(), before, "{doc}");
+        let err = errors.into_iter().next().expect("an error").unwrap_err();
+        assert_eq!(
+            (err.kind, err.line, err.column),
+            (
+                TranscriptErrorKind::Json,
+                serde.line(),
+                Some(serde.column())
+            ),
+            "{doc}: {err}"
+        );
+    }
+    // A document cut short: the first given, then the end of the text, at its last
+    // line's end.
+    let cut = format!("{one}{{\"role\": \"user\",\n \"content\": \"b\"\n");
+    let read: Vec<_> = Reader::new(cut.as_bytes(), Format::Auto).collect();
+    assert_eq!(read.len(), 2);
+    let err = read[1].as_ref().unwrap_err();
+    assert_eq!((err.line, err.column), (4, Some(15)), "{err}");
+    assert!(err.message.starts_with("EOF while parsing"), "{err}");
+}
+
+#[test]
 fn provider_extras_are_read_once_and_streamed_chunks_are_refused() {
     // A key read and ignored is still a field: twice is serde's error, with its place.
     let twice = "{\"role\": \"user\", \"content\": \"go\"}\n{\"role\": \"assistant\", \"content\": \"a\", \"reasoning\": \"x\", \"reasoning\": \"y\"}\n";

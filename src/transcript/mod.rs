@@ -1195,12 +1195,21 @@ impl<R: BufRead> State<R> {
         // One document, most often: read as such (no parse spent on looking for
         // more). Where it is not one, because documents follow it, they are read in
         // turn; any other error is its own.
+        // (Documents one after another: found by a skim, which measures their
+        // nesting in the same walk, where the first reading fails.)
+        let mut skimmed = None;
         let first = {
             // Its nesting checked where serde first reads it (once), or known where the
-            // scanner reads it whole; else after the reading, which then gives way to
-            // a document too deep.
+            // scanner reads it whole or a look measured it; else after the reading,
+            // which then gives way to a document too deep.
             let checked = record::Checked::deferred(trimmed);
             let read = self.read_one(trimmed, text, start, &mut out);
+            if read.is_err() {
+                skimmed = skim::documents(trimmed, MAX_JSON_DEPTH);
+                if skimmed.as_ref().is_some_and(|(_, shallow)| *shallow) {
+                    record::known_shallow(trimmed);
+                }
+            }
             if let Some(at) = checked.too_deep() {
                 return Err(TranscriptError::too_deep(
                     start,
@@ -1211,8 +1220,29 @@ impl<R: BufRead> State<R> {
             read
         };
         if let Err(error) = first {
-            let Some(documents) = documents(trimmed) else {
-                return Err(error);
+            let documents: Vec<serde_json::Result<&str>> = match skimmed {
+                // The first document's JSON checked, as serde_json's split does: a text
+                // whose first document is not JSON is that error, not documents.
+                Some((documents, _)) if is_json(documents[0]) => {
+                    documents.into_iter().map(Ok).collect()
+                }
+                Some(_) => return Err(error),
+                // Not documents a skim can split: serde_json's split says what is
+                // wrong (its documents up to the first that is not JSON).
+                None => {
+                    let Some(documents) = documents(trimmed) else {
+                        return Err(error);
+                    };
+                    let mut split = Vec::new();
+                    for document in documents {
+                        let wrong = document.is_err();
+                        split.push(document.map(serde_json::value::RawValue::get));
+                        if wrong {
+                            break;
+                        }
+                    }
+                    split
+                }
             };
             // What the first reading built before it failed is not kept.
             out.clear();
@@ -1220,9 +1250,7 @@ impl<R: BufRead> State<R> {
                 let document = document
                     .map_err(|e| self.error(trimmed, text, start, record::Problem::Json(e)));
                 let before = out.len();
-                if let Err(error) =
-                    document.and_then(|d| self.read_one(d.get(), text, start, &mut out))
-                {
+                if let Err(error) = document.and_then(|d| self.read_one(d, text, start, &mut out)) {
                     // The documents before it are given, then the error.
                     out.truncate(before);
                     self.pending
@@ -1486,6 +1514,11 @@ fn documents(
         return None;
     }
     Some(std::iter::once(Ok(first)).chain(stream))
+}
+
+/// Whether `text` is JSON (one value, nothing after it).
+fn is_json(text: &str) -> bool {
+    serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
 }
 
 /// Whether a line is blank (all whitespace). Most lines start with `{`: one byte

@@ -117,7 +117,8 @@ impl<'a> Skim<'a> {
 
     /// Steps over the value at the cursor (after whitespace) and gives its text: a
     /// string to its closing quote, an object or a list to its closing bracket,
-    /// anything else to the comma, bracket, brace or whitespace after it.
+    /// anything else (a number, `true`, ...) to the first byte none of those has: a
+    /// comma, bracket, brace, quote or whitespace.
     pub(super) fn value(&mut self) -> Option<&'a str> {
         let bytes = self.text.as_bytes();
         let first = self.peek()?;
@@ -132,7 +133,12 @@ impl<'a> Skim<'a> {
                 let rest = &bytes[start..];
                 let len = rest
                     .iter()
-                    .position(|b| matches!(b, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r'))
+                    .position(|b| {
+                        matches!(
+                            b,
+                            b',' | b'}' | b']' | b'{' | b'[' | b'"' | b' ' | b'\t' | b'\n' | b'\r'
+                        )
+                    })
                     .unwrap_or(rest.len());
                 if len == 0 {
                     return None;
@@ -237,9 +243,24 @@ pub(super) fn elements(text: &str, max: usize) -> Option<(Vec<&str>, bool)> {
         .then_some((elements, skim.deepest <= max))
 }
 
+/// The JSON values of `text` (trimmed), one after another (whitespace or nothing
+/// between them), where it holds more than one: the text of each as [`Skim::value`]
+/// steps over it, and whether they nest no deeper than `max`; `None` where it holds
+/// one, or where a value cannot be stepped over.
+pub(super) fn documents(text: &str, max: usize) -> Option<(Vec<&str>, bool)> {
+    let mut skim = Skim::new(text);
+    let mut documents = Vec::new();
+    while skim.peek().is_some() {
+        let start = skim.at;
+        skim.value()?;
+        documents.push(text.get(start..skim.at)?);
+    }
+    (documents.len() > 1).then_some((documents, skim.deepest <= max))
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{Skim, elements};
+    use super::{Skim, documents, elements};
 
     #[test]
     fn values_are_stepped_over_to_their_ends() {
@@ -291,6 +312,31 @@ mod tests {
         for text in ["[1 2]", "[1,", "[1] 2", "[1,]", "{}", "[{]"] {
             assert_eq!(elements(text, 9), None, "{text}");
         }
+    }
+
+    #[test]
+    fn documents_one_after_another_are_found_with_their_nesting() {
+        let text = "{\"a\": [1]}\n[[2]]{}  \"s\" 7\"t\"8[]";
+        let (found, shallow) = documents(text, 3).expect("documents");
+        assert_eq!(
+            found,
+            [
+                r#"{"a": [1]}"#,
+                "[[2]]",
+                "{}",
+                r#""s""#,
+                "7",
+                r#""t""#,
+                "8",
+                "[]"
+            ]
+        );
+        assert!(shallow);
+        assert_eq!(documents(text, 1).map(|(_, shallow)| shallow), Some(false));
+        // One document is not documents; a comma between them is not whitespace.
+        assert_eq!(documents(r#"{"a": 1}"#, 9), None);
+        assert_eq!(documents(r#"{"a": 1}, {}"#, 9), None);
+        assert_eq!(documents(r#"{"a": 1} {"#, 9), None);
     }
 
     #[test]
