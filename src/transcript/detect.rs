@@ -194,6 +194,9 @@ pub(super) struct Looked {
     /// text (one JSON value, nothing after it): the look's walk measures it, so that
     /// a document serde reads next need not be walked for it.
     pub(super) nesting: Option<usize>,
+    /// Whether more follows the text's first value, which the look went over whole
+    /// (documents one after another).
+    pub(super) followed: bool,
 }
 
 /// The look at the record `text`: its kind, and its nesting.
@@ -203,10 +206,12 @@ pub(super) fn look_at(text: &str) -> Looked {
     let mut keys = Keys::default();
     let mut skim = Skim::new(text);
     // Where the look gives up, what it saw decides.
-    let whole = look(&mut skim, &mut keys, 0).is_some() && skim.peek().is_none();
+    let first = look(&mut skim, &mut keys, 0).is_some();
+    let followed = first && skim.peek().is_some();
     Looked {
         kind: decide(&keys),
-        nesting: whole.then(|| skim.deepest()),
+        nesting: (first && !followed).then(|| skim.deepest()),
+        followed,
     }
 }
 

@@ -1196,14 +1196,30 @@ impl<R: BufRead> State<R> {
         // more). Where it is not one, because documents follow it, they are read in
         // turn; any other error is its own.
         // (Documents one after another: found by a skim, which measures their
-        // nesting in the same walk, where the first reading fails.)
+        // nesting in the same walk, where the text is not one.)
         let mut skimmed = None;
         let first = {
             // Its nesting checked where serde first reads it (once), or known where the
             // scanner reads it whole or a look measured it; else after the reading,
             // which then gives way to a document too deep.
             let checked = record::Checked::deferred(trimmed);
-            let read = self.read_one(trimmed, text, start, &mut out);
+            // An object's look taken here, not by its record's reader: its kind, its
+            // nesting, and whether more follows it. A text of documents one after
+            // another is then not read as one (a reading sure to fail, after a walk
+            // of the whole text: a sixth of reading a log indented by `jq .`).
+            let followed = !trimmed.starts_with('[') && self.kind.is_none() && {
+                let looked = detect::look_at(trimmed);
+                if looked.nesting.is_some_and(|n| n <= MAX_JSON_DEPTH) {
+                    record::known_shallow(trimmed);
+                }
+                self.kind = Some(self.kind_or_first(looked.kind));
+                looked.followed
+            };
+            let read = if followed {
+                Err(None)
+            } else {
+                self.read_one(trimmed, text, start, &mut out).map_err(Some)
+            };
             if read.is_err() {
                 skimmed = skim::documents(trimmed, MAX_JSON_DEPTH);
                 if skimmed.as_ref().is_some_and(|(_, shallow)| *shallow) {
@@ -1226,12 +1242,12 @@ impl<R: BufRead> State<R> {
                 Some((documents, _)) if is_json(documents[0]) => {
                     documents.into_iter().map(Ok).collect()
                 }
-                Some(_) => return Err(error),
+                Some(_) => return Err(self.as_one(error, trimmed, text, start)),
                 // Not documents a skim can split: serde_json's split says what is
                 // wrong (its documents up to the first that is not JSON).
                 None => {
                     let Some(documents) = documents(trimmed) else {
-                        return Err(error);
+                        return Err(self.as_one(error, trimmed, text, start));
                     };
                     let mut split = Vec::new();
                     for document in documents {
@@ -1265,6 +1281,28 @@ impl<R: BufRead> State<R> {
             .extend(out.into_iter().map(pending::Pending::owned));
         self.line = start + lines;
         self.end()
+    }
+
+    /// The error of the document `text` (trimmed, a part of `whole`, whose first line
+    /// is line `base`) read as one: `error`, where it was, else read now (a text
+    /// of documents one after another is not read as one until its error is wanted:
+    /// where its first document is not JSON). Should that reading give messages,
+    /// which it cannot (more follows its first value), they are dropped and the
+    /// error says the text is not one document.
+    fn as_one(
+        &mut self,
+        error: Option<TranscriptError>,
+        text: &str,
+        whole: &str,
+        base: usize,
+    ) -> TranscriptError {
+        error.unwrap_or_else(|| {
+            let mut none = record::Out::new();
+            match self.read_one(text, whole, base, &mut none) {
+                Err(error) => error,
+                Ok(()) => TranscriptError::at(base, Kind::Json, "not one JSON document"),
+            }
+        })
     }
 
     /// The messages of one JSON document `text` (a part of `whole`, whose first line
