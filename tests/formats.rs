@@ -1552,11 +1552,7 @@ fn a_first_line_whose_json_is_wrong_is_refused_where_serde_json_refuses_it() {
     ] {
         let serde = serde_json::from_str::<serde::de::IgnoredAny>(line).unwrap_err();
         let err = read(&format!("{line}{second}"), Format::Auto).unwrap_err();
-        assert_eq!(
-            (err.kind, err.line, err.column),
-            (TranscriptErrorKind::Json, 1, Some(serde.column())),
-            "{line}: {err}"
-        );
+        at_serde_jsons_place(&err, &serde, line);
         // A syntax error, said as such (not a field the kind did not expect).
         assert!(!err.message.contains("format "), "{line}: {err}");
     }
@@ -1569,6 +1565,24 @@ fn a_first_line_whose_json_is_wrong_is_refused_where_serde_json_refuses_it() {
     assert_eq!(read(document, Format::Auto).unwrap().len(), 1);
     let array = "[{\"role\": \"user\", \"content\": \"a\"},\n {\"role\": \"assistant\", \"content\": \"b\"}]\n";
     assert_eq!(read(array, Format::Auto).unwrap().len(), 2);
+}
+
+/// That `err`, reading `text`, is a JSON syntax error at the place serde_json's
+/// `serde` gives.
+fn at_serde_jsons_place(
+    err: &doneseq::transcript::TranscriptError,
+    serde: &serde_json::Error,
+    text: &str,
+) {
+    assert_eq!(
+        (err.kind, err.line, err.column),
+        (
+            TranscriptErrorKind::Json,
+            serde.line(),
+            Some(serde.column())
+        ),
+        "{text}: {err}"
+    );
 }
 
 #[test]
@@ -1586,15 +1600,7 @@ fn an_arrays_json_errors_are_serde_jsons_at_their_place() {
     ] {
         let serde = serde_json::from_str::<Vec<serde::de::IgnoredAny>>(doc).unwrap_err();
         let err = read(doc, Format::Auto).unwrap_err();
-        assert_eq!(
-            (err.kind, err.line, err.column),
-            (
-                TranscriptErrorKind::Json,
-                serde.line(),
-                Some(serde.column())
-            ),
-            "{doc}: {err}"
-        );
+        at_serde_jsons_place(&err, &serde, doc);
     }
     // Its first wrong element is the error, in the document's order: a field the
     // kind does not have before a number that is not one.
@@ -1635,15 +1641,7 @@ fn documents_one_after_another_are_refused_where_serde_json_refuses_them() {
         let (messages, errors): (Vec<_>, Vec<_>) = read.into_iter().partition(Result::is_ok);
         assert_eq!(messages.len(), before, "{doc}");
         let err = errors.into_iter().next().expect("an error").unwrap_err();
-        assert_eq!(
-            (err.kind, err.line, err.column),
-            (
-                TranscriptErrorKind::Json,
-                serde.line(),
-                Some(serde.column())
-            ),
-            "{doc}: {err}"
-        );
+        at_serde_jsons_place(&err, &serde, &doc);
     }
     // A document cut short: the first given, then the end of the text, at its last
     // line's end.
