@@ -1236,10 +1236,12 @@ impl<R: BufRead> State<R> {
             read
         };
         if let Err(error) = first {
+            let mut shallow = false;
             let documents: Vec<serde_json::Result<&str>> = match skimmed {
                 // The first document's JSON checked, as serde_json's split does: a text
                 // whose first document is not JSON is that error, not documents.
-                Some((documents, _)) if is_json(documents[0]) => {
+                Some((documents, measured)) if is_json(documents[0]) => {
+                    shallow = measured;
                     documents.into_iter().map(Ok).collect()
                 }
                 Some(_) => return Err(self.as_one(error, trimmed, text, start)),
@@ -1266,6 +1268,12 @@ impl<R: BufRead> State<R> {
                 let document = document
                     .map_err(|e| self.error(trimmed, text, start, record::Problem::Json(e)));
                 let before = out.len();
+                // A document of a text measured no deeper than the limit: not walked
+                // where serde reads it.
+                let _checked = match &document {
+                    Ok(document) if shallow => Some(record::Checked::new(document)),
+                    _ => None,
+                };
                 if let Err(error) = document.and_then(|d| self.read_one(d, text, start, &mut out)) {
                     // The documents before it are given, then the error.
                     out.truncate(before);
@@ -1334,22 +1342,28 @@ impl<R: BufRead> State<R> {
         // Split by a skim, which measures the list's nesting in the same walk (the
         // elements' readers check their JSON): serde_json's split checked every
         // element before its reader checked it again, and the nesting was walked after.
-        let elements = match skim::elements(text, MAX_JSON_DEPTH) {
+        let (elements, shallow) = match skim::elements(text, MAX_JSON_DEPTH) {
             Some((elements, shallow)) => {
                 if shallow {
                     record::known_shallow(text);
                 }
-                elements
+                (elements, shallow)
             }
             // Not a list the skim can split: serde_json says what is wrong.
-            None => serde_json::from_str::<Vec<&serde_json::value::RawValue>>(text)
-                .map_err(|e| self.error(text, whole, base, record::Problem::Json(e)))?
-                .into_iter()
-                .map(serde_json::value::RawValue::get)
-                .collect(),
+            None => (
+                serde_json::from_str::<Vec<&serde_json::value::RawValue>>(text)
+                    .map_err(|e| self.error(text, whole, base, record::Problem::Json(e)))?
+                    .into_iter()
+                    .map(serde_json::value::RawValue::get)
+                    .collect(),
+                false,
+            ),
         };
         let count = elements.len();
         for (i, element) in elements.into_iter().enumerate() {
+            // A value of a list measured no deeper than the limit: not walked where
+            // serde reads it.
+            let _checked = shallow.then(|| record::Checked::new(element));
             let (keyed, predicted) = self.predict(element);
             self.read_record_in(element, keyed, predicted, whole, base, out)
                 .map_err(|mut e| {

@@ -1249,15 +1249,14 @@ mod tests {
         let value: serde_json::Value = serde_json::from_str(log).unwrap();
         let sample = serde_json::to_string_pretty(&value["samples"][0]).unwrap();
         assert_eq!(walks(&sample), 0);
-        // In a list: its nesting measured by the skim that splits it, not walked; an
-        // element serde reads walked as serde reads it (a part of the list, whose
-        // walk does not spare it).
-        assert_eq!(walks(&format!("[{deeper}]")), 1);
+        // In a list: its nesting measured by the skim that splits it, not walked,
+        // nor its elements where serde reads them.
+        assert_eq!(walks(&format!("[{deeper}]")), 0);
         assert_eq!(walks(&format!("[{trajectory}]")), 0);
         // Documents one after another: not read as one (the look sees more after
-        // the first), their text measured by the skim that finds them, each walked
-        // where serde reads it.
-        assert_eq!(walks(&format!("{deeper}\n{deeper}")), 2);
+        // the first), their text measured by the skim that finds them, not walked,
+        // nor each where serde reads it.
+        assert_eq!(walks(&format!("{deeper}\n{deeper}")), 0);
         assert_eq!(walks(&format!("{trajectory}\n{trajectory}")), 0);
         // A list nested too deep is walked, after its reading, to say where.
         let too_deep = format!("[{}{}]", "[".repeat(depth), "]".repeat(depth));
