@@ -1207,14 +1207,7 @@ impl<R: BufRead> State<R> {
             // nesting, and whether more follows it. A text of documents one after
             // another is then not read as one (a reading sure to fail, after a walk
             // of the whole text: a sixth of reading a log indented by `jq .`).
-            let followed = !trimmed.starts_with('[') && self.kind.is_none() && {
-                let looked = detect::look_at(trimmed);
-                if looked.nesting.is_some_and(|n| n <= MAX_JSON_DEPTH) {
-                    record::known_shallow(trimmed);
-                }
-                self.kind = Some(self.kind_or_first(looked.kind));
-                looked.followed
-            };
+            let followed = !trimmed.starts_with('[') && self.kind.is_none() && self.look(trimmed).1;
             let read = if followed {
                 Err(None)
             } else {
@@ -1377,6 +1370,21 @@ impl<R: BufRead> State<R> {
         Ok(())
     }
 
+    /// The look at the record `text`, the first of the log (its kind not known yet):
+    /// the kind it is read as, from now on the kind read last, and whether more
+    /// follows its first value (documents one after another). Where the look went
+    /// over the whole text, no deeper than the limit, the document serde reads next
+    /// is not walked for its nesting.
+    fn look(&mut self, text: &str) -> (record::Kind, bool) {
+        let looked = detect::look_at(text);
+        if looked.nesting.is_some_and(|n| n <= MAX_JSON_DEPTH) {
+            record::known_shallow(text);
+        }
+        let kind = self.kind_or_first(looked.kind);
+        self.kind = Some(kind);
+        (kind, looked.followed)
+    }
+
     /// The kind a record whose keys show `kind` is read as: that kind where the format
     /// has it, else the format's first.
     fn kind_or_first(&self, kind: Option<record::Kind>) -> record::Kind {
@@ -1400,16 +1408,7 @@ impl<R: BufRead> State<R> {
         let allowed = record::Kind::of(self.format);
         let kind = match predicted.or(self.kind) {
             Some(kind) => kind,
-            None => {
-                let looked = detect::look_at(text);
-                if looked.nesting.is_some_and(|n| n <= MAX_JSON_DEPTH) {
-                    // A document serde reads next is not walked for its nesting.
-                    record::known_shallow(text);
-                }
-                let kind = self.kind_or_first(looked.kind);
-                self.kind = Some(kind);
-                kind
-            }
+            None => self.look(text).0,
         };
         let start = out.len();
         let failure = match record::read(kind, text, &mut self.cx, out) {

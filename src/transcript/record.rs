@@ -883,9 +883,10 @@ thread_local! {
 /// meanwhile, so no other text can be at its address.
 ///
 /// The reader may also defer a document's check ([`Checked::deferred`]): the walk is
-/// then made where serde first reads the document, or not at all where the scanner
-/// reads it whole ([`known_shallow`]), and after the reading
-/// ([`Checked::too_deep`]) where neither happened.
+/// then made where serde first reads the document, or not at all where its nesting
+/// is known otherwise ([`known_shallow`]: the scanner read it whole, or a skim
+/// measured it), and after the reading ([`Checked::too_deep`]) where neither
+/// happened.
 pub(super) struct Checked<'t> {
     before: ((usize, usize), Nesting),
     text: &'t str,
@@ -1196,11 +1197,11 @@ mod tests {
     }
 
     /// A document of one record is not walked where the look that told its kind
-    /// measured it (or once, where serde reads it, where it is too deep), and not at
-    /// all where the scanner reads it whole; an
-    /// array's nesting is measured by the skim that splits it (walked after its
-    /// records are read only where it is too deep, to say where), its records each
-    /// walked where serde reads them.
+    /// measured it (where it is too deep, where serde reads it, to say where), and not
+    /// at all where the scanner reads it whole; an array's nesting, and documents'
+    /// one after another, is measured by the skim that splits them, their records
+    /// not walked where serde reads them (an array too deep is walked after its
+    /// reading, to say where).
     #[test]
     fn a_document_of_one_record_is_walked_once() {
         use crate::transcript::{Format, Reader, WALKS};
