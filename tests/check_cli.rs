@@ -565,7 +565,7 @@ fn help_lists_every_format_and_a_corpus_of_every_format_is_read() {
     let out = check(&["--stop", "final | done_signal", "examples/formats"]);
     let text = stdout(&out);
     assert!(
-        text.contains("46 runs: 8 done") && text.contains(" 0 errors"),
+        text.contains("48 runs: 8 done") && text.contains(" 0 errors"),
         "{text}"
     );
     for name in [
@@ -604,6 +604,8 @@ fn help_lists_every_format_and_a_corpus_of_every_format_is_read() {
         "mini-swe-agent.traj.json",
         "mini-swe-agent-1.traj.json",
         "mini-swe-agent-responses.traj.json",
+        "swe-agent.traj",
+        "swe-agent-text.traj",
         "agent-framework-history.jsonl",
         "agent-framework-response.json",
     ] {

@@ -61,6 +61,7 @@ mod stop;
 mod stop_compat;
 #[cfg(feature = "serde")]
 mod stop_lint;
+mod swe_agent;
 #[cfg(feature = "cli")]
 mod table;
 #[cfg(feature = "cli")]

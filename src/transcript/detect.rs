@@ -97,6 +97,8 @@ struct Keys {
     info: bool,
     /// `model_stats` or `exit_status` (in a mini-swe-agent trajectory's `info`).
     run_stats: bool,
+    /// `history` (a SWE-agent trajectory's, beside `trajectory` and `info`).
+    history: bool,
     /// `epoch` (an Inspect eval sample's, beside `messages`).
     epoch: bool,
     /// `eval` (an Inspect eval log's: its task and run, beside `plan`, `results`,
@@ -176,6 +178,7 @@ struct Keys {
 /// {"timestamp", "type": "response_item", "payload"}  Codex rollout's record
 /// {"info", "messages", "trajectory_format"}   mini-swe-agent trajectory (without a
 ///                                             format: `info` with `model_stats`)
+/// {"trajectory", "history", "info", ...}      SWE-agent trajectory
 /// {"id", "epoch", "messages", "events", ...}  Inspect eval sample
 /// {"version", "eval", "plan", "samples", ...} Inspect eval log
 /// {"type": "message", "role", "contents"}     Agent Framework message
@@ -266,6 +269,8 @@ fn decide(k: &Keys) -> Option<Kind> {
         Kind::CodexRecord
     } else if (k.trajectory_format || k.info && k.messages) && !k.role && !typed {
         Kind::MiniSweAgentTrajectory
+    } else if k.history && !k.messages && !k.role && !typed {
+        Kind::SweAgentTrajectory
     } else if (typed && k.run_id && k.environment || k.event_type && !typed) && !k.role {
         // (An `event_type` is rlm-code's other logs', which its reader refuses.)
         Kind::RlmCodeEvent
@@ -461,6 +466,7 @@ fn flag(k: &mut Keys, key: &str) {
         "payload" => k.payload = true,
         "agentType" => k.agent_type = true,
         "trajectory_format" => k.trajectory_format = true,
+        "history" => k.history = true,
         "model_stats" | "exit_status" => k.run_stats = true,
         "epoch" => k.epoch = true,
         "eval" => k.eval = true,

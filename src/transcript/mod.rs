@@ -52,6 +52,7 @@ mod responses;
 mod rlm_code;
 mod skim;
 mod smolagents;
+mod swe_agent;
 mod trim;
 mod wire;
 
@@ -181,6 +182,9 @@ pub enum Format {
     /// mini-swe-agent's trajectories: the `.traj.json` a run saves (its messages,
     /// each command the model ran a call of `bash`, the submission a stop).
     MiniSweAgent,
+    /// SWE-agent's trajectories: the `.traj` a run saves (its history: each command
+    /// the model ran a call, the submission a stop).
+    SweAgent,
     /// Inspect AI's eval samples: a sample of an eval log (a `.eval` log keeps each
     /// in its own member), or a JSON eval log of one sample; the model's calls'
     /// usage from its model events, a tool's error failed.
@@ -193,7 +197,7 @@ pub enum Format {
 
 impl Format {
     /// Every format, in the order `--help` lists them.
-    pub const ALL: [Format; 24] = [
+    pub const ALL: [Format; 25] = [
         Format::Auto,
         Format::Jsonl,
         Format::OpenAi,
@@ -216,6 +220,7 @@ impl Format {
         Format::ClaudeCode,
         Format::Codex,
         Format::MiniSweAgent,
+        Format::SweAgent,
         Format::Inspect,
         Format::AgentFramework,
     ];
@@ -246,6 +251,7 @@ impl Format {
             Format::ClaudeCode => "claude-code",
             Format::Codex => "codex",
             Format::MiniSweAgent => "mini-swe-agent",
+            Format::SweAgent => "swe-agent",
             Format::Inspect => "inspect",
             Format::AgentFramework => "agent-framework",
         }

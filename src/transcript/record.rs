@@ -10,7 +10,7 @@ use super::wire::{Converted, JsonLine, Listed, MessageSeed, RawArguments, String
 use super::{
     Format, TranscriptErrorKind, agent_framework, agno, anthropic, autogen, bedrock, claude_code,
     codex, completion, crewai, fast, gemini, inspect, langchain, langroid, llamaindex, locus,
-    mini_swe_agent, ollama, otel, pydantic_ai, responses, rlm_code, smolagents,
+    mini_swe_agent, ollama, otel, pydantic_ai, responses, rlm_code, smolagents, swe_agent,
 };
 use crate::{Message, ToolCall};
 
@@ -143,6 +143,8 @@ pub(super) enum Kind {
     CodexRecord,
     /// A mini-swe-agent trajectory (`{"info", "messages", "trajectory_format"}`).
     MiniSweAgentTrajectory,
+    /// A SWE-agent trajectory (`{"environment", "trajectory", "history", "info"}`).
+    SweAgentTrajectory,
     /// An Inspect AI eval sample (`{"id", "epoch", "input", "messages", "events",
     /// ...}`).
     InspectSample,
@@ -226,6 +228,9 @@ impl Kind {
             Kind::MiniSweAgentTrajectory => {
                 "a mini-swe-agent trajectory ({\"info\", \"messages\", \"trajectory_format\"})"
             }
+            Kind::SweAgentTrajectory => {
+                "a SWE-agent trajectory ({\"trajectory\", \"history\", \"info\", ...})"
+            }
             Kind::InspectSample => {
                 "an Inspect eval sample ({\"id\", \"epoch\", \"messages\", \"events\", ...})"
             }
@@ -274,6 +279,7 @@ impl Kind {
             Kind::ClaudeCodeRecord => Format::ClaudeCode,
             Kind::CodexRecord => Format::Codex,
             Kind::MiniSweAgentTrajectory => Format::MiniSweAgent,
+            Kind::SweAgentTrajectory => Format::SweAgent,
             Kind::InspectSample | Kind::InspectLog => Format::Inspect,
             Kind::AgentFrameworkMessage
             | Kind::AgentFrameworkResponse
@@ -332,6 +338,7 @@ impl Kind {
                 Kind::ClaudeCodeRecord,
                 Kind::CodexRecord,
                 Kind::MiniSweAgentTrajectory,
+                Kind::SweAgentTrajectory,
                 Kind::InspectSample,
                 Kind::InspectLog,
                 Kind::AgentFrameworkMessage,
@@ -383,6 +390,7 @@ impl Kind {
             Format::ClaudeCode => &[Kind::ClaudeCodeRecord],
             Format::Codex => &[Kind::CodexRecord],
             Format::MiniSweAgent => &[Kind::MiniSweAgentTrajectory],
+            Format::SweAgent => &[Kind::SweAgentTrajectory],
             Format::Inspect => &[Kind::InspectSample, Kind::InspectLog],
             Format::AgentFramework => &[
                 Kind::AgentFrameworkMessage,
@@ -710,6 +718,7 @@ fn read_kind<'a>(
             codex::read(kind, payload, &mut item, text, cx, out)
         }
         Kind::MiniSweAgentTrajectory => mini_swe_agent::read(text, out),
+        Kind::SweAgentTrajectory => swe_agent::read(text, out),
         Kind::InspectSample => inspect::read_sample(text, out),
         Kind::InspectLog => inspect::read_log(text, out),
         Kind::AgentFrameworkMessage => agent_framework::read_message(parse(text)?, text, out),

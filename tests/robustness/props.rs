@@ -47,6 +47,8 @@ const FORMAT_SAMPLES: &[&str] = &[
     "mini-swe-agent.traj.json",
     "mini-swe-agent-1.traj.json",
     "mini-swe-agent-responses.traj.json",
+    "swe-agent.traj",
+    "swe-agent-text.traj",
     "pydantic-ai-messages.json",
     "rlm-code-pure-rlm.jsonl",
     "rlm-code-run.jsonl",

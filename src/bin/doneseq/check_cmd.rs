@@ -59,7 +59,8 @@ pub(crate) struct Args {
     /// SDK's session logs, ~/.claude/projects/<project>/<session id>.jsonl); codex (Codex
     /// CLI's session logs, ~/.codex/sessions/<date>/rollout-*.jsonl); mini-swe-agent
     /// (mini-swe-agent's trajectories, <instance>.traj.json: each command a call of
-    /// bash, the submission a stop); inspect (Inspect AI's eval samples: a .eval log's,
+    /// bash, the submission a stop); swe-agent (SWE-agent's trajectories, <instance>.traj:
+    /// its history, each command the model ran a call, the submission a stop); inspect (Inspect AI's eval samples: a .eval log's,
     /// each a run of the corpus, a JSON log's too, or a sample's JSON); agent-framework
     /// (Microsoft Agent Framework's messages: a FileHistoryProvider's <session id>.jsonl,
     /// a list of to_dict()s, an agent's response, a session's state).

@@ -20,7 +20,7 @@ pub(crate) struct Args {
     /// The transcripts' format, as for check: auto, jsonl, openai, openai-responses,
     /// anthropic, autogen, langroid, langroid-tsv, otel, pydantic-ai, langchain, gemini,
     /// smolagents, bedrock, agno, llamaindex, crewai, rlm-code, locus, claude-code, codex,
-    /// mini-swe-agent or inspect.
+    /// mini-swe-agent, swe-agent, inspect or agent-framework.
     #[arg(long, default_value = "auto", value_parser = |s: &str| s.parse::<Format>())]
     format: Format,
     /// Which messages are the task's input, not steps, as for check (replaces both

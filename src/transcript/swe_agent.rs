@@ -1,0 +1,271 @@
+//! SWE-agent's trajectories: the `<instance id>.traj` a run saves (`sweagent run`,
+//! `sweagent run-batch`; written after every step, `json.dumps(data, indent=2)`),
+//! `{"environment", "trajectory", "history", "info", "replay_config"}`, SWE-agent 1's
+//! and its earlier releases' alike.
+//!
+//! The messages are the agent's `history`: what it gave the model, OpenAI chat
+//! messages with SWE-agent's own fields. The model's message (`assistant`) holds its
+//! calls: a function-calling model's `tool_calls` (each named by SWE-agent's tool it
+//! calls: `bash`, `str_replace_editor`, `submit`, ...), or, for a model whose command
+//! SWE-agent parsed from its text, that command (`action`), a call named by the
+//! command's first word (`open`, `edit`, `submit`, or the program bash runs) with
+//! arguments `{"command": ...}`. The output of a command is the next message: a
+//! `tool` message answering its call (`tool_call_ids`), or a `user` message right
+//! after the model's message of a parsed command. A demonstration SWE-agent put
+//! before the task (`is_demo`) is set-up text, a system message, whatever its role:
+//! its calls were not this run's. A run that ended `submitted` ends on the output of
+//! the command that submitted: that result is a stop message, its text the
+//! submission (`info.submission`, the patch). A run that ended otherwise (a limit, an
+//! error: `exit_cost`, `exit_context`, `submitted (exit_cost)` where SWE-agent
+//! submitted the patch for it, ...) ends on a step SWE-agent wrote, not the model:
+//! a message in the model's role with no command, and the output after it; it is not
+//! a message (the stop conditions decide why a run stops).
+//!
+//! The `trajectory` (each model call's response, thought, action and observation
+//! again, with the whole query it sent, and the replies SWE-agent refused and asked
+//! again for, which the history does not keep), `environment`, `replay_config` and the
+//! rest of `info` (costs, counts, the edited files) describe the run and give no
+//! message.
+
+use std::borrow::Cow;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::parts::{Content, plain_text};
+use super::record::{Failure, Out, parse, parse_within};
+use super::wire::{Calls, RawArguments, Str};
+use crate::{Message, ToolCall};
+
+/// A trajectory, the fields read.
+#[derive(Deserialize)]
+#[serde(bound(deserialize = "'de: 'a"))]
+struct Trajectory<'a> {
+    /// The agent's messages (absent in a retry agent's trajectory of attempts that
+    /// has not chosen one yet).
+    #[serde(default, borrow)]
+    history: Option<Vec<&'a RawValue>>,
+    #[serde(default, borrow)]
+    info: Option<Info<'a>>,
+    /// A retry agent's attempts, each a trajectory of its own.
+    #[serde(default)]
+    attempts: Option<serde::de::IgnoredAny>,
+}
+
+/// The run's info, the fields read.
+#[derive(Deserialize, Default)]
+struct Info<'a> {
+    /// Why the run ended (`submitted`, `exit_cost`, `submitted (exit_context)`, ...).
+    #[serde(default, borrow)]
+    exit_status: Option<Str<'a>>,
+    /// The patch the run submitted.
+    #[serde(default, borrow)]
+    submission: Option<Str<'a>>,
+}
+
+/// One message of the history, the fields read: the others are SWE-agent's own
+/// (`agent`, the agent's name; `message_type`; `thought`, which the content holds;
+/// `thinking_blocks`, the model's reasoning, not its answer; `cache_control`, `tags`).
+#[derive(Deserialize)]
+#[serde(bound(deserialize = "'de: 'a"))]
+struct Entry<'a> {
+    #[serde(borrow)]
+    role: Str<'a>,
+    #[serde(default, borrow)]
+    content: Option<Content<'a, RawArguments<'a>>>,
+    /// A demonstration put before the task.
+    #[serde(default)]
+    is_demo: Option<bool>,
+    /// The command SWE-agent runs for the model's message (`null` in some saved
+    /// demonstrations of function-calling models).
+    #[serde(default, borrow)]
+    action: Option<Str<'a>>,
+    #[serde(default, borrow)]
+    tool_calls: Option<Calls<'a, RawArguments<'a>>>,
+    /// The call a tool's message answers (SWE-agent's list holds one).
+    #[serde(default, borrow)]
+    tool_call_ids: Option<Vec<Str<'a>>>,
+}
+
+impl Entry<'_> {
+    /// Whether this is the model's message of no command, which SWE-agent writes
+    /// as a run's last step when it ends the run itself (its `action` empty).
+    fn is_exit_step(&self) -> bool {
+        &*self.role.0 == "assistant"
+            && self.action.as_ref().is_some_and(|a| a.0.trim().is_empty())
+            && self.tool_calls.is_none()
+    }
+}
+
+/// How a run that the agent submitted ended.
+const SUBMITTED: &str = "submitted";
+
+/// The messages of the trajectory `text`.
+pub(super) fn read<'a>(text: &'a str, out: &mut Out<'a>) -> Result<(), Failure<'a>> {
+    let trajectory: Trajectory<'a> = parse(text)?;
+    let Some(history) = trajectory.history else {
+        let what = if trajectory.attempts.is_some() {
+            "a SWE-agent retry agent's trajectory of attempts without the one it chose (its \
+             history): read each attempt's own trajectory"
+        } else {
+            "a SWE-agent trajectory without its history"
+        };
+        return Err(Failure::message(text, what));
+    };
+    let count = history.len();
+    let mut entries = Vec::with_capacity(count);
+    for raw in history {
+        let within = raw.get();
+        entries.push((parse_within::<Entry<'a>>(within)?, within));
+    }
+    let info = trajectory.info.unwrap_or_default();
+    let status = info.exit_status.as_ref().map(|s| &*s.0);
+    let submitted = status == Some(SUBMITTED);
+    // A run SWE-agent ended: its last step is its own, if it is one (the model's
+    // message of no command, then at most its output).
+    let end = entries
+        .iter()
+        .rposition(|(e, _)| &*e.role.0 == "assistant")
+        .filter(|&i| {
+            status.is_some() && !submitted && entries[i].0.is_exit_step() && count - i <= 2
+        })
+        .unwrap_or(count);
+    // The calls of the model's last message (name, id), and whether its command was
+    // parsed from its text (then its output is the `user` message after it).
+    let mut waiting: Vec<Waiting<'a>> = Vec::new();
+    let mut parsed = false;
+    for (i, (entry, within)) in entries.into_iter().enumerate().take(end) {
+        let last = i + 1 == count;
+        let fail = |m: String| {
+            Failure::message(within, format!("history entry {} of {count}: {m}", i + 1))
+        };
+        let text = plain_text(entry.content, "a SWE-agent message's content").map_err(fail)?;
+        if entry.is_demo == Some(true) {
+            out.push(Message::system(text));
+            continue;
+        }
+        let answers_parsed = std::mem::take(&mut parsed);
+        let message = match &*entry.role.0 {
+            "system" => Message::system(text),
+            "assistant" => {
+                let mut calls = match entry.tool_calls {
+                    Some(calls) => calls.into_calls().map_err(fail)?,
+                    None => Vec::new(),
+                };
+                if calls.is_empty() {
+                    calls.extend(entry.action.and_then(|a| command(&a.0)));
+                    parsed = !calls.is_empty();
+                }
+                waiting = calls.iter().map(Waiting::of).collect();
+                let turn = calls
+                    .into_iter()
+                    .fold(Message::llm(text), Message::with_tool_call);
+                if last && submitted {
+                    // An earlier release's history ends on the command that submitted:
+                    // its output is the submission.
+                    out.push(turn);
+                    submission(&info, None, waiting.first())
+                } else {
+                    turn
+                }
+            }
+            "tool" => {
+                let id = match entry.tool_call_ids.as_deref() {
+                    None | Some([]) => None,
+                    Some([id]) => Some(id.0.clone()),
+                    Some(ids) => {
+                        return Err(fail(format!(
+                            "a tool's message answering {} calls (SWE-agent's answer one)",
+                            ids.len()
+                        )));
+                    }
+                };
+                let call = match &id {
+                    Some(id) => waiting.iter().find(|c| c.id.as_deref() == Some(&**id)),
+                    None => waiting.first(),
+                };
+                let name = call.and_then(|c| c.name.clone());
+                result(text, Waiting { name, id }, last && submitted, &info)
+            }
+            "user" if answers_parsed => {
+                let call = waiting.first().cloned().unwrap_or_default();
+                result(text, call, last && submitted, &info)
+            }
+            "user" => Message::user(text),
+            other => {
+                return Err(fail(format!(
+                    "a SWE-agent message of role \"{other}\" (expected system, user, \
+                     assistant or tool)"
+                )));
+            }
+        };
+        out.push(message);
+    }
+    Ok(())
+}
+
+/// A call of the model's last message that waits for its output: its name and id.
+#[derive(Clone, Default)]
+struct Waiting<'a> {
+    name: Option<Cow<'a, str>>,
+    id: Option<Cow<'a, str>>,
+}
+
+impl<'a> Waiting<'a> {
+    fn of(call: &ToolCall<'_>) -> Waiting<'a> {
+        Waiting {
+            name: Some(Cow::Owned(call.name().to_owned())),
+            id: call.id().map(|id| Cow::Owned(id.to_owned())),
+        }
+    }
+}
+
+/// A command's output `text`, the result of `call`; the last of a run the agent
+/// submitted, the submission.
+fn result<'a>(
+    text: Cow<'a, str>,
+    call: Waiting<'a>,
+    submits: bool,
+    info: &Info<'a>,
+) -> Message<'a> {
+    if submits {
+        return submission(info, Some(text), Some(&call));
+    }
+    answering(Message::agent(text), call)
+}
+
+/// The submission: the result of the command that submitted (`call`) and a stop
+/// message, its text the patch (`info.submission`; else the command's output,
+/// `output`).
+fn submission<'a>(
+    info: &Info<'a>,
+    output: Option<Cow<'a, str>>,
+    call: Option<&Waiting<'a>>,
+) -> Message<'a> {
+    let patch = info.submission.as_ref().map(|s| s.0.clone());
+    let message = Message::agent(patch.or(output).unwrap_or_default());
+    answering(message, call.cloned().unwrap_or_default()).as_stop()
+}
+
+/// `message` as the result of `call`, where its name and id are known.
+fn answering<'a>(mut message: Message<'a>, call: Waiting<'a>) -> Message<'a> {
+    if let Some(name) = call.name {
+        message = message.with_tool_name(name);
+    }
+    if let Some(id) = call.id {
+        message = message.with_tool_call_id(id);
+    }
+    message
+}
+
+/// A command SWE-agent parsed from the model's text, as a call: named by its first
+/// word, its arguments `{"command": ...}` (the command without its trailing
+/// newline). `None` for no command.
+fn command<'a>(action: &str) -> Option<ToolCall<'a>> {
+    let action = action.trim_end();
+    let name = action.split_whitespace().next()?;
+    Some(ToolCall::new(
+        name.to_owned(),
+        serde_json::json!({ "command": action }).to_string(),
+    ))
+}

@@ -1,0 +1,249 @@
+//! SWE-agent's trajectories (`--format swe-agent`): a function-calling model's run
+//! that submitted and a text-based model's run that SWE-agent ended on its cost
+//! limit (both written as SWE-agent 1.1.0's `save_trajectory` writes a `.traj`:
+//! `json.dumps(data, indent=2)`), each kind of history entry, the run's end, errors.
+
+use doneseq::Role;
+use doneseq::transcript::{Format, TranscriptErrorKind};
+
+use crate::formats::{read, sample, summary};
+
+/// A trajectory of the history entries `entries` (JSON objects) and the run's `info`.
+fn trajectory(info: &str, entries: &[&str]) -> String {
+    format!(
+        r#"{{"environment": "main", "trajectory": [], "history": [{}], "info": {info}}}"#,
+        entries.join(", ")
+    )
+}
+
+const SYSTEM: &str = r#"{"role": "system", "content": "You are an autonomous programmer.", "agent": "main", "message_type": "system_prompt"}"#;
+const TASK: &str = r#"{"role": "user", "content": "Fix the bug.", "agent": "main", "message_type": "observation"}"#;
+
+/// The summary of the trajectory `text`, read by `auto` (which must detect it) and by
+/// the format itself, which must agree.
+fn messages(text: &str) -> String {
+    let given = read(text, Format::SweAgent).unwrap();
+    assert_eq!(read(text, Format::Auto).unwrap(), given, "{text}");
+    summary(&given)
+}
+
+#[test]
+fn a_function_calling_models_run_that_submitted() {
+    // Each call named by the tool the model called, each output answering its call,
+    // the output of `submit` the submission: a stop, its text the patch.
+    insta::assert_snapshot!(sample("swe-agent.traj", Format::SweAgent));
+}
+
+#[test]
+fn a_text_models_run_that_swe_agent_ended_on_its_cost_limit() {
+    // A demonstration is set-up text; each command SWE-agent parsed from the model's
+    // text a call named by its first word; the step SWE-agent wrote to end the run
+    // (and its autosubmission's output) no message.
+    insta::assert_snapshot!(sample("swe-agent-text.traj", Format::SweAgent));
+}
+
+#[test]
+fn the_stop_is_the_submission_only_in_a_run_that_submitted() {
+    let read_last = |text: &str| read(text, Format::SweAgent).unwrap().pop().unwrap();
+    let submit = r#"{"role": "assistant", "content": "Done.", "action": "submit", "agent": "main", "tool_calls": [{"function": {"arguments": "{}", "name": "submit"}, "id": "c9", "type": "function"}], "message_type": "action"}"#;
+    let output = r#"{"role": "tool", "content": [{"type": "text", "text": "OBSERVATION:\ndiff"}], "agent": "main", "message_type": "observation", "tool_call_ids": ["c9"]}"#;
+    let entries = [SYSTEM, TASK, submit, output];
+    let submitted = read_last(&trajectory(
+        r#"{"exit_status": "submitted", "submission": "diff --git a/x b/x\n"}"#,
+        &entries,
+    ));
+    assert!(submitted.is_stop());
+    assert_eq!(
+        (
+            submitted.content(),
+            submitted.tool_call_id(),
+            submitted.tool_name()
+        ),
+        ("diff --git a/x b/x\n", Some("c9"), Some("submit"))
+    );
+    // Without a submission saved, the output is its text.
+    let unsaved = read_last(&trajectory(
+        r#"{"exit_status": "submitted", "submission": null}"#,
+        &entries,
+    ));
+    assert!(unsaved.is_stop());
+    assert_eq!(unsaved.content(), "OBSERVATION:\ndiff");
+    // A run still going (the trajectory is saved after every step), or one without
+    // its info (a demonstration): the output is a result, not a stop.
+    for info in [r#"{"exit_status": null}"#, "{}"] {
+        let going = read_last(&trajectory(info, &entries));
+        assert!(!going.is_stop(), "{info}");
+        assert_eq!(going.content(), "OBSERVATION:\ndiff");
+    }
+}
+
+#[test]
+fn an_earlier_releases_run_ends_on_the_command_that_submitted() {
+    // SWE-agent 0.x's history ends on the model's message; the command's output is
+    // in the trajectory and the info.
+    let text = trajectory(
+        r#"{"exit_status": "submitted", "submission": "the patch"}"#,
+        &[
+            r#"{"role": "system", "content": "s", "agent": "primary"}"#,
+            r#"{"role": "user", "content": "Fix it.", "agent": "primary"}"#,
+            r#"{"role": "assistant", "content": "Fixed.\n```\nsubmit\n```", "thought": "Fixed.\n", "action": "submit\n", "agent": "primary"}"#,
+        ],
+    );
+    assert_eq!(
+        messages(&text),
+        "0 system \"s\"\n\
+         1 user \"Fix it.\"\n\
+         2 llm \"Fixed.\\n```\\nsubmit\\n```\" call submit({\"command\":\"submit\"}) id=None\n\
+         3 agent \"the patch\" tool=submit stop\n"
+    );
+}
+
+#[test]
+fn each_kind_of_entry() {
+    let text = trajectory(
+        r#"{"exit_status": "exit_format"}"#,
+        &[
+            SYSTEM,
+            // A demonstration in the history, step by step: its calls are not the run's.
+            r#"{"role": "assistant", "content": "demo step", "action": "ls", "agent": "main", "is_demo": true, "tool_calls": [{"function": {"arguments": "{}", "name": "submit"}, "id": "d1", "type": "function"}], "message_type": "action"}"#,
+            r#"{"role": "tool", "content": "demo output", "agent": "main", "is_demo": true, "tool_call_ids": ["d1"]}"#,
+            TASK,
+            // A parsed command: the user's message after it is its output.
+            r#"{"role": "assistant", "content": "look", "thought": "look", "action": "find_file \"a.py\" src\n", "agent": "main", "message_type": "action"}"#,
+            r#"{"role": "user", "content": "Found 1 matches", "agent": "main", "message_type": "observation"}"#,
+            // No command: the user's message after it is the user's.
+            r#"{"role": "assistant", "content": "thinking aloud", "action": "", "agent": "main"}"#,
+            r#"{"role": "user", "content": "go on", "agent": "main"}"#,
+            // Two calls; a tool message without its id answers the first.
+            r#"{"role": "assistant", "content": "", "action": "a", "agent": "main", "tool_calls": [{"function": {"arguments": "{\"command\": \"ls\"}", "name": "bash"}, "id": "c1", "type": "function"}, {"function": {"arguments": "{}", "name": "pwd"}, "id": "c2", "type": "function"}]}"#,
+            r#"{"role": "tool", "content": "b.py", "agent": "main", "tool_call_ids": ["c2"]}"#,
+            r#"{"role": "tool", "content": "a.py", "agent": "main"}"#,
+            // The step SWE-agent wrote as it ended the run on repeated format errors.
+            r#"{"role": "assistant", "content": "Exit due to repeated format/blocklist/bash syntax errors", "thought": "Exit due to repeated format/blocklist/bash syntax errors", "action": "", "agent": "main", "tool_calls": null, "message_type": "action", "thinking_blocks": null}"#,
+            r#"{"role": "user", "content": "Exited", "agent": "main", "message_type": "observation"}"#,
+        ],
+    );
+    assert_eq!(
+        messages(&text),
+        "0 system \"You are an autonomous programmer.\"\n\
+         1 system \"demo step\"\n\
+         2 system \"demo output\"\n\
+         3 user \"Fix the bug.\"\n\
+         4 llm \"look\" call find_file({\"command\":\"find_file \\\"a.py\\\" src\"}) id=None\n\
+         5 agent \"Found 1 matches\" tool=find_file\n\
+         6 llm \"thinking aloud\"\n\
+         7 user \"go on\"\n\
+         8 llm call bash({\"command\": \"ls\"}) id=Some(\"c1\") call pwd({}) id=Some(\"c2\")\n\
+         9 agent \"b.py\" answers=c2 tool=pwd\n\
+         10 agent \"a.py\" tool=bash\n"
+    );
+    // The same last step in a run still going, or one that submitted, is the model's.
+    for info in ["{}", r#"{"exit_status": "submitted"}"#] {
+        let text = text.replace(r#"{"exit_status": "exit_format"}"#, info);
+        let mut read = read(&text, Format::SweAgent).unwrap();
+        let after = read.pop().unwrap();
+        let step = read.pop().unwrap();
+        assert_eq!(read.len(), 11, "{info}");
+        assert_eq!(
+            (step.role(), step.tool_calls().len()),
+            (Role::Llm, 0),
+            "{info}"
+        );
+        assert_eq!(
+            (after.role(), after.content()),
+            (Role::User, "Exited"),
+            "{info}"
+        );
+    }
+}
+
+#[test]
+fn only_the_last_step_of_a_run_swe_agent_ended_is_its_own() {
+    // A model's message of no command with more than its output after it is the
+    // model's, in a run SWE-agent ended too.
+    let no_command = r#"{"role": "assistant", "content": "hmm", "thought": "hmm", "action": "", "agent": "main"}"#;
+    let user = r#"{"role": "user", "content": "continue", "agent": "main"}"#;
+    let text = trajectory(
+        r#"{"exit_status": "exit_cost"}"#,
+        &[SYSTEM, TASK, no_command, user, user],
+    );
+    assert_eq!(
+        messages(&text),
+        "0 system \"You are an autonomous programmer.\"\n\
+         1 user \"Fix the bug.\"\n\
+         2 llm \"hmm\"\n\
+         3 user \"continue\"\n\
+         4 user \"continue\"\n"
+    );
+    // Last, or with its output after it: SWE-agent's.
+    for tail in [&[no_command][..], &[no_command, user]] {
+        let entries: Vec<&str> = [SYSTEM, TASK].iter().chain(tail).copied().collect();
+        let text = trajectory(r#"{"exit_status": "exit_cost"}"#, &entries);
+        assert_eq!(read(&text, Format::SweAgent).unwrap().len(), 2, "{text}");
+    }
+}
+
+#[test]
+fn errors_name_the_entry_and_the_format() {
+    let cases = [
+        (
+            trajectory("{}", &[SYSTEM, r#"{"role": "critic", "content": "x"}"#]),
+            "history entry 2 of 2: a SWE-agent message of role \"critic\" (expected system, \
+             user, assistant or tool)",
+        ),
+        (
+            trajectory(
+                "{}",
+                &[r#"{"role": "tool", "content": "x", "tool_call_ids": ["a", "b"]}"#],
+            ),
+            "history entry 1 of 1: a tool's message answering 2 calls (SWE-agent's answer one)",
+        ),
+        (
+            r#"{"trajectory": [], "info": {"exit_status": "submitted"}, "history": null}"#
+                .to_owned(),
+            "a SWE-agent trajectory without its history",
+        ),
+        (
+            r#"{"attempts": [{"history": []}], "history": null}"#.to_owned(),
+            "a SWE-agent retry agent's trajectory of attempts without the one it chose",
+        ),
+    ];
+    for (text, expected) in cases {
+        for format in [Format::Auto, Format::SweAgent] {
+            let err = read(&text, format).unwrap_err();
+            assert_eq!(
+                (err.line, err.kind, err.format),
+                (1, TranscriptErrorKind::Message, Some(Format::SweAgent)),
+                "{err}"
+            );
+            assert!(err.message.contains(expected), "{text}: {err}");
+        }
+    }
+    // A value of the wrong type: serde's error, at its line and column in the
+    // trajectory as SWE-agent writes it (indented).
+    let text = "{\n  \"history\": [\n    {\n      \"role\": \"user\",\n      \"content\": 5\n    }\n  ],\n  \"info\": {}\n}";
+    for format in [Format::Auto, Format::SweAgent] {
+        let err = read(text, format).unwrap_err();
+        assert_eq!(
+            (err.line, err.column, err.kind),
+            (5, Some(18), TranscriptErrorKind::Json),
+            "{err}"
+        );
+        assert_eq!(err.format, Some(Format::SweAgent), "{err}");
+    }
+    // A history entry without a role, a call without its name: serde's errors too.
+    for (entry, expected) in [
+        (r#"{"content": "x"}"#, "missing field `role`"),
+        (
+            r#"{"role": "assistant", "content": "x", "tool_calls": [{"function": {"arguments": "{}"}, "id": "c1", "type": "function"}]}"#,
+            "missing field `name`",
+        ),
+    ] {
+        let err = read(&trajectory("{}", &[entry]), Format::SweAgent).unwrap_err();
+        assert_eq!(
+            (err.kind, err.format),
+            (TranscriptErrorKind::Json, Some(Format::SweAgent))
+        );
+        assert!(err.message.contains(expected), "{err}");
+    }
+}
