@@ -69,6 +69,13 @@ fn cycle(format: Format) -> Vec<String> {
         // without the run's configuration, which a run writes once, whatever its
         // length).
         Format::MiniSweAgent => include_str!("cycles/mini-swe-agent.jsonl"),
+        // A trajectory a line, as SWE-agent 1.1.0 writes one (a function-calling
+        // model's: its history, each step again in its trajectory with the query it
+        // sent, the history so far; the answer the text of a call of `submit`, whose
+        // output is the submission, the run's end; no usage, which SWE-agent keeps
+        // only as the run's totals; no replay configuration, which a run writes once,
+        // whatever its length).
+        Format::SweAgent => include_str!("cycles/swe-agent.jsonl"),
         // A sample a line, as Inspect AI 0.3.285 logs one (`use_tools` and
         // `generate(tool_calls="loop")`, its scripted model): its messages, and its
         // events, which are most of its bytes (each model call's input, tools,
@@ -148,7 +155,7 @@ fn formats_bench(c: &mut Criterion) {
     for format in FORMATS {
         let text = transcript(format);
         // The same messages and tokens in every format (the Responses items,
-        // Langroid's task log, LlamaIndex's and CrewAI's messages carry no usage).
+        // Langroid's task log, LlamaIndex's, CrewAI's and SWE-agent's messages carry no usage).
         // (smolagents' has one more message: its final answer is a call of its
         // `final_answer` tool and that call's result. rlm-code's too, its answer the
         // `final` action's call and result, then the run's end, a stop; but its task
@@ -158,13 +165,17 @@ fn formats_bench(c: &mut Criterion) {
             Format::Smolagents => CYCLES,
             Format::RlmCode => CYCLES + 1,
             // The answer is a command's (its call, then its output: the submission).
-            Format::MiniSweAgent => CYCLES,
+            Format::MiniSweAgent | Format::SweAgent => CYCLES,
             _ => 0,
         };
         assert_eq!(count, expected.0 + more, "{format}");
         if !matches!(
             format,
-            Format::Responses | Format::LangroidTsv | Format::LlamaIndex | Format::CrewAi
+            Format::Responses
+                | Format::LangroidTsv
+                | Format::LlamaIndex
+                | Format::CrewAi
+                | Format::SweAgent
         ) {
             assert_eq!(tokens, expected.1, "{format}");
         }
@@ -216,7 +227,7 @@ fn read_once() -> bool {
 }
 
 /// The formats the bench reads, `jsonl` first.
-const FORMATS: [Format; 21] = [
+const FORMATS: [Format; 22] = [
     Format::Jsonl,
     Format::OpenAi,
     Format::Responses,
@@ -236,6 +247,7 @@ const FORMATS: [Format; 21] = [
     Format::ClaudeCode,
     Format::Codex,
     Format::MiniSweAgent,
+    Format::SweAgent,
     Format::Inspect,
     Format::AgentFramework,
 ];

@@ -1,7 +1,7 @@
-//! SWE-agent's trajectories (`--format swe-agent`): a function-calling model's run
-//! that submitted and a text-based model's run that SWE-agent ended on its cost
-//! limit (both written as SWE-agent 1.1.0's `save_trajectory` writes a `.traj`:
-//! `json.dumps(data, indent=2)`), each kind of history entry, the run's end, errors.
+//! SWE-agent's trajectories (`--format swe-agent`): two runs of SWE-agent 1.1.0
+//! itself (its replay model, a local deployment: `scripts/swe-agent-samples/run`),
+//! a function-calling model's that submitted and a text-based model's that SWE-agent
+//! ended; each kind of history entry, earlier releases' shape, the run's end, errors.
 
 use doneseq::Role;
 use doneseq::transcript::{Format, TranscriptErrorKind};
@@ -29,16 +29,20 @@ fn messages(text: &str) -> String {
 
 #[test]
 fn a_function_calling_models_run_that_submitted() {
-    // Each call named by the tool the model called, each output answering its call,
-    // the output of `submit` the submission: a stop, its text the patch.
+    // Each call named by the tool the model called, each output answering its call;
+    // the first `submit` answered by SWE-agent's request for a review (its default
+    // `review_on_submit_m`), the second's output the submission: a stop, its text the
+    // patch.
     insta::assert_snapshot!(sample("swe-agent.traj", Format::SweAgent));
 }
 
 #[test]
-fn a_text_models_run_that_swe_agent_ended_on_its_cost_limit() {
-    // A demonstration is set-up text; each command SWE-agent parsed from the model's
-    // text a call named by its first word; the step SWE-agent wrote to end the run
-    // (and its autosubmission's output) no message.
+fn a_text_models_run_that_swe_agent_ended() {
+    // Each command SWE-agent parsed from the model's text a call named by its first
+    // word, its output the user's message after it; the three replies without a
+    // command, which SWE-agent refused, not in the history; the step SWE-agent wrote
+    // as it ended the run (`submitted (exit_format)`: it submitted the edit itself),
+    // and its autosubmission's output, no message.
     insta::assert_snapshot!(sample("swe-agent-text.traj", Format::SweAgent));
 }
 

@@ -86,6 +86,7 @@ pub(super) mod pydantic_ai;
 pub(super) mod rlm_code;
 mod scan;
 pub(super) mod smolagents;
+pub(super) mod swe_agent;
 
 use std::borrow::Cow;
 

@@ -32,59 +32,71 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use super::fast;
 use super::parts::{Content, plain_text};
-use super::record::{Failure, Out, parse, parse_within};
+use super::record::{self, Failure, Out, parse, parse_within};
 use super::wire::{Calls, RawArguments, Str};
 use crate::{Message, ToolCall};
 
-/// A trajectory, the fields read.
+/// A trajectory, the fields read: its history's entries read (`E`: an [`Entry`]) or
+/// kept as their text.
 #[derive(Deserialize)]
-#[serde(bound(deserialize = "'de: 'a"))]
-struct Trajectory<'a> {
+#[serde(bound(deserialize = "'de: 'a, E: Deserialize<'de>"))]
+pub(in crate::transcript) struct Trajectory<'a, E> {
     /// The agent's messages (absent in a retry agent's trajectory of attempts that
     /// has not chosen one yet).
+    #[serde(default)]
+    pub(in crate::transcript) history: Option<Vec<E>>,
     #[serde(default, borrow)]
-    history: Option<Vec<&'a RawValue>>,
-    #[serde(default, borrow)]
-    info: Option<Info<'a>>,
+    pub(in crate::transcript) info: Option<Info<'a>>,
     /// A retry agent's attempts, each a trajectory of its own.
     #[serde(default)]
-    attempts: Option<serde::de::IgnoredAny>,
+    pub(in crate::transcript) attempts: Option<serde::de::IgnoredAny>,
+}
+
+impl<E> Default for Trajectory<'_, E> {
+    fn default() -> Self {
+        Trajectory {
+            history: None,
+            info: None,
+            attempts: None,
+        }
+    }
 }
 
 /// The run's info, the fields read.
 #[derive(Deserialize, Default)]
-struct Info<'a> {
+pub(in crate::transcript) struct Info<'a> {
     /// Why the run ended (`submitted`, `exit_cost`, `submitted (exit_context)`, ...).
     #[serde(default, borrow)]
-    exit_status: Option<Str<'a>>,
+    pub(in crate::transcript) exit_status: Option<Str<'a>>,
     /// The patch the run submitted.
     #[serde(default, borrow)]
-    submission: Option<Str<'a>>,
+    pub(in crate::transcript) submission: Option<Str<'a>>,
 }
 
 /// One message of the history, the fields read: the others are SWE-agent's own
 /// (`agent`, the agent's name; `message_type`; `thought`, which the content holds;
 /// `thinking_blocks`, the model's reasoning, not its answer; `cache_control`, `tags`).
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 #[serde(bound(deserialize = "'de: 'a"))]
-struct Entry<'a> {
+pub(in crate::transcript) struct Entry<'a> {
     #[serde(borrow)]
-    role: Str<'a>,
+    pub(in crate::transcript) role: Str<'a>,
     #[serde(default, borrow)]
-    content: Option<Content<'a, RawArguments<'a>>>,
+    pub(in crate::transcript) content: Option<Content<'a, RawArguments<'a>>>,
     /// A demonstration put before the task.
     #[serde(default)]
-    is_demo: Option<bool>,
+    pub(in crate::transcript) is_demo: Option<bool>,
     /// The command SWE-agent runs for the model's message (`null` in some saved
     /// demonstrations of function-calling models).
     #[serde(default, borrow)]
-    action: Option<Str<'a>>,
+    pub(in crate::transcript) action: Option<Str<'a>>,
     #[serde(default, borrow)]
-    tool_calls: Option<Calls<'a, RawArguments<'a>>>,
+    pub(in crate::transcript) tool_calls: Option<Calls<'a, RawArguments<'a>>>,
     /// The call a tool's message answers (SWE-agent's list holds one).
     #[serde(default, borrow)]
-    tool_call_ids: Option<Vec<Str<'a>>>,
+    pub(in crate::transcript) tool_call_ids: Option<Vec<Str<'a>>>,
 }
 
 impl Entry<'_> {
@@ -102,23 +114,60 @@ const SUBMITTED: &str = "submitted";
 
 /// The messages of the trajectory `text`.
 pub(super) fn read<'a>(text: &'a str, out: &mut Out<'a>) -> Result<(), Failure<'a>> {
-    let trajectory: Trajectory<'a> = parse(text)?;
-    let Some(history) = trajectory.history else {
-        let what = if trajectory.attempts.is_some() {
-            "a SWE-agent retry agent's trajectory of attempts without the one it chose (its \
-             history): read each attempt's own trajectory"
-        } else {
-            "a SWE-agent trajectory without its history"
-        };
-        return Err(Failure::message(text, what));
-    };
-    let count = history.len();
-    let mut entries = Vec::with_capacity(count);
+    // One pass (a trajectory is read whole: scanned, else by serde); where anything
+    // is wrong, a second, which keeps each entry's text to say where.
+    let start = out.len();
+    let read =
+        record::scan_or_parse::<Trajectory<'a, Entry<'a>>>(text, fast::swe_agent::trajectory);
+    if let Ok(trajectory) = read {
+        let read =
+            history(trajectory.history, trajectory.attempts.is_some(), text).and_then(|history| {
+                let entries = history.into_iter().map(|e| (e, text)).collect();
+                read_history(entries, trajectory.info.unwrap_or_default(), out)
+            });
+        if read.is_ok() {
+            return Ok(());
+        }
+        out.truncate(start);
+    }
+    let located: Trajectory<'a, &'a RawValue> = parse(text)?;
+    let history = history(located.history, located.attempts.is_some(), text)?;
+    let mut entries = Vec::with_capacity(history.len());
     for raw in history {
         let within = raw.get();
         entries.push((parse_within::<Entry<'a>>(within)?, within));
     }
-    let info = trajectory.info.unwrap_or_default();
+    read_history(entries, located.info.unwrap_or_default(), out)
+}
+
+/// The trajectory's history, or an error where it has none (`attempts`: a retry
+/// agent's trajectory of attempts).
+fn history<'a, E>(
+    history: Option<Vec<E>>,
+    attempts: bool,
+    text: &'a str,
+) -> Result<Vec<E>, Failure<'a>> {
+    history.ok_or_else(|| {
+        Failure::message(
+            text,
+            if attempts {
+                "a SWE-agent retry agent's trajectory of attempts without the one it chose \
+                 (its history): read each attempt's own trajectory"
+            } else {
+                "a SWE-agent trajectory without its history"
+            },
+        )
+    })
+}
+
+/// The messages of the history's `entries` (each with the text its errors are placed
+/// at), in a run that ended as `info` says.
+fn read_history<'a>(
+    entries: Vec<(Entry<'a>, &'a str)>,
+    info: Info<'a>,
+    out: &mut Out<'a>,
+) -> Result<(), Failure<'a>> {
+    let count = entries.len();
     let status = info.exit_status.as_ref().map(|s| &*s.0);
     let submitted = status == Some(SUBMITTED);
     // A run SWE-agent ended: its last step is its own, if it is one (the model's

@@ -9,7 +9,7 @@ use proptest::prelude::*;
 use super::super::{
     Chat, agent_framework, agent_message, agno, anthropic_response, claude_code, codex, completion,
     converse, crewai, execution_results, function_calls, gemini, inspect, langchain, llamaindex,
-    mini_swe_agent, pydantic_ai, responses_item, rlm_code, smolagents,
+    mini_swe_agent, pydantic_ai, responses_item, rlm_code, smolagents, swe_agent,
 };
 use super::{damaged, sample_files, serde_only};
 use crate::Message;
@@ -537,6 +537,84 @@ fn mini_swe_agent_trajectories_are_scanned_as_serde_reads_them() {
             (some("exit"), None, None, None),
         ]
     );
+}
+
+/// SWE-agent's trajectories, a trajectory a line: a function-calling model's run that
+/// submitted (its steps, their queries and the configuration skipped); a text-based
+/// model's that SWE-agent ended, with demonstrations; escapes, `null`s where serde
+/// reads them as absent, keys in another order.
+const SWE: &[&str] = &[
+    r#"{"trajectory":[{"action":"ls","observation":"a.py","response":"Look.","thought":"Look.","execution_time":0.1,"state":{"working_dir":"/t"},"query":[{"role":"system","content":"s","agent":"main","message_type":"system_prompt"}],"extra_info":{}}],"history":[{"role":"system","content":"s","agent":"main","message_type":"system_prompt"},{"role":"user","content":[{"type":"text","text":"Fix it."}],"agent":"main","message_type":"observation"},{"role":"assistant","content":"Look.","thought":"Look.","action":"ls","agent":"main","tool_calls":[{"function":{"arguments":"{\"command\": \"ls\"}","name":"bash"},"id":"call_1","type":"function"}],"message_type":"action","thinking_blocks":[]},{"role":"tool","content":[{"type":"text","text":"OBSERVATION:\na.py"}],"agent":"main","message_type":"observation","tool_call_ids":["call_1"],"cache_control":{"type":"ephemeral"}},{"role":"assistant","content":"Done.","action":"submit","agent":"main","tool_calls":[{"function":{"arguments":"{}","name":"submit"},"id":"call_2","type":"function"}],"message_type":"action"},{"role":"tool","content":"diff","agent":"main","message_type":"observation","tool_call_ids":["call_2"]}],"info":{"swe_agent_hash":"h","submission":"diff\n","exit_status":"submitted","model_stats":{"instance_cost":0,"api_calls":2}},"replay_config":"{\"agent\": {}}","environment":"main"}"#,
+    r#"{"environment":"swe_main","history":[{"role":"system","content":"s","agent":"primary"},{"agent":"primary","content":"a demo","is_demo":true,"role":"user"},{"role":"assistant","content":"demo call","action":null,"is_demo":true,"tool_calls":[{"function":{"arguments":"{}","name":"submit"},"id":"d1","type":"function"}]},{"role":"user","content":"Fix \"it\" \u00e9.","agent":"primary","is_demo":null},{"role":"assistant","content":"```\nopen a.py\n```","thought":"","action":"open a.py\n","agent":"primary","tool_calls":null},{"role":"user","content":"[File: a.py]","agent":"primary"},{"role":"assistant","content":"Exit due to cost limit","thought":"Exit due to cost limit","action":"","agent":"primary","tool_calls":null,"thinking_blocks":null},{"role":"user","content":"Exited (autosubmitted)","agent":"primary","tool_call_ids":null}],"info":{"exit_status":"submitted (exit_cost)","submission":null},"trajectory":[]}"#,
+    r#"{"history":[{"role":"us\u0065r","content":null},{"role":"assistant","content":"x","action":"submit"}],"info":{"exit_status":"submitted","submission":"p"},"attempts":null}"#,
+    r#"{"history":[],"info":null}"#,
+];
+
+/// Trajectories the scanner takes and the conversion refuses.
+const SWE_REFUSED: &[&str] = &[
+    r#"{"history":[{"role":"critic","content":"x"}]}"#,
+    r#"{"history":[{"role":"tool","content":"x","tool_call_ids":["a","b"]}]}"#,
+    r#"{"history":null,"attempts":[{"history":[]}]}"#,
+    r#"{"trajectory":[],"info":{}}"#,
+];
+
+/// Trajectories the scanner leaves to the serde path (which reads or refuses them).
+const SWE_LEFT: &[&str] = &[
+    r#"{"history":[{"content":"x"}]}"#,
+    r#"{"history":[{"role":null,"content":"x"}]}"#,
+    r#"{"history":[{"role":"user","role":"user","content":"x"}]}"#,
+    r#"{"history":[],"history":[]}"#,
+    r#"{"history":[{"role":"user","content":"x","is_demo":1}]}"#,
+    r#"{"history":[{"role":"tool","content":"x","tool_call_ids":[1]}]}"#,
+    r#"{"history":[{"role":"user","content":5}]}"#,
+    r#"{"history":[{"role":"assistant","content":"x","tool_calls":[{"id":"c","function":{"name":"","arguments":"{}"}}]}]}"#,
+    r#"{"history":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"x"}]}]}"#,
+    r#"{"history":[{"role":"tool","content":"x","tool_call_ids":["a"],"tool_call_ids":["a"]}]}"#,
+    r#"{"history":[],"info":{"exit_status":5}}"#,
+    r#"{"history":[],"trajectory":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}"#,
+];
+
+#[test]
+fn swe_agent_trajectories_are_scanned_as_serde_reads_them() {
+    let scans = |line: &str| swe_agent::trajectory(line, &mut Default::default()).is_some();
+    scanned_as_serde_reads(SWE, SWE_REFUSED, SWE_LEFT, scans);
+    // Alone, each trajectory too (the first of a log makes its kind known).
+    for line in SWE.iter().chain(SWE_REFUSED).chain(SWE_LEFT) {
+        reads_alike(line).unwrap();
+    }
+    // What the scanner read: each entry's role, its calls, its ids, the run's end.
+    let mut scanned = Default::default();
+    assert!(swe_agent::trajectory(SWE[1], &mut scanned).is_some());
+    let history = scanned.history.unwrap();
+    let roles: Vec<_> = history.iter().map(|e| (&*e.role.0, e.is_demo)).collect();
+    assert_eq!(
+        roles,
+        [
+            ("system", None),
+            ("user", Some(true)),
+            ("assistant", Some(true)),
+            ("user", None),
+            ("assistant", None),
+            ("user", None),
+            ("assistant", None),
+            ("user", None),
+        ]
+    );
+    assert_eq!(history[3].role.0, "user");
+    assert_eq!(
+        history[4].action.as_ref().map(|a| &*a.0),
+        Some("open a.py\n")
+    );
+    let info = scanned.info.unwrap();
+    assert_eq!(
+        (info.exit_status.map(|s| s.0), info.submission.is_none()),
+        (Some(Cow::Borrowed("submitted (exit_cost)")), true)
+    );
+    // A retry agent's attempts are seen, as serde sees them (the reading of a
+    // trajectory without a history, refused, is serde's: it says why).
+    let mut retry = Default::default();
+    assert!(swe_agent::trajectory(SWE_REFUSED[2], &mut retry).is_some());
+    assert!(retry.history.is_none() && retry.attempts.is_some());
 }
 
 /// Inspect AI's samples, a line each: a sample as Inspect logs it (reasoning and text
@@ -1136,7 +1214,7 @@ fn autogen_contents_are_scanned_as_serde_reads_them() {
 /// Every sample file reads the same both ways.
 #[test]
 fn every_sample_file_reads_alike() {
-    let files = sample_files(&["jsonl", "json"]);
+    let files = sample_files(&["jsonl", "json", "traj"]);
     for (path, text) in &files {
         if let Err(e) = reads_alike(text) {
             panic!("{}: {e}", path.display());
@@ -1205,6 +1283,8 @@ const ALL: &[&str] = &[
     CODEX[8],
     MINI[0],
     MINI[1],
+    SWE[0],
+    SWE[1],
     MINI[2],
     MINI[3],
     MINI[6],
