@@ -48,36 +48,57 @@ fn a_text_models_run_that_swe_agent_ended() {
 
 #[test]
 fn the_stop_is_the_submission_only_in_a_run_that_submitted() {
-    let read_last = |text: &str| read(text, Format::SweAgent).unwrap().pop().unwrap();
     let submit = r#"{"role": "assistant", "content": "Done.", "action": "submit", "agent": "main", "tool_calls": [{"function": {"arguments": "{}", "name": "submit"}, "id": "c9", "type": "function"}], "message_type": "action"}"#;
-    let output = r#"{"role": "tool", "content": [{"type": "text", "text": "OBSERVATION:\ndiff"}], "agent": "main", "message_type": "observation", "tool_call_ids": ["c9"]}"#;
+    // The patch as the shell wrote it (SWE-agent's own `\r\n`), in the output template.
+    let output = r#"{"role": "tool", "content": [{"type": "text", "text": "OBSERVATION:\n\r\ndiff --git a/x b/x\r\n+y\r\n"}], "agent": "main", "message_type": "observation", "tool_call_ids": ["c9"]}"#;
     let entries = [SYSTEM, TASK, submit, output];
-    let submitted = read_last(&trajectory(
-        r#"{"exit_status": "submitted", "submission": "diff --git a/x b/x\n"}"#,
+    let patch = r#""\r\ndiff --git a/x b/x\r\n+y\r\n""#;
+    let submitted = messages(&trajectory(
+        &format!(r#"{{"exit_status": "submitted", "submission": {patch}}}"#),
         &entries,
     ));
-    assert!(submitted.is_stop());
-    assert_eq!(
-        (
-            submitted.content(),
-            submitted.tool_call_id(),
-            submitted.tool_name()
+    assert!(
+        submitted.ends_with(
+            "3 agent \"\\r\\ndiff --git a/x b/x\\r\\n+y\\r\\n\" answers=c9 tool=submit stop\n"
         ),
-        ("diff --git a/x b/x\n", Some("c9"), Some("submit"))
+        "{submitted}"
     );
-    // Without a submission saved, the output is its text.
-    let unsaved = read_last(&trajectory(
-        r#"{"exit_status": "submitted", "submission": null}"#,
+    // A blank submission (SWE-agent saves none): the stop's text is empty, not the
+    // words SWE-agent gives the model for no output.
+    let no_output = output.replace(
+        r#"OBSERVATION:\n\r\ndiff --git a/x b/x\r\n+y\r\n"#,
+        "Your command ran successfully and did not produce any output.",
+    );
+    for saved in ["null", r#""""#, r#""\n""#] {
+        let blank = messages(&trajectory(
+            &format!(r#"{{"exit_status": "submitted", "submission": {saved}}}"#),
+            &[SYSTEM, TASK, submit, &no_output],
+        ));
+        assert!(
+            blank.ends_with("3 agent answers=c9 tool=submit stop (no response)\n"),
+            "{saved}: {blank}"
+        );
+    }
+    // A history that stops before the command that submitted (SWE-agent 1.0's
+    // development releases): its last output is the last command's, and the
+    // submission follows it.
+    let before = messages(&trajectory(
+        r#"{"exit_status": "submitted", "submission": "diff --git a/z b/z\n"}"#,
         &entries,
     ));
-    assert!(unsaved.is_stop());
-    assert_eq!(unsaved.content(), "OBSERVATION:\ndiff");
+    assert!(
+        before.ends_with(
+            "3 agent \"OBSERVATION:\\n\\r\\ndiff --git a/x b/x\\r\\n+y\\r\\n\" answers=c9 tool=submit\n\
+             4 agent \"diff --git a/z b/z\\n\" stop\n"
+        ),
+        "{before}"
+    );
     // A run still going (the trajectory is saved after every step), or one without
     // its info (a demonstration): the output is a result, not a stop.
     for info in [r#"{"exit_status": null}"#, "{}"] {
-        let going = read_last(&trajectory(info, &entries));
-        assert!(!going.is_stop(), "{info}");
-        assert_eq!(going.content(), "OBSERVATION:\ndiff");
+        let going = read(&trajectory(info, &entries), Format::SweAgent).unwrap();
+        assert_eq!(going.len(), 4, "{info}");
+        assert!(going.iter().all(|m| !m.is_stop()), "{info}");
     }
 }
 
@@ -139,15 +160,15 @@ fn each_kind_of_entry() {
          7 user \"go on\"\n\
          8 llm call bash({\"command\": \"ls\"}) id=Some(\"c1\") call pwd({}) id=Some(\"c2\")\n\
          9 agent \"b.py\" answers=c2 tool=pwd\n\
-         10 agent \"a.py\" tool=bash\n"
+         10 agent \"a.py\" answers=c1 tool=bash\n"
     );
-    // The same last step in a run still going, or one that submitted, is the model's.
-    for info in ["{}", r#"{"exit_status": "submitted"}"#] {
+    // The same last step in a run still going, or one that submitted, is the model's
+    // (and a run that submitted, whose history shows no submission, ends on it).
+    for (info, stops) in [("{}", 0), (r#"{"exit_status": "submitted"}"#, 1)] {
         let text = text.replace(r#"{"exit_status": "exit_format"}"#, info);
-        let mut read = read(&text, Format::SweAgent).unwrap();
-        let after = read.pop().unwrap();
-        let step = read.pop().unwrap();
-        assert_eq!(read.len(), 11, "{info}");
+        let read = read(&text, Format::SweAgent).unwrap();
+        assert_eq!(read.len(), 13 + stops, "{info}");
+        let (step, after) = (&read[11], &read[12]);
         assert_eq!(
             (step.role(), step.tool_calls().len()),
             (Role::Llm, 0),
@@ -158,6 +179,7 @@ fn each_kind_of_entry() {
             (Role::User, "Exited"),
             "{info}"
         );
+        assert_eq!(read.iter().filter(|m| m.is_stop()).count(), stops, "{info}");
     }
 }
 
@@ -188,6 +210,55 @@ fn only_the_last_step_of_a_run_swe_agent_ended_is_its_own() {
 }
 
 #[test]
+fn an_earlier_releases_exit_step_is_named_by_its_action() {
+    // SWE-agent 0.x wrote the step that ended a run with the limit's name as its
+    // action (and, for a format error, the model's refused reply as its content),
+    // last in the history.
+    let step = |action: &str| {
+        format!(
+            r#"{{"role": "assistant", "content": "Exit due to cost limit", "thought": "Exit due to cost limit", "action": "{action}", "agent": "primary"}}"#
+        )
+    };
+    let ls =
+        r#"{"role": "assistant", "content": "```\nls\n```", "action": "ls\n", "agent": "primary"}"#;
+    let out = r#"{"role": "user", "content": "a.py", "agent": "primary"}"#;
+    for (status, action, read) in [
+        ("exit_cost", "exit_cost", 4),
+        ("submitted (exit_cost)", "exit_cost", 4),
+        ("exit_format", "exit_format", 4),
+        // Another status than the action's, or a command of the model's: its turn.
+        ("exit_context", "exit_cost", 5),
+        ("exit_cost", "exit_forfeit", 5),
+    ] {
+        let text = trajectory(
+            &format!(r#"{{"exit_status": "{status}"}}"#),
+            &[SYSTEM, TASK, ls, out, &step(action)],
+        );
+        let messages = read_all(&text);
+        assert_eq!(messages.len(), read, "{status} {action}");
+        assert!(messages.iter().all(|m| !m.is_stop()), "{status} {action}");
+    }
+}
+
+#[test]
+fn a_tool_message_without_its_id_answers_the_first_call() {
+    let call = r#"{"role": "assistant", "content": "", "action": "ls", "agent": "main", "tool_calls": [{"function": {"arguments": "{}", "name": "ls"}, "id": "c1", "type": "function"}]}"#;
+    for ids in ["", r#", "tool_call_ids": []"#, r#", "tool_call_ids": null"#] {
+        let output = format!(r#"{{"role": "tool", "content": "a.py", "agent": "main"{ids}}}"#);
+        let text = trajectory("{}", &[TASK, call, &output]);
+        assert!(
+            messages(&text).ends_with("2 agent \"a.py\" answers=c1 tool=ls\n"),
+            "{ids}"
+        );
+    }
+}
+
+/// Every message of `text`, read as a SWE-agent trajectory.
+fn read_all(text: &str) -> Vec<doneseq::Message<'static>> {
+    read(text, Format::SweAgent).unwrap()
+}
+
+#[test]
 fn errors_name_the_entry_and_the_format() {
     let cases = [
         (
@@ -208,7 +279,8 @@ fn errors_name_the_entry_and_the_format() {
             "a SWE-agent trajectory without its history",
         ),
         (
-            r#"{"attempts": [{"history": []}], "history": null}"#.to_owned(),
+            // As a retry agent saves it before it chose an attempt (no history).
+            r#"{"attempts": [{"history": [], "info": {}}]}"#.to_owned(),
             "a SWE-agent retry agent's trajectory of attempts without the one it chose",
         ),
     ];

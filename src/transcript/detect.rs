@@ -97,7 +97,9 @@ struct Keys {
     info: bool,
     /// `model_stats` or `exit_status` (in a mini-swe-agent trajectory's `info`).
     run_stats: bool,
-    /// `history` (a SWE-agent trajectory's, beside `trajectory` and `info`).
+    /// `history` (a SWE-agent trajectory's, beside `trajectory` and `info`), or
+    /// `attempts` (a SWE-agent retry agent's, which has a history only once it chose
+    /// an attempt).
     history: bool,
     /// `epoch` (an Inspect eval sample's, beside `messages`).
     epoch: bool,
@@ -178,7 +180,8 @@ struct Keys {
 /// {"timestamp", "type": "response_item", "payload"}  Codex rollout's record
 /// {"info", "messages", "trajectory_format"}   mini-swe-agent trajectory (without a
 ///                                             format: `info` with `model_stats`)
-/// {"trajectory", "history", "info", ...}      SWE-agent trajectory
+/// {"trajectory", "history", "info", ...}      SWE-agent trajectory (a retry agent's:
+///                                             `attempts`)
 /// {"id", "epoch", "messages", "events", ...}  Inspect eval sample
 /// {"version", "eval", "plan", "samples", ...} Inspect eval log
 /// {"type": "message", "role", "contents"}     Agent Framework message
@@ -466,7 +469,7 @@ fn flag(k: &mut Keys, key: &str) {
         "payload" => k.payload = true,
         "agentType" => k.agent_type = true,
         "trajectory_format" => k.trajectory_format = true,
-        "history" => k.history = true,
+        "history" | "attempts" => k.history = true,
         "model_stats" | "exit_status" => k.run_stats = true,
         "epoch" => k.epoch = true,
         "eval" => k.eval = true,

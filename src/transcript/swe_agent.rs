@@ -100,17 +100,36 @@ pub(in crate::transcript) struct Entry<'a> {
 }
 
 impl Entry<'_> {
-    /// Whether this is the model's message of no command, which SWE-agent writes
-    /// as a run's last step when it ends the run itself (its `action` empty).
-    fn is_exit_step(&self) -> bool {
+    /// Whether this is the step SWE-agent writes in the model's role as it ends a run
+    /// itself (why: `status`): no calls, and an empty action (SWE-agent 1's), or as
+    /// its action the name of the limit or error the status names (its earlier
+    /// releases': `exit_cost` in a run of `exit_cost` or `submitted (exit_cost)`).
+    fn is_exit_step(&self, status: &str) -> bool {
+        let Some(action) = self.action.as_ref().map(|a| a.0.trim()) else {
+            return false;
+        };
+        let exit = status
+            .strip_prefix("submitted (")
+            .and_then(|s| s.strip_suffix(')'))
+            .unwrap_or(status);
         &*self.role.0 == "assistant"
-            && self.action.as_ref().is_some_and(|a| a.0.trim().is_empty())
             && self.tool_calls.is_none()
+            && (action.is_empty() || EXITS.contains(&action) && action == exit)
     }
 }
 
 /// How a run that the agent submitted ended.
 const SUBMITTED: &str = "submitted";
+
+/// The actions SWE-agent's earlier releases wrote for the step that ended a run on a
+/// limit or an error.
+const EXITS: [&str; 5] = [
+    "exit_context",
+    "exit_cost",
+    "exit_error",
+    "exit_format",
+    "exit_api",
+];
 
 /// The messages of the trajectory `text`.
 pub(super) fn read<'a>(text: &'a str, out: &mut Out<'a>) -> Result<(), Failure<'a>> {
@@ -176,13 +195,22 @@ fn read_history<'a>(
         .iter()
         .rposition(|(e, _)| &*e.role.0 == "assistant")
         .filter(|&i| {
-            status.is_some() && !submitted && entries[i].0.is_exit_step() && count - i <= 2
+            status.is_some_and(|status| status != SUBMITTED && entries[i].0.is_exit_step(status))
+                && count - i <= 2
         })
         .unwrap_or(count);
-    // The calls of the model's last message (name, id), and whether its command was
-    // parsed from its text (then its output is the `user` message after it).
+    // The submission (the patch; none where it was blank), the stop of a run that
+    // submitted.
+    let patch = info
+        .submission
+        .map(Str::into_cow)
+        .filter(|p| !p.trim().is_empty());
+    // The calls of the model's last message (name, id), whether its command was
+    // parsed from its text (then its output is the `user` message after it), and
+    // whether one of them waits for its output.
     let mut waiting: Vec<Waiting<'a>> = Vec::new();
     let mut parsed = false;
+    let mut unanswered = false;
     for (i, (entry, within)) in entries.into_iter().enumerate().take(end) {
         let last = i + 1 == count;
         let fail = |m: String| {
@@ -194,8 +222,12 @@ fn read_history<'a>(
             continue;
         }
         let answers_parsed = std::mem::take(&mut parsed);
-        let message = match &*entry.role.0 {
-            "system" => Message::system(text),
+        unanswered = false;
+        let (call, text) = match &*entry.role.0 {
+            "system" => {
+                out.push(Message::system(text));
+                continue;
+            }
             "assistant" => {
                 let mut calls = match entry.tool_calls {
                     Some(calls) => calls.into_calls().map_err(fail)?,
@@ -205,18 +237,13 @@ fn read_history<'a>(
                     calls.extend(entry.action.and_then(|a| command(&a.0)));
                     parsed = !calls.is_empty();
                 }
+                unanswered = !calls.is_empty();
                 waiting = calls.iter().map(Waiting::of).collect();
                 let turn = calls
                     .into_iter()
                     .fold(Message::llm(text), Message::with_tool_call);
-                if last && submitted {
-                    // An earlier release's history ends on the command that submitted:
-                    // its output is the submission.
-                    out.push(turn);
-                    submission(&info, None, waiting.first())
-                } else {
-                    turn
-                }
+                out.push(turn);
+                continue;
             }
             "tool" => {
                 let id = match entry.tool_call_ids.as_deref() {
@@ -230,17 +257,26 @@ fn read_history<'a>(
                     }
                 };
                 let call = match &id {
-                    Some(id) => waiting.iter().find(|c| c.id.as_deref() == Some(&**id)),
-                    None => waiting.first(),
+                    Some(id) => waiting
+                        .iter()
+                        .find(|c| c.id.as_deref() == Some(&**id))
+                        .map(|c| Waiting {
+                            name: c.name.clone(),
+                            id: Some(id.clone()),
+                        })
+                        .unwrap_or(Waiting {
+                            name: None,
+                            id: Some(id.clone()),
+                        }),
+                    None => waiting.first().cloned().unwrap_or_default(),
                 };
-                let name = call.and_then(|c| c.name.clone());
-                result(text, Waiting { name, id }, last && submitted, &info)
+                (call, text)
             }
-            "user" if answers_parsed => {
-                let call = waiting.first().cloned().unwrap_or_default();
-                result(text, call, last && submitted, &info)
+            "user" if answers_parsed => (waiting.first().cloned().unwrap_or_default(), text),
+            "user" => {
+                out.push(Message::user(text));
+                continue;
             }
-            "user" => Message::user(text),
             other => {
                 return Err(fail(format!(
                     "a SWE-agent message of role \"{other}\" (expected system, user, \
@@ -248,9 +284,35 @@ fn read_history<'a>(
                 )));
             }
         };
-        out.push(message);
+        // A command's output; the last of a run that submitted, the submission, where
+        // it shows the patch (else the history stopped before the command that
+        // submitted: the submission follows).
+        if last && submitted && shows(&text, patch.as_deref()) {
+            out.push(submission(patch, call));
+            return Ok(());
+        }
+        out.push(answering(Message::agent(text), call));
+    }
+    if submitted {
+        // The history ends before the submission (an earlier release's ends on the
+        // model's message of the command that submitted): it follows.
+        let call = if unanswered {
+            waiting.first().cloned()
+        } else {
+            None
+        };
+        out.push(submission(patch, call.unwrap_or_default()));
     }
     Ok(())
+}
+
+/// Whether a command's output `text` shows the submission `patch` (its first line:
+/// the output may be cut short, and the shell's line ends are `\r\n`); a blank
+/// submission's output is SWE-agent's own words for no output.
+fn shows(text: &str, patch: Option<&str>) -> bool {
+    patch
+        .and_then(|p| p.lines().map(str::trim).find(|l| !l.is_empty()))
+        .is_none_or(|first| text.contains(first))
 }
 
 /// A call of the model's last message that waits for its output: its name and id.
@@ -269,31 +331,10 @@ impl<'a> Waiting<'a> {
     }
 }
 
-/// A command's output `text`, the result of `call`; the last of a run the agent
-/// submitted, the submission.
-fn result<'a>(
-    text: Cow<'a, str>,
-    call: Waiting<'a>,
-    submits: bool,
-    info: &Info<'a>,
-) -> Message<'a> {
-    if submits {
-        return submission(info, Some(text), Some(&call));
-    }
-    answering(Message::agent(text), call)
-}
-
-/// The submission: the result of the command that submitted (`call`) and a stop
-/// message, its text the patch (`info.submission`; else the command's output,
-/// `output`).
-fn submission<'a>(
-    info: &Info<'a>,
-    output: Option<Cow<'a, str>>,
-    call: Option<&Waiting<'a>>,
-) -> Message<'a> {
-    let patch = info.submission.as_ref().map(|s| s.0.clone());
-    let message = Message::agent(patch.or(output).unwrap_or_default());
-    answering(message, call.cloned().unwrap_or_default()).as_stop()
+/// The submission: the result of the command that submitted (`call`, where known)
+/// and a stop message, its text the patch (empty where the submission was blank).
+fn submission<'a>(patch: Option<Cow<'a, str>>, call: Waiting<'a>) -> Message<'a> {
+    answering(Message::agent(patch.unwrap_or_default()), call).as_stop()
 }
 
 /// `message` as the result of `call`, where its name and id are known.

@@ -554,7 +554,7 @@ const SWE: &[&str] = &[
 const SWE_REFUSED: &[&str] = &[
     r#"{"history":[{"role":"critic","content":"x"}]}"#,
     r#"{"history":[{"role":"tool","content":"x","tool_call_ids":["a","b"]}]}"#,
-    r#"{"history":null,"attempts":[{"history":[]}]}"#,
+    r#"{"attempts":[{"history":[],"info":{}}]}"#,
     r#"{"trajectory":[],"info":{}}"#,
 ];
 
