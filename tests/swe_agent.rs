@@ -323,3 +323,29 @@ fn errors_name_the_entry_and_the_format() {
         assert!(err.message.contains(expected), "{err}");
     }
 }
+
+#[test]
+fn swe_bench_predictions_beside_the_trajectories_are_refused_as_such() {
+    // The `preds.json` SWE-agent's and mini-swe-agent's batch runs write beside their
+    // trajectories (keyed by instance), and a line of `all_preds.jsonl`.
+    let prediction = r#"{"model_name_or_path": "gpt-4o", "instance_id": "calc_1", "model_patch": "diff --git a/x b/x\n"}"#;
+    let keyed = format!("{{\n  \"calc_1\": {prediction}\n}}\n");
+    for text in [keyed.as_str(), prediction] {
+        for format in [Format::Auto, Format::SweAgent, Format::MiniSweAgent] {
+            let err = read(text, format).unwrap_err();
+            assert_eq!(
+                (err.line, err.kind),
+                (1, TranscriptErrorKind::Message),
+                "{format}: {err}"
+            );
+            assert!(
+                err.message
+                    .contains("SWE-bench predictions (each instance's model_patch")
+                    && err
+                        .message
+                        .contains("hold no messages: read the trajectories"),
+                "{format}: {err}"
+            );
+        }
+    }
+}

@@ -97,6 +97,15 @@ struct Keys {
     info: bool,
     /// `model_stats` or `exit_status` (in a mini-swe-agent trajectory's `info`).
     run_stats: bool,
+    /// `instance_id` and `model_patch` (a SWE-bench prediction's).
+    instance_id: bool,
+    model_patch: bool,
+    /// The first member of the record, of a key no format has, holds a SWE-bench
+    /// prediction (SWE-agent's and mini-swe-agent's `preds.json`, keyed by
+    /// instance).
+    predictions: bool,
+    /// The members of the object looked at so far.
+    members: usize,
     /// `history` (a SWE-agent trajectory's, beside `trajectory` and `info`), or
     /// `attempts` (a SWE-agent retry agent's, which has a history only once it chose
     /// an attempt).
@@ -182,6 +191,8 @@ struct Keys {
 ///                                             format: `info` with `model_stats`)
 /// {"trajectory", "history", "info", ...}      SWE-agent trajectory (a retry agent's:
 ///                                             `attempts`)
+/// {"<id>": {"instance_id", "model_patch"}}    SWE-bench predictions (refused; a line
+///                                             of them: `instance_id`, `model_patch`)
 /// {"id", "epoch", "messages", "events", ...}  Inspect eval sample
 /// {"version", "eval", "plan", "samples", ...} Inspect eval log
 /// {"type": "message", "role", "contents"}     Agent Framework message
@@ -274,6 +285,8 @@ fn decide(k: &Keys) -> Option<Kind> {
         Kind::MiniSweAgentTrajectory
     } else if k.history && !k.messages && !k.role && !typed {
         Kind::SweAgentTrajectory
+    } else if (k.predictions || k.instance_id && k.model_patch) && !k.role && !typed {
+        Kind::SweBenchPredictions
     } else if (typed && k.run_id && k.environment || k.event_type && !typed) && !k.role {
         // (An `event_type` is rlm-code's other logs', which its reader refuses.)
         Kind::RlmCodeEvent
@@ -395,6 +408,7 @@ fn look(s: &mut Skim<'_>, k: &mut Keys, depth: usize) -> Option<()> {
 /// Looks at the value of the member `key` of an object at `depth` looks, the cursor
 /// at the value.
 fn member(s: &mut Skim<'_>, k: &mut Keys, key: &str, depth: usize) -> Option<()> {
+    k.members += 1;
     match key {
         "type" => k.kind = s.string_value()?.map(Cow::into_owned),
         "object" => k.object = s.string_value()?.map(Cow::into_owned),
@@ -417,16 +431,33 @@ fn member(s: &mut Skim<'_>, k: &mut Keys, key: &str, depth: usize) -> Option<()>
         }
         "content" => k.converse_content = converse_content(s.value()?),
         other => {
-            flag(k, other);
+            if !flag(k, other) && keyed_by_ids(k, depth) && s.peek()? == b'{' {
+                let mut first = Keys::default();
+                let seen = look(s, &mut first, depth + 1);
+                k.predictions = is_prediction(&first);
+                return seen;
+            }
             s.value()?;
         }
     }
     Some(())
 }
 
+/// Whether the member looked at, of a key no format has, may be the first of an
+/// object keyed by ids (a record's first member, at the top): its value, an object,
+/// is looked at (SWE-bench's predictions are keyed by instance).
+fn keyed_by_ids(k: &Keys, depth: usize) -> bool {
+    depth == 0 && k.members == 1
+}
+
+/// Whether the keys are a SWE-bench prediction's (`instance_id`, `model_patch`).
+fn is_prediction(k: &Keys) -> bool {
+    k.instance_id && k.model_patch
+}
+
 /// Sets the flag of `Keys` that the key `key` (one whose value is not looked at)
-/// raises, if any.
-fn flag(k: &mut Keys, key: &str) {
+/// raises, if any: whether it is a key a format has.
+fn flag(k: &mut Keys, key: &str) -> bool {
     match key {
         "stopReason" | "ResponseMetadata" => k.converse_response = true,
         "message_id" => k.message_id = true,
@@ -479,8 +510,11 @@ fn flag(k: &mut Keys, key: &str) {
         "model" => k.model = true,
         "system" => k.system = true,
         "stop_reason" => k.stop_reason = true,
-        _ => {}
+        "instance_id" => k.instance_id = true,
+        "model_patch" => k.model_patch = true,
+        _ => return false,
     }
+    true
 }
 
 /// Whether the JSON text `content` is a list whose first element is a Bedrock

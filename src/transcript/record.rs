@@ -145,6 +145,10 @@ pub(super) enum Kind {
     MiniSweAgentTrajectory,
     /// A SWE-agent trajectory (`{"environment", "trajectory", "history", "info"}`).
     SweAgentTrajectory,
+    /// SWE-bench predictions (`{"<instance id>": {"instance_id", "model_patch", ...}}`,
+    /// the `preds.json` SWE-agent's and mini-swe-agent's batch runs write beside
+    /// their trajectories, or a line of them): refused, they hold no messages.
+    SweBenchPredictions,
     /// An Inspect AI eval sample (`{"id", "epoch", "input", "messages", "events",
     /// ...}`).
     InspectSample,
@@ -231,6 +235,9 @@ impl Kind {
             Kind::SweAgentTrajectory => {
                 "a SWE-agent trajectory ({\"trajectory\", \"history\", \"info\", ...})"
             }
+            Kind::SweBenchPredictions => {
+                "SWE-bench predictions ({\"<instance id>\": {\"instance_id\", \"model_patch\"}})"
+            }
             Kind::InspectSample => {
                 "an Inspect eval sample ({\"id\", \"epoch\", \"messages\", \"events\", ...})"
             }
@@ -279,7 +286,7 @@ impl Kind {
             Kind::ClaudeCodeRecord => Format::ClaudeCode,
             Kind::CodexRecord => Format::Codex,
             Kind::MiniSweAgentTrajectory => Format::MiniSweAgent,
-            Kind::SweAgentTrajectory => Format::SweAgent,
+            Kind::SweAgentTrajectory | Kind::SweBenchPredictions => Format::SweAgent,
             Kind::InspectSample | Kind::InspectLog => Format::Inspect,
             Kind::AgentFrameworkMessage
             | Kind::AgentFrameworkResponse
@@ -339,6 +346,7 @@ impl Kind {
                 Kind::CodexRecord,
                 Kind::MiniSweAgentTrajectory,
                 Kind::SweAgentTrajectory,
+                Kind::SweBenchPredictions,
                 Kind::InspectSample,
                 Kind::InspectLog,
                 Kind::AgentFrameworkMessage,
@@ -389,8 +397,8 @@ impl Kind {
             Format::Locus => &[Kind::LocusState],
             Format::ClaudeCode => &[Kind::ClaudeCodeRecord],
             Format::Codex => &[Kind::CodexRecord],
-            Format::MiniSweAgent => &[Kind::MiniSweAgentTrajectory],
-            Format::SweAgent => &[Kind::SweAgentTrajectory],
+            Format::MiniSweAgent => &[Kind::MiniSweAgentTrajectory, Kind::SweBenchPredictions],
+            Format::SweAgent => &[Kind::SweAgentTrajectory, Kind::SweBenchPredictions],
             Format::Inspect => &[Kind::InspectSample, Kind::InspectLog],
             Format::AgentFramework => &[
                 Kind::AgentFrameworkMessage,
@@ -724,6 +732,12 @@ fn read_kind<'a>(
         Kind::AgentFrameworkMessage => agent_framework::read_message(parse(text)?, text, out),
         Kind::AgentFrameworkResponse => agent_framework::read_response(parse(text)?, text, out),
         Kind::AgentFrameworkSession => agent_framework::read_session(parse(text)?, text, out),
+        Kind::SweBenchPredictions => Err(Failure::message(
+            text,
+            "SWE-bench predictions (each instance's model_patch, as SWE-agent's and \
+             mini-swe-agent's batch runs write them beside their trajectories) hold no \
+             messages: read the trajectories (<instance>.traj, <instance>.traj.json)",
+        )),
         Kind::CrewAiLog => Err(Failure::message(
             text,
             "a CrewAI output log (output_log_file) holds each task's status and output, not \

@@ -7,7 +7,8 @@ use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
 use super::{
-    Keys, LOOKS, Skim, converse_content, decide, flag, is_langchain, kind, line, look, look_at,
+    Keys, LOOKS, Skim, converse_content, decide, flag, is_langchain, is_prediction, keyed_by_ids,
+    kind, line, look, look_at,
 };
 use crate::transcript::MAX_JSON_DEPTH;
 use crate::transcript::record::Kind;
@@ -16,7 +17,7 @@ use crate::transcript::record::Kind;
 fn serde_kind(text: &str) -> Option<Kind> {
     let mut keys = Keys::default();
     let mut de = serde_json::Deserializer::from_str(text);
-    de.deserialize_any(Look(&mut keys)).ok()?;
+    de.deserialize_any(Look(&mut keys, 0)).ok()?;
     decide(&keys)
 }
 
@@ -33,7 +34,7 @@ fn string(value: serde_json::Value) -> Option<String> {
 /// `Keys`; of an array, only the first element is looked at; anything else is
 /// skipped, every value checked. The first element of `messages` is looked at the
 /// same way, into keys of its own.
-struct Look<'k>(&'k mut Keys);
+struct Look<'k>(&'k mut Keys, usize);
 
 impl<'de> serde::de::DeserializeSeed<'de> for Look<'_> {
     type Value = ();
@@ -48,8 +49,9 @@ impl<'de> Visitor<'de> for Look<'_> {
         f.write_str("a JSON value")
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let k = self.0;
+        let (k, depth) = (self.0, self.1);
         while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            k.members += 1;
             match &*key {
                 "type" => {
                     k.kind = map
@@ -73,13 +75,13 @@ impl<'de> Visitor<'de> for Look<'_> {
                 }
                 "info" => {
                     let mut info = Keys::default();
-                    map.next_value_seed(Look(&mut info))?;
+                    map.next_value_seed(Look(&mut info, depth + 1))?;
                     k.info = info.run_stats;
                 }
                 "messages" => {
                     k.messages = true;
                     let mut first = Keys::default();
-                    map.next_value_seed(Look(&mut first))?;
+                    map.next_value_seed(Look(&mut first, depth + 1))?;
                     k.first_message_source = first.source;
                     k.first_message_langchain = is_langchain(&first);
                     k.first_message_converse = first.role && first.converse_content;
@@ -88,15 +90,25 @@ impl<'de> Visitor<'de> for Look<'_> {
                     k.converse_content = converse_content(map.next_value::<&RawValue>()?.get());
                 }
                 other => {
-                    flag(k, other);
-                    map.next_value::<IgnoredAny>()?;
+                    if !flag(k, other) && keyed_by_ids(k, depth) {
+                        let value = map.next_value::<&RawValue>()?.get();
+                        if value.starts_with('{') {
+                            let mut first = Keys::default();
+                            let mut de = serde_json::Deserializer::from_str(value);
+                            de.deserialize_any(Look(&mut first, depth + 1))
+                                .map_err(serde::de::Error::custom)?;
+                            k.predictions = is_prediction(&first);
+                        }
+                    } else {
+                        map.next_value::<IgnoredAny>()?;
+                    }
                 }
             }
         }
         Ok(())
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        if seq.next_element_seed(Look(self.0))?.is_some() {
+        if seq.next_element_seed(Look(self.0, self.1 + 1))?.is_some() {
             while seq.next_element::<IgnoredAny>()?.is_some() {}
         }
         Ok(())
@@ -230,6 +242,29 @@ fn a_log_is_looked_at_once() {
 }
 
 #[test]
+fn swe_bench_predictions_are_told_by_their_first_instance() {
+    let prediction =
+        r#"{"model_name_or_path": "m", "instance_id": "calc_1", "model_patch": "diff"}"#;
+    // `preds.json`, keyed by instance; a line of `all_preds.jsonl`.
+    let keyed = format!(r#"{{"calc_1": {prediction}, "calc_2": {prediction}}}"#);
+    for text in [&keyed, prediction] {
+        assert_eq!(kind(text), Some(Kind::SweBenchPredictions), "{text}");
+        assert_eq!(serde_kind(text), kind(text), "{text}");
+    }
+    // Only the first member's value, of a key no format has, at the top, is looked
+    // at: a prediction second, under a known key, or in a list is not one.
+    for text in [
+        format!(r#"{{"calc_0": 1, "calc_1": {prediction}}}"#),
+        format!(r#"{{"data": {{"x": 1}}, "calc_1": {prediction}}}"#),
+        format!(r#"{{"state": {prediction}}}"#),
+        format!(r#"[{{"calc_1": {prediction}}}]"#),
+    ] {
+        assert_eq!(kind(&text), None, "{text}");
+        assert_eq!(serde_kind(&text), None, "{text}");
+    }
+}
+
+#[test]
 fn a_text_cut_short_or_wrong_is_told_by_the_keys_before() {
     let root = env!("CARGO_MANIFEST_DIR");
     let trajectory =
@@ -322,6 +357,11 @@ const KEYS: &[&str] = &[
     "payload",
     "agentType",
     "trajectory_format",
+    "history",
+    "attempts",
+    "instance_id",
+    "model_patch",
+    "calc_1",
     "model_stats",
     "exit_status",
     "epoch",
