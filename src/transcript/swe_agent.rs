@@ -171,7 +171,8 @@ fn history<'a, E>(
             text,
             if attempts {
                 "a SWE-agent retry agent's trajectory of attempts without the one it chose \
-                 (its history): read each attempt's own trajectory"
+                 (its history): read each attempt's own trajectory \
+                 (attempt_<n>/<instance>.traj beside it)"
             } else {
                 "a SWE-agent trajectory without its history"
             },
