@@ -35,7 +35,7 @@ use serde_json::value::RawValue;
 use super::fast;
 use super::parts::{Content, plain_text};
 use super::record::{self, Failure, Out, parse, parse_within};
-use super::wire::{Calls, RawArguments, Str};
+use super::wire::{self, Calls, RawArguments, Str};
 use crate::{Message, ToolCall};
 
 /// A trajectory, the fields read: its history's entries read (`E`: an [`Entry`]) or
@@ -139,24 +139,20 @@ pub(super) fn read<'a>(text: &'a str, out: &mut Out<'a>) -> Result<(), Failure<'
     let read =
         record::scan_or_parse::<Trajectory<'a, Entry<'a>>>(text, fast::swe_agent::trajectory);
     if let Ok(trajectory) = read {
-        let read =
-            history(trajectory.history, trajectory.attempts.is_some(), text).and_then(|history| {
-                let entries = history.into_iter().map(|e| (e, text)).collect();
-                read_history(entries, trajectory.info.unwrap_or_default(), out)
-            });
+        let read = history(trajectory.history, trajectory.attempts.is_some(), text)
+            .and_then(|history| read_history(history, |_| text, trajectory.info, out));
         if read.is_ok() {
             return Ok(());
         }
         out.truncate(start);
     }
     let located: Trajectory<'a, &'a RawValue> = parse(text)?;
-    let history = history(located.history, located.attempts.is_some(), text)?;
-    let mut entries = Vec::with_capacity(history.len());
-    for raw in history {
-        let within = raw.get();
-        entries.push((parse_within::<Entry<'a>>(within)?, within));
-    }
-    read_history(entries, located.info.unwrap_or_default(), out)
+    let raw = history(located.history, located.attempts.is_some(), text)?;
+    let entries = raw
+        .iter()
+        .map(|raw| parse_within::<Entry<'a>>(raw.get()))
+        .collect::<Result<_, _>>()?;
+    read_history(entries, |i| raw[i].get(), located.info, out)
 }
 
 /// The trajectory's history, or an error where it has none (`attempts`: a retry
@@ -180,13 +176,15 @@ fn history<'a, E>(
     })
 }
 
-/// The messages of the history's `entries` (each with the text its errors are placed
-/// at), in a run that ended as `info` says.
+/// The messages of the history's `entries` (the `i`th's errors placed at `within(i)`),
+/// in a run that ended as `info` says.
 fn read_history<'a>(
-    entries: Vec<(Entry<'a>, &'a str)>,
-    info: Info<'a>,
+    entries: Vec<Entry<'a>>,
+    within: impl Fn(usize) -> &'a str,
+    info: Option<Info<'a>>,
     out: &mut Out<'a>,
 ) -> Result<(), Failure<'a>> {
+    let info = info.unwrap_or_default();
     let count = entries.len();
     let status = info.exit_status.as_ref().map(|s| &*s.0);
     let submitted = status == Some(SUBMITTED);
@@ -194,9 +192,9 @@ fn read_history<'a>(
     // message of no command, then at most its output).
     let end = entries
         .iter()
-        .rposition(|(e, _)| &*e.role.0 == "assistant")
+        .rposition(|e| &*e.role.0 == "assistant")
         .filter(|&i| {
-            status.is_some_and(|status| status != SUBMITTED && entries[i].0.is_exit_step(status))
+            status.is_some_and(|status| status != SUBMITTED && entries[i].is_exit_step(status))
                 && count - i <= 2
         })
         .unwrap_or(count);
@@ -206,25 +204,26 @@ fn read_history<'a>(
         .submission
         .map(Str::into_cow)
         .filter(|p| !p.trim().is_empty());
-    // The calls of the model's last message (name, id), whether its command was
-    // parsed from its text (then its output is the `user` message after it), and
-    // whether one of them waits for its output.
+    // The calls of the model's last message (name, id); right after it, whether its
+    // command was parsed from its text (then its output is the `user` message after
+    // it).
     let mut waiting: Vec<Waiting<'a>> = Vec::new();
-    let mut parsed = false;
-    let mut unanswered = false;
-    for (i, (entry, within)) in entries.into_iter().enumerate().take(end) {
+    let mut after_turn: Option<bool> = None;
+    for (i, entry) in entries.into_iter().enumerate().take(end) {
         let last = i + 1 == count;
         let fail = |m: String| {
-            Failure::message(within, format!("history entry {} of {count}: {m}", i + 1))
+            Failure::message(
+                within(i),
+                format!("history entry {} of {count}: {m}", i + 1),
+            )
         };
         let text = plain_text(entry.content, "a SWE-agent message's content").map_err(fail)?;
         if entry.is_demo == Some(true) {
             out.push(Message::system(text));
             continue;
         }
-        let answers_parsed = std::mem::take(&mut parsed);
-        unanswered = false;
-        let (call, text) = match &*entry.role.0 {
+        let parsed = after_turn.take() == Some(true);
+        let call = match &*entry.role.0 {
             "system" => {
                 out.push(Message::system(text));
                 continue;
@@ -234,46 +233,41 @@ fn read_history<'a>(
                     Some(calls) => calls.into_calls().map_err(fail)?,
                     None => Vec::new(),
                 };
-                if calls.is_empty() {
+                let from_text = calls.is_empty();
+                if from_text {
                     calls.extend(entry.action.and_then(|a| command(&a.0)));
-                    parsed = !calls.is_empty();
                 }
-                unanswered = !calls.is_empty();
-                waiting = calls.iter().map(Waiting::of).collect();
-                let turn = calls
-                    .into_iter()
-                    .fold(Message::llm(text), Message::with_tool_call);
+                waiting.clear();
+                let mut turn = Message::llm(text);
+                for call in calls {
+                    let (name, arguments, id) = call.into_parts();
+                    waiting.push(Waiting {
+                        name: Some(name.clone()),
+                        id: id.clone(),
+                    });
+                    turn = turn.with_tool_call(ToolCall::from_parts(name, arguments, id));
+                }
+                after_turn = (!waiting.is_empty()).then_some(from_text);
                 out.push(turn);
                 continue;
             }
-            "tool" => {
-                let id = match entry.tool_call_ids.as_deref() {
-                    None | Some([]) => None,
-                    Some([id]) => Some(id.0.clone()),
-                    Some(ids) => {
-                        return Err(fail(format!(
-                            "a tool's message answering {} calls (SWE-agent's answer one)",
-                            ids.len()
-                        )));
-                    }
-                };
-                let call = match &id {
-                    Some(id) => waiting
+            "tool" => match entry.tool_call_ids.as_deref() {
+                None | Some([]) => waiting.first().cloned().unwrap_or_default(),
+                Some([id]) => Waiting {
+                    name: waiting
                         .iter()
-                        .find(|c| c.id.as_deref() == Some(&**id))
-                        .map(|c| Waiting {
-                            name: c.name.clone(),
-                            id: Some(id.clone()),
-                        })
-                        .unwrap_or(Waiting {
-                            name: None,
-                            id: Some(id.clone()),
-                        }),
-                    None => waiting.first().cloned().unwrap_or_default(),
-                };
-                (call, text)
-            }
-            "user" if answers_parsed => (waiting.first().cloned().unwrap_or_default(), text),
+                        .find(|c| c.id.as_deref() == Some(&*id.0))
+                        .and_then(|c| c.name.clone()),
+                    id: Some(id.0.clone()),
+                },
+                Some(ids) => {
+                    return Err(fail(format!(
+                        "a tool's message answering {} calls (SWE-agent's answer one)",
+                        ids.len()
+                    )));
+                }
+            },
+            "user" if parsed => waiting.first().cloned().unwrap_or_default(),
             "user" => {
                 out.push(Message::user(text));
                 continue;
@@ -296,13 +290,13 @@ fn read_history<'a>(
     }
     if submitted {
         // The history ends before the submission (an earlier release's ends on the
-        // model's message of the command that submitted): it follows.
-        let call = if unanswered {
-            waiting.first().cloned()
-        } else {
-            None
+        // model's message of the command that submitted): it follows, the result of
+        // that command where its call waits.
+        let call = match after_turn {
+            Some(_) => waiting.first().cloned().unwrap_or_default(),
+            None => Waiting::default(),
         };
-        out.push(submission(patch, call.unwrap_or_default()));
+        out.push(submission(patch, call));
     }
     Ok(())
 }
@@ -323,15 +317,6 @@ struct Waiting<'a> {
     id: Option<Cow<'a, str>>,
 }
 
-impl<'a> Waiting<'a> {
-    fn of(call: &ToolCall<'_>) -> Waiting<'a> {
-        Waiting {
-            name: Some(Cow::Owned(call.name().to_owned())),
-            id: call.id().map(|id| Cow::Owned(id.to_owned())),
-        }
-    }
-}
-
 /// The submission: the result of the command that submitted (`call`, where known)
 /// and a stop message, its text the patch (empty where the submission was blank).
 fn submission<'a>(patch: Option<Cow<'a, str>>, call: Waiting<'a>) -> Message<'a> {
@@ -350,13 +335,10 @@ fn answering<'a>(mut message: Message<'a>, call: Waiting<'a>) -> Message<'a> {
 }
 
 /// A command SWE-agent parsed from the model's text, as a call: named by its first
-/// word, its arguments `{"command": ...}` (the command without its trailing
-/// newline). `None` for no command.
+/// word, its arguments `{"command": ...}` (the command without the whitespace that
+/// ends it). `None` for no command.
 fn command<'a>(action: &str) -> Option<ToolCall<'a>> {
     let action = action.trim_end();
     let name = action.split_whitespace().next()?;
-    Some(ToolCall::new(
-        name.to_owned(),
-        serde_json::json!({ "command": action }).to_string(),
-    ))
+    Some(wire::command_call(name.to_owned(), action))
 }

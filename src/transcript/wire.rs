@@ -682,6 +682,14 @@ pub(super) fn tool_call<'a, A: ArgumentsText<'a>>(
     }
 }
 
+/// A call of `name` running the shell command `command`, its arguments
+/// `{"command": ...}`: how the coding agents whose commands are parsed from the
+/// model's text (mini-swe-agent's, SWE-agent's) call them, as their tool-calling
+/// models do.
+pub(super) fn command_call<'a>(name: impl Into<Cow<'a, str>>, command: &str) -> ToolCall<'a> {
+    ToolCall::new(name, serde_json::json!({ "command": command }).to_string())
+}
+
 /// A tool's result names its tool: OpenAI's `name` on a tool's message, read as its
 /// responder, is its tool's name too (CrewAI's messages, locus's).
 #[inline]

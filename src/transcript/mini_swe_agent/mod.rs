@@ -410,7 +410,7 @@ fn submission(text: Cow<'_, str>) -> Message<'_> {
 /// A call of `bash` running `command` (its arguments `{"command": ...}`, as
 /// mini-swe-agent's tool-calling models give them).
 fn bash<'a>(command: &str) -> ToolCall<'a> {
-    ToolCall::new(BASH, serde_json::json!({ "command": command }).to_string())
+    super::wire::command_call(BASH, command)
 }
 
 /// The commands a text-based model's message gave (or the user typed), as calls of
