@@ -285,7 +285,7 @@ fn decide(k: &Keys) -> Option<Kind> {
         Kind::MiniSweAgentTrajectory
     } else if k.history && !k.messages && !k.role && !typed {
         Kind::SweAgentTrajectory
-    } else if (k.predictions || k.instance_id && k.model_patch) && !k.role && !typed {
+    } else if (k.predictions || is_prediction(k)) && !k.role && !typed {
         Kind::SweBenchPredictions
     } else if (typed && k.run_id && k.environment || k.event_type && !typed) && !k.role {
         // (An `event_type` is rlm-code's other logs', which its reader refuses.)
